@@ -1,0 +1,51 @@
+// Lint what n8n's verification lints: the n8n Cloud rule set of @n8n/eslint-plugin-community-nodes and the
+// community, credentials and nodes sets of eslint-plugin-n8n-nodes-base on the shipped code and package.json
+// (what `n8n-node lint` and @n8n/scan-community-package apply); ordinary TypeScript rules everywhere else.
+import tseslint from 'typescript-eslint';
+import communityNodes from '@n8n/eslint-plugin-community-nodes';
+import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
+
+const shipped = ['nodes/**/*.ts', 'credentials/**/*.ts'];
+
+// Rules of eslint-plugin-n8n-nodes-base that predate NodeConnectionTypes (which the n8n Cloud set requires
+// instead of the "main" string) and absolute documentation URLs; n8n's own node starter turns them off too.
+const outdatedRules = {
+	'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
+	'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
+	'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
+};
+
+export default tseslint.config(
+	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs', '.cache/**', 'tmp/**'] },
+	...tseslint.configs.recommended.map((config) => ({ ...config, files: ['**/*.ts'] })),
+	{
+		files: ['**/*.ts'],
+		rules: {
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+		},
+	},
+	{
+		files: [...shipped, 'package.json'],
+		...communityNodes.configs.recommended,
+	},
+	{
+		files: ['package.json'],
+		languageOptions: { parser: tseslint.parser, parserOptions: { extraFileExtensions: ['.json'] } },
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		rules: { ...n8nNodesBase.configs.community.rules },
+	},
+	{
+		files: ['credentials/**/*.ts'],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		rules: { ...n8nNodesBase.configs.credentials.rules, ...outdatedRules },
+	},
+	{
+		files: ['nodes/**/*.ts'],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		rules: { ...n8nNodesBase.configs.nodes.rules, ...outdatedRules },
+	},
+	{
+		files: shipped,
+		rules: { 'no-console': 'error' },
+	},
+);

@@ -1,0 +1,27 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import * as dataset from './dataset/Dataset.resource';
+import * as domain from './domain/Domain.resource';
+import type { OperationExecute } from './types';
+
+const resources: Record<string, Record<string, { execute: OperationExecute }>> = {
+	domain: domain.operations,
+	dataset: dataset.operations,
+};
+
+/** Sends the whole input to the chosen operation; each operation owns its item loop and continueOnFail. */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+
+	const handler = resources[resource]?.[operation];
+	if (!handler) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of the resource "${resource}" is not supported`,
+		);
+	}
+	return [await handler.execute.call(this, items)];
+}
