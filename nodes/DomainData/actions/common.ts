@@ -1,0 +1,42 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+/** Default number of tries in all for one request; each retry waits longer (see transport/retry.ts). */
+export const DEFAULT_MAX_ATTEMPTS = 4;
+
+/** Goes into the `options` collection of every operation that calls the service. */
+export const maxAttemptsOption: INodeProperties = {
+	displayName: 'Max Attempts',
+	name: 'maxAttempts',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 10 },
+	default: DEFAULT_MAX_ATTEMPTS,
+	description:
+		'How many times to try a request in all when the service is rate limiting (429), failing (5xx) or drops the connection. Waits grow between tries and follow the Retry-After header when the service sends one.',
+};
+
+export function getMaxAttempts(this: IExecuteFunctions, itemIndex = 0): number {
+	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: number };
+	return options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+}
+
+/** The Return All / Limit pair that list-like operations share, as n8n's own nodes word it. */
+export function returnAllOrLimit(defaultLimit = 50): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			displayOptions: { show: { returnAll: [false] } },
+			typeOptions: { minValue: 1 },
+			default: defaultLimit,
+			description: 'Max number of results to return',
+		},
+	];
+}
