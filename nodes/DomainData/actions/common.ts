@@ -20,7 +20,7 @@ export function getMaxAttempts(this: IExecuteFunctions, itemIndex = 0): number {
 }
 
 /** The Return All / Limit pair that list-like operations share, as n8n's own nodes word it. */
-export function returnAllOrLimit(defaultLimit = 50): INodeProperties[] {
+export function returnAllOrLimit(): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',
@@ -35,7 +35,7 @@ export function returnAllOrLimit(defaultLimit = 50): INodeProperties[] {
 			type: 'number',
 			displayOptions: { show: { returnAll: [false] } },
 			typeOptions: { minValue: 1 },
-			default: defaultLimit,
+			default: 50,
 			description: 'Max number of results to return',
 		},
 	];
