@@ -1,16 +1,139 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-const properties: INodeProperties[] = [];
+import { describeValue, normalizeDomainName, splitDomainList } from '../../helpers/domainName';
+import { asNodeError } from '../../helpers/nodeErrors';
+import { operationError } from '../../transport/errors';
+import { maxAttemptsOption } from '../common';
+import { lookupDomains } from './lookup';
+import { concurrencyOf, concurrencyOption, removeWwwOption, type DomainOptions } from './options';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Domains',
+		name: 'domains',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		required: true,
+		default: '',
+		placeholder: 'example.com, example.org',
+		description:
+			'Domain names, URLs or email addresses, separated by commas, spaces or new lines, or a list from an expression. Each distinct domain is asked once, 100 per call.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			concurrencyOption,
+			{
+				displayName: 'Ignore Invalid Names',
+				name: 'ignoreInvalid',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to leave out values that are not domain names, URLs or email addresses instead of stopping with an error that lists them',
+			},
+			{
+				displayName: 'Include Not Found',
+				name: 'includeNotFound',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to output { name, found: false } for each domain that is not in the index, in its place in the order',
+			},
+			maxAttemptsOption,
+			removeWwwOption,
+		],
+	},
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['domain'], operation: ['bulk'] } },
 	properties,
 );
 
+interface BulkOptions extends DomainOptions {
+	ignoreInvalid?: boolean;
+	includeNotFound?: boolean;
+}
+
+/** What one input item asks for: its distinct names in the order given. */
+interface ItemRequest {
+	names: string[];
+	includeNotFound: boolean;
+}
+
+function readItemRequest(this: IExecuteFunctions, itemIndex: number): ItemRequest {
+	const value = this.getNodeParameter('domains', itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as BulkOptions;
+	const names = new Set<string>();
+	const invalid: string[] = [];
+	for (const entry of splitDomainList(value)) {
+		const normalized = normalizeDomainName(entry, { removeWww: options.removeWww });
+		if (normalized.ok) names.add(normalized.name);
+		else if (!options.ignoreInvalid) invalid.push(`${describeValue(entry)} (${normalized.reason})`);
+	}
+	if (invalid.length > 0) {
+		const shown = invalid.slice(0, 10).join(', ') + (invalid.length > 10 ? ` and ${invalid.length - 10} more` : '');
+		throw operationError(
+			this.getNode(),
+			`${invalid.length === 1 ? 'A value is' : `${invalid.length} values are`} not a domain name, URL or email address: ${shown}`,
+			{
+				itemIndex,
+				description:
+					'Correct or remove these values, or turn on Options → Ignore Invalid Names to leave them out.',
+			},
+		);
+	}
+	return { names: [...names], includeNotFound: options.includeNotFound === true };
+}
+
 export async function execute(
 	this: IExecuteFunctions,
-	_items: INodeExecutionData[],
+	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	throw new NodeOperationError(this.getNode(), 'Not implemented yet');
+	const node = this.getNode();
+	const continueOnFail = this.continueOnFail();
+	const requests: Array<ItemRequest | { error: Error }> = [];
+	// Every distinct name of all items, asked once; bad input stops the node before any call.
+	const distinct = new Set<string>();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const request = readItemRequest.call(this, itemIndex);
+			request.names.forEach((name) => distinct.add(name));
+			requests.push(request);
+		} catch (error) {
+			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
+			requests.push({ error: error as Error });
+		}
+	}
+
+	const firstOptions = this.getNodeParameter('options', 0, {}) as BulkOptions;
+	const { found, failed } = await lookupDomains.call(this, [...distinct], {
+		concurrency: concurrencyOf(firstOptions),
+		maxAttempts: firstOptions.maxAttempts,
+	});
+	if (failed && !continueOnFail) throw asNodeError(node, failed.error);
+
+	const output: INodeExecutionData[] = [];
+	requests.forEach((request, itemIndex) => {
+		const pairedItem = { item: itemIndex };
+		if ('error' in request) {
+			output.push({ json: { error: request.error.message }, pairedItem });
+			return;
+		}
+		if (failed && request.names.some((name) => failed.names.has(name))) {
+			output.push({ json: { error: (failed.error as Error).message }, pairedItem });
+			return;
+		}
+		for (const name of request.names) {
+			const domain = found.get(name);
+			if (domain) output.push({ json: deepCopy(domain), pairedItem });
+			else if (request.includeNotFound) output.push({ json: { name, found: false } as IDataObject, pairedItem });
+		}
+	});
+	return output;
 }

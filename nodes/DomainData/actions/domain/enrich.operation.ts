@@ -1,16 +1,147 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
+import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-const properties: INodeProperties[] = [];
+import { describeValue, normalizeDomainName } from '../../helpers/domainName';
+import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
+import { asNodeError } from '../../helpers/nodeErrors';
+import { operationError } from '../../transport/errors';
+import { maxAttemptsOption } from '../common';
+import { lookupDomains } from './lookup';
+import { concurrencyOf, concurrencyOption, removeWwwOption, type DomainOptions } from './options';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Domain Field',
+		name: 'domainField',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'website',
+		description:
+			'Name of the input field that holds a domain name, URL or email address. Dot paths such as company.website work.',
+	},
+	{
+		displayName: 'Destination Field',
+		name: 'destinationField',
+		type: 'string',
+		required: true,
+		default: 'domainData',
+		description:
+			'Name of the field to put the domain data in; a domain not in the index gets { name, found: false }. Dot paths work.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [concurrencyOption, maxAttemptsOption, removeWwwOption],
+	},
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['domain'], operation: ['enrich'] } },
 	properties,
 );
 
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The name an input item asks for and where its answer goes. */
+interface ItemPlan {
+	name: string;
+	destination: string;
+}
+
+type NodeError = NodeApiError | NodeOperationError;
+
+function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): ItemPlan {
+	const node = this.getNode();
+	const field = String(this.getNodeParameter('domainField', itemIndex, '')).trim();
+	const destination = String(this.getNodeParameter('destinationField', itemIndex, '')).trim();
+	const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions;
+	if (!field) {
+		throw operationError(node, 'Domain Field is empty', {
+			itemIndex,
+			description: 'Enter the name of the input field that holds the domain, URL or email address, e.g. website.',
+		});
+	}
+	if (!destination || destination.split(/[.[\]]/).some((part) => UNSAFE_KEYS.has(part))) {
+		throw operationError(node, `Destination Field ${describeValue(destination)} cannot be used`, {
+			itemIndex,
+			description: 'Enter a field name such as domainData.',
+		});
+	}
+	const value = getFieldValue(item.json, field);
+	if (value === undefined) {
+		throw operationError(node, `Item ${itemIndex} has no field "${field}"`, {
+			itemIndex,
+			description:
+				'Domain Field is the name of the field (e.g. website), not its value. Check the name, or turn on "Continue" in the node settings to let such items through with an error.',
+		});
+	}
+	const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
+	if (!normalized.ok) {
+		throw operationError(
+			node,
+			`Item ${itemIndex}: the field "${field}" holds ${describeValue(value)}, which cannot be looked up: ${normalized.reason}`,
+			{
+				itemIndex,
+				description:
+					'The field must hold a domain name, URL or email address. Turn on "Continue" in the node settings to let such items through with an error.',
+			},
+		);
+	}
+	return { name: normalized.name, destination };
+}
+
 export async function execute(
 	this: IExecuteFunctions,
-	_items: INodeExecutionData[],
+	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	throw new NodeOperationError(this.getNode(), 'Not implemented yet');
+	const node = this.getNode();
+	const continueOnFail = this.continueOnFail();
+	const plans: Array<ItemPlan | { error: NodeError }> = [];
+	const distinct = new Set<string>();
+	// Read every item first: a bad value stops the node before any call is paid for.
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const plan = planItem.call(this, items[itemIndex], itemIndex);
+			distinct.add(plan.name);
+			plans.push(plan);
+		} catch (error) {
+			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
+			plans.push({ error: asNodeError(node, error, itemIndex) });
+		}
+	}
+
+	const firstOptions = this.getNodeParameter('options', 0, {}) as DomainOptions;
+	const { found, failed } = await lookupDomains.call(this, [...distinct], {
+		concurrency: concurrencyOf(firstOptions),
+		maxAttempts: firstOptions.maxAttempts,
+	});
+	if (failed && !continueOnFail) throw asNodeError(node, failed.error);
+	const failure = failed ? asNodeError(node, failed.error) : undefined;
+
+	return plans.map((plan, itemIndex) => {
+		const item = items[itemIndex];
+		const pairedItem = { item: itemIndex };
+		const passThrough = item.binary ? { binary: item.binary } : {};
+		// Items that fail keep their fields, so that no row is lost; `error` routes them to the error output.
+		if ('error' in plan) {
+			return { json: { ...item.json, error: plan.error.message }, error: plan.error, pairedItem, ...passThrough };
+		}
+		if (failure && failed?.names.has(plan.name)) {
+			return { json: { ...item.json, error: failure.message }, error: failure, pairedItem, ...passThrough };
+		}
+		const domain = found.get(plan.name);
+		const value: IDataObject = domain ? deepCopy(domain) : { name: plan.name, found: false };
+		return { json: setFieldValue(item.json, plan.destination, value), pairedItem, ...passThrough };
+	});
 }

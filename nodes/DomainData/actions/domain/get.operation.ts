@@ -1,16 +1,129 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-const properties: INodeProperties[] = [];
+import { describeValue, normalizeDomainName } from '../../helpers/domainName';
+import { asNodeError } from '../../helpers/nodeErrors';
+import { apiRequestOrNotFound } from '../../transport';
+import { buildApiError, operationError, unexpectedAnswerError } from '../../transport/errors';
+import { maxAttemptsOption } from '../common';
+import { removeWwwOption, type DomainOptions } from './options';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Domain',
+		name: 'domain',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'example.com',
+		description:
+			'The domain to look up: a name (example.com), a URL (https://www.example.com/page) or an email address (jane@example.com)',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			maxAttemptsOption,
+			{
+				displayName: 'On Not Found',
+				name: 'onNotFound',
+				type: 'options',
+				default: 'error',
+				options: [
+					{
+						name: 'Error',
+						value: 'error',
+						description: 'Stop with an error that names the domain',
+					},
+					{
+						name: 'Return Not-Found Item',
+						value: 'returnNotFound',
+						description: 'Output { name, found: false } and go on',
+					},
+				],
+				description: 'What to do when the domain is not in the index',
+			},
+			removeWwwOption,
+		],
+	},
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['domain'], operation: ['get'] } },
 	properties,
 );
 
+interface GetOptions extends DomainOptions {
+	onNotFound?: 'error' | 'returnNotFound';
+}
+
 export async function execute(
 	this: IExecuteFunctions,
-	_items: INodeExecutionData[],
+	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	throw new NodeOperationError(this.getNode(), 'Not implemented yet');
+	const node = this.getNode();
+	const output: INodeExecutionData[] = [];
+	// Items that ask for the same name share one call: null = not in the index.
+	const answers = new Map<string, IDataObject | null>();
+
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const value = this.getNodeParameter('domain', itemIndex);
+			const options = this.getNodeParameter('options', itemIndex, {}) as GetOptions;
+			const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
+			if (!normalized.ok) {
+				throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
+					itemIndex,
+					description:
+						'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
+				});
+			}
+			const { name } = normalized;
+
+			let domain = answers.get(name);
+			if (domain === undefined) {
+				const answer = await apiRequestOrNotFound.call(this, {
+					method: 'GET',
+					path: ['domain', name],
+					maxAttempts: options.maxAttempts,
+					itemIndex,
+				});
+				if (answer === undefined) {
+					domain = null;
+				} else {
+					const found = (answer as { domain?: unknown }).domain;
+					if (!found || typeof found !== 'object' || Array.isArray(found)) {
+						throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
+					}
+					domain = found as IDataObject;
+				}
+				answers.set(name, domain);
+			}
+
+			if (domain !== null) {
+				output.push({ json: deepCopy(domain), pairedItem: { item: itemIndex } });
+			} else if (options.onNotFound === 'returnNotFound') {
+				output.push({ json: { name, found: false }, pairedItem: { item: itemIndex } });
+			} else {
+				const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
+				throw buildApiError(node, {
+					httpCode: '404',
+					itemIndex,
+					message: `The domain "${name}"${asked} is not in the index`,
+					description:
+						'The Domain Data index holds ranked websites, and this name is not one of them. Check the spelling, or set Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
+				});
+			}
+		} catch (error) {
+			if (this.continueOnFail()) {
+				output.push({ json: { error: (error as Error).message }, pairedItem: { item: itemIndex } });
+				continue;
+			}
+			throw asNodeError(this.getNode(), error, itemIndex);
+		}
+	}
+	return output;
 }

@@ -1,16 +1,277 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-const properties: INodeProperties[] = [];
+import { describeValue } from '../../helpers/domainName';
+import { asNodeError } from '../../helpers/nodeErrors';
+import { apiRequest } from '../../transport';
+import { buildApiError, operationError, unexpectedAnswerError } from '../../transport/errors';
+import { maxAttemptsOption, returnAllOrLimit } from '../common';
+
+/** Page size when the user sets none: few calls, and small enough for most plans. */
+export const DEFAULT_PAGE_SIZE = 100;
+/** Where the service gives no total, the number of pages after which paging stops as runaway. */
+const MAX_PAGES_WITHOUT_TOTAL = 100_000;
+/** Body keys that the node sets itself from its parameters. */
+const PAGING_KEYS = ['pageSize', 'searchAfter'];
+
+const properties: INodeProperties[] = [
+	...returnAllOrLimit(),
+	{
+		displayName: 'Filters (JSON)',
+		name: 'filters',
+		type: 'json',
+		default: '{}',
+		description:
+			'Filters as a JSON object, sent to the service as they are, for example {"language": "de", "technology": "Shopify"}. Leave {} to page through the whole index in rank order.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Paging Info',
+				name: 'includePagingInfo',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to add _paging: { total, searchAfter, hasMore } to the last item, so that a later run can go on where this one stopped (put searchAfter into Start Cursor)',
+			},
+			maxAttemptsOption,
+			{
+				displayName: 'Page Size',
+				name: 'pageSize',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: DEFAULT_PAGE_SIZE,
+				description:
+					'How many domains to ask for per call. The largest size the service accepts depends on the plan; lower it if the service rejects it.',
+			},
+			{
+				displayName: 'Start Cursor',
+				name: 'searchAfter',
+				type: 'json',
+				default: '',
+				placeholder: '[2, 36411284]',
+				description:
+					'Go on after this cursor: the searchAfter value of the paging info of an earlier run (a JSON array, sent back exactly as the service gave it)',
+			},
+		],
+	},
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['domain'], operation: ['search'] } },
 	properties,
 );
 
+interface SearchOptions {
+	includePagingInfo?: boolean;
+	maxAttempts?: number;
+	pageSize?: number;
+	searchAfter?: unknown;
+}
+
+interface SearchPage {
+	results?: unknown;
+	search_after?: unknown;
+	total?: unknown;
+}
+
+function parseJsonParameter(value: unknown): { ok: true; value: unknown } | { ok: false } {
+	if (typeof value !== 'string') return { ok: true, value };
+	try {
+		return { ok: true, value: JSON.parse(value) };
+	} catch {
+		return { ok: false };
+	}
+}
+
+function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	const raw = this.getNodeParameter('filters', itemIndex, '{}');
+	if (typeof raw === 'string' && raw.trim() === '') return {};
+	const parsed = parseJsonParameter(raw);
+	if (!parsed.ok || !parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+		throw operationError(
+			this.getNode(),
+			`Filters must be a JSON object, but they are ${describeValue(raw)}`,
+			{
+				itemIndex,
+				description: 'Write the filters as a JSON object, for example {"language": "de"}, or {} for no filter.',
+			},
+		);
+	}
+	const filters = parsed.value as IDataObject;
+	const paging = PAGING_KEYS.find((key) => key in filters);
+	if (paging) {
+		throw operationError(this.getNode(), `Filters must not contain "${paging}"`, {
+			itemIndex,
+			description: 'The node pages by itself: set the page size in Options → Page Size and a start cursor in Options → Start Cursor.',
+		});
+	}
+	return filters;
+}
+
+function readStartCursor(this: IExecuteFunctions, value: unknown, itemIndex: number): unknown[] | undefined {
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+	const parsed = parseJsonParameter(value);
+	if (!parsed.ok || !Array.isArray(parsed.value) || parsed.value.length === 0) {
+		throw operationError(
+			this.getNode(),
+			`The Start Cursor must be a JSON array such as [2, 36411284], but it is ${describeValue(value)}`,
+			{
+				itemIndex,
+				description:
+					'Use the searchAfter value of the paging info of an earlier run (Options → Include Paging Info), unchanged.',
+			},
+		);
+	}
+	return parsed.value;
+}
+
+function readPageSize(this: IExecuteFunctions, value: unknown, itemIndex: number): number {
+	if (value === undefined || value === null || value === '') return DEFAULT_PAGE_SIZE;
+	const size = Number(value);
+	if (!Number.isInteger(size) || size < 1) {
+		throw operationError(this.getNode(), `Page Size must be a whole number of 1 or more, but it is ${describeValue(value)}`, {
+			itemIndex,
+		});
+	}
+	return size;
+}
+
+/** Where a search stands: what a later run needs to go on from here. */
+interface PagingState {
+	includePagingInfo: boolean;
+	/** The cursor of the next page; undefined before the first page and after the last. */
+	cursor?: unknown[];
+	total?: number;
+	/** Whether the parameters were read and paging began (only then is the cursor meaningful). */
+	started: boolean;
+}
+
+function pagingInfo(state: PagingState): IDataObject {
+	return { total: state.total ?? null, searchAfter: state.cursor ?? null, hasMore: state.cursor !== undefined };
+}
+
+/**
+ * Searches for one input item, page by page, and appends its domains to `output` as they come (items
+ * read before a failure stay there).
+ */
+async function searchForItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	output: INodeExecutionData[],
+	state: PagingState,
+): Promise<void> {
+	const node = this.getNode();
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? Infinity : Number(this.getNodeParameter('limit', itemIndex, 50));
+	if (!returnAll && (!Number.isInteger(limit) || limit < 1)) {
+		throw operationError(node, `Limit must be a whole number of 1 or more, but it is ${describeValue(limit)}`, {
+			itemIndex,
+		});
+	}
+	const filters = readFilters.call(this, itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as SearchOptions;
+	state.includePagingInfo = options.includePagingInfo === true;
+	const pageSize = readPageSize.call(this, options.pageSize, itemIndex);
+	let cursor = readStartCursor.call(this, options.searchAfter, itemIndex);
+	state.cursor = cursor;
+	state.started = true;
+
+	// Cursors sent so far: a cursor the service gives twice would page forever.
+	const sentCursors = new Set<string>();
+	if (cursor) sentCursors.add(JSON.stringify(cursor));
+	let total: number | undefined;
+	let pages = 0;
+	let read = 0;
+
+	while (read < limit) {
+		const size = Math.min(pageSize, limit - read);
+		const page = (await apiRequest.call(this, {
+			method: 'POST',
+			path: ['domain', 'search'],
+			body: { ...filters, pageSize: size, ...(cursor ? { searchAfter: cursor } : {}) },
+			maxAttempts: options.maxAttempts,
+			itemIndex,
+			badRequestDescription: `Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ${size}).`,
+		})) as SearchPage;
+		pages++;
+
+		if (!Array.isArray(page.results)) {
+			throw unexpectedAnswerError(node, 'the search answer has no "results" list', itemIndex);
+		}
+		if (typeof page.total === 'number') total = Math.max(total ?? 0, page.total);
+		state.total = total;
+		const take = Math.min(page.results.length, limit - read);
+		for (let index = 0; index < take; index++) {
+			output.push({ json: page.results[index] as IDataObject, pairedItem: { item: itemIndex } });
+		}
+		read += take;
+
+		const next = page.search_after;
+		if (next === undefined || next === null) {
+			cursor = undefined;
+			state.cursor = undefined;
+			break;
+		}
+		if (!Array.isArray(next)) {
+			throw unexpectedAnswerError(node, `the search cursor ${describeValue(next)} is not a list`, itemIndex);
+		}
+		const key = JSON.stringify(next);
+		if (sentCursors.has(key)) {
+			throw buildApiError(node, {
+				itemIndex,
+				message: `The search stopped: the service gave the cursor ${key} a second time, which would repeat pages without end`,
+				description: `${read} domains were read before. This is a fault of the service; try again later, or go on from the last good cursor with Options → Start Cursor.`,
+			});
+		}
+		sentCursors.add(key);
+		cursor = next;
+		state.cursor = next;
+
+		// Never more pages than the announced total allows (plus the last, short one).
+		const maxPages = total !== undefined ? Math.ceil(total / pageSize) + 2 : MAX_PAGES_WITHOUT_TOTAL;
+		if (pages >= maxPages && read < limit) {
+			throw buildApiError(node, {
+				itemIndex,
+				message: `The search stopped after ${pages} pages: the service announced ${total ?? 'no'} results in all but kept giving further pages`,
+				description: `${read} domains were read. This is a fault of the service; try again later.`,
+			});
+		}
+	}
+
+	if (state.includePagingInfo && read > 0) {
+		const last = output[output.length - 1];
+		last.json = { ...last.json, _paging: pagingInfo(state) };
+	}
+}
+
 export async function execute(
 	this: IExecuteFunctions,
-	_items: INodeExecutionData[],
+	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	throw new NodeOperationError(this.getNode(), 'Not implemented yet');
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const state: PagingState = { includePagingInfo: false, started: false };
+		try {
+			await searchForItem.call(this, itemIndex, output, state);
+		} catch (error) {
+			if (this.continueOnFail()) {
+				// The domains read before the failure stay in the output; with paging info the error item tells
+				// where to go on.
+				const json: IDataObject = { error: (error as Error).message };
+				if (state.includePagingInfo && state.started) {
+					json._paging = { total: state.total ?? null, searchAfter: state.cursor ?? null };
+				}
+				output.push({ json, pairedItem: { item: itemIndex } });
+				continue;
+			}
+			throw asNodeError(this.getNode(), error, itemIndex);
+		}
+	}
+	return output;
 }

@@ -1,0 +1,35 @@
+/** Options shared by the Domain operations (they go into each operation's `options` collection). */
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Two bulk calls at a time stay within rate limits of about 5 requests per second. */
+export const DEFAULT_CONCURRENCY = 2;
+
+export const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 10 },
+	default: DEFAULT_CONCURRENCY,
+	description:
+		'How many bulk calls (of up to 100 names each) to have under way at the same time. Higher is faster but meets rate limits sooner.',
+};
+
+export const removeWwwOption: INodeProperties = {
+	displayName: 'Remove "www."',
+	name: 'removeWww',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to look up www.example.com as example.com (websites are indexed under their name without www)',
+};
+
+export interface DomainOptions {
+	removeWww?: boolean;
+	concurrency?: number;
+	maxAttempts?: number;
+}
+
+export function concurrencyOf(options: DomainOptions): number {
+	const value = Math.floor(Number(options.concurrency ?? DEFAULT_CONCURRENCY));
+	return Number.isFinite(value) && value >= 1 ? Math.min(value, 10) : DEFAULT_CONCURRENCY;
+}

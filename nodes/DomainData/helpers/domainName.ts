@@ -1,0 +1,85 @@
+/**
+ * Turns what users hold (a bare name, a URL, an email address, a name in Unicode) into the name the
+ * service indexes: lower-case ASCII, IDN labels in punycode, no trailing dot. Pure functions.
+ */
+
+export interface NormalizeOptions {
+	/** Drop a leading "www." (websites are indexed under their registrable name). Default true. */
+	removeWww?: boolean;
+}
+
+export type NormalizedName = { ok: true; name: string } | { ok: false; reason: string };
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** Text of a value as the user typed it, for error messages. */
+export function describeValue(value: unknown): string {
+	if (value === undefined) return 'undefined';
+	if (value === null) return 'null';
+	if (typeof value === 'string') return `"${value.length > 200 ? value.slice(0, 199) + '…' : value}"`;
+	try {
+		const text = JSON.stringify(value);
+		return text.length > 200 ? text.slice(0, 199) + '…' : text;
+	} catch {
+		return String(value);
+	}
+}
+
+/**
+ * The host part of a value: `https://user@Shop.Example.com:8080/p?q#f` → `shop.example.com`,
+ * `jane@example.com` → `example.com`, `münchen.de` → `xn--mnchen-3ya.de`.
+ */
+export function normalizeDomainName(value: unknown, options: NormalizeOptions = {}): NormalizedName {
+	if (typeof value !== 'string') {
+		if (value === undefined || value === null) return { ok: false, reason: 'it is empty' };
+		return { ok: false, reason: `it is a ${Array.isArray(value) ? 'list' : typeof value}, not text` };
+	}
+	let text = value.trim();
+	if (!text) return { ok: false, reason: 'it is empty' };
+
+	text = text.replace(/^mailto:/i, '');
+	if (!SCHEME.test(text) && !text.startsWith('//') && /^[^/?#]*@[^/?#@]*$/.test(text)) {
+		// An email address: the domain is what follows the @.
+		text = text.slice(text.lastIndexOf('@') + 1);
+	}
+	// Any scheme (ftp://, sftp://, a custom one) is replaced by http:// so that the URL parser applies the
+	// rules of web hosts, IDNA to punycode included.
+	const withoutScheme = text.replace(SCHEME, '').replace(/^\/\//, '');
+	let host: string;
+	try {
+		host = new URL('http://' + withoutScheme).hostname;
+	} catch {
+		return { ok: false, reason: 'it is not a domain name, URL or email address' };
+	}
+	if (host.endsWith('.')) host = host.slice(0, -1);
+	if (!host) return { ok: false, reason: 'it holds no domain name' };
+	if (host.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(host)) {
+		return { ok: false, reason: 'it is an IP address, not a domain name' };
+	}
+	if ((options.removeWww ?? true) && /^www\.[^.]+\.[^.]/.test(host)) host = host.slice(4);
+
+	const labels = host.split('.');
+	if (labels.length < 2) {
+		return { ok: false, reason: 'a domain name has at least two parts, like example.com' };
+	}
+	if (host.length > 253 || !labels.every((label) => LABEL.test(label))) {
+		return { ok: false, reason: 'it is not a valid domain name' };
+	}
+	if (/^\d+$/.test(labels[labels.length - 1])) {
+		return { ok: false, reason: 'it is not a valid domain name' };
+	}
+	return { ok: true, name: host };
+}
+
+/**
+ * The names of a Bulk Get list: a string separated by commas, semicolons, spaces or new lines, or an array
+ * (from an expression) whose entries may themselves be such strings. Entries that are not text are kept
+ * as they are so that the caller can name them in its error.
+ */
+export function splitDomainList(value: unknown): unknown[] {
+	if (value === undefined || value === null) return [];
+	if (Array.isArray(value)) return value.flatMap((entry) => splitDomainList(entry));
+	if (typeof value !== 'string') return [value];
+	return value.split(/[\s,;]+/).filter((part) => part.length > 0);
+}
