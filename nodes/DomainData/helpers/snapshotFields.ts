@@ -1,0 +1,94 @@
+/**
+ * The fields a snapshot record can hold (interface section 2.2) and the names users may type for them.
+ * The service accepts the aliases too, but we map them here so that filters, outputs and error
+ * messages always speak canonical names.
+ */
+
+/** Every selectable field, in the order the service writes them. */
+export const SNAPSHOT_FIELDS = [
+	'name',
+	'rank',
+	'title',
+	'meta_description',
+	'country_code',
+	'language_code',
+	'categories',
+	'technologies',
+	'tld1',
+	'meta_keywords',
+	'canonical',
+	'icon',
+	'status',
+	'dns',
+	'first_published_at',
+	'redirects_to',
+	'contact_information',
+] as const;
+
+export type SnapshotField = (typeof SNAPSHOT_FIELDS)[number];
+
+/** What the service streams when no `fields` are asked for. */
+export const DEFAULT_SNAPSHOT_FIELDS: SnapshotField[] = [
+	'name',
+	'rank',
+	'title',
+	'meta_description',
+	'country_code',
+	'language_code',
+	'categories',
+	'technologies',
+	'tld1',
+];
+
+export const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
+	domain: 'name',
+	tld: 'tld1',
+	country: 'country_code',
+	language: 'language_code',
+};
+
+export type FieldNamesResult =
+	| { ok: true; fields: SnapshotField[] }
+	| { ok: false; unknown: string[]; message: string };
+
+const CANONICAL = new Set<string>(SNAPSHOT_FIELDS);
+
+/**
+ * Reads a field selection as it can arrive from the editor or an expression: an array of names, or one
+ * string with names separated by commas (blanks ignored). Aliases become canonical names, duplicates
+ * collapse, and the result is in the service's order, so that the same selection always builds the
+ * same request.
+ */
+export function toCanonicalFields(value: unknown): FieldNamesResult {
+	const raw: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+	const names = raw
+		.map((entry) => (typeof entry === 'string' ? entry.trim() : String(entry)))
+		.filter((entry) => entry.length > 0);
+	const chosen = new Set<SnapshotField>();
+	const unknown: string[] = [];
+	for (const name of names) {
+		const lower = name.toLowerCase();
+		if (CANONICAL.has(lower)) chosen.add(lower as SnapshotField);
+		else if (FIELD_ALIASES[lower]) chosen.add(FIELD_ALIASES[lower]);
+		else unknown.push(name);
+	}
+	if (unknown.length > 0) {
+		return {
+			ok: false,
+			unknown,
+			message: `Unknown field name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. Allowed: ${SNAPSHOT_FIELDS.join(', ')} (aliases: ${Object.entries(FIELD_ALIASES)
+				.map(([alias, canonical]) => `${alias} = ${canonical}`)
+				.join(', ')})`,
+		};
+	}
+	if (chosen.size === 0) {
+		return { ok: false, unknown: [], message: `No field selected. Choose at least one of: ${SNAPSHOT_FIELDS.join(', ')}` };
+	}
+	return { ok: true, fields: SNAPSHOT_FIELDS.filter((field) => chosen.has(field)) };
+}
+
+/** `fields` plus the ones in `extra`, in the service's order. */
+export function withFields(fields: readonly SnapshotField[], extra: readonly SnapshotField[]): SnapshotField[] {
+	const all = new Set<SnapshotField>([...fields, ...extra]);
+	return SNAPSHOT_FIELDS.filter((field) => all.has(field));
+}

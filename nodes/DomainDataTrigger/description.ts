@@ -1,0 +1,101 @@
+/** The trigger's parameters and how a poll reads them. */
+import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { DEFAULT_MAX_ATTEMPTS, maxAttemptsOption } from '../DomainData/actions/common';
+import {
+	DEFAULT_SNAPSHOT_FIELDS,
+	SNAPSHOT_FIELDS,
+	toCanonicalFields,
+	type SnapshotField,
+} from '../DomainData/helpers/snapshotFields';
+
+/** Records per event are kept small: they travel inside the execution data. More: Dataset → Stream. */
+export const MAX_ATTACHED_RECORDS = 1000;
+
+export const eventProperties: INodeProperties[] = [
+	{
+		displayName: 'Event',
+		name: 'event',
+		type: 'options',
+		noDataExpression: true,
+		required: true,
+		options: [
+			{
+				name: 'New Dataset',
+				value: 'newDataset',
+				description:
+					'A new dated snapshot of the index is listed. Fires once per snapshot, oldest first.',
+			},
+		],
+		default: 'newDataset',
+	},
+	{
+		displayName: 'Attach Records',
+		name: 'attachRecords',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to add the first records of each new dataset to its event, under "records". Off: the event holds only the label and the snapshot ID, and no snapshot data is read.',
+	},
+	{
+		displayName: 'Number of Records',
+		name: 'recordCount',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_ATTACHED_RECORDS },
+		default: 100,
+		displayOptions: { show: { attachRecords: [true] } },
+		description: `How many records of the snapshot (in rank order) to attach, at most ${MAX_ATTACHED_RECORDS}. To read a whole snapshot, add a Domain Data node with Dataset → Stream after the trigger.`,
+	},
+	{
+		displayName: 'Fields',
+		name: 'fields',
+		type: 'multiOptions',
+		// The service's order, as in Dataset → Stream.
+		options: SNAPSHOT_FIELDS.map((field) => ({ name: field, value: field })),
+		default: [...DEFAULT_SNAPSHOT_FIELDS],
+		displayOptions: { show: { attachRecords: [true] } },
+		description:
+			"Fields of each attached record; none selected means the service's default selection (the fields preselected here). From an expression: an array or a comma-separated list; domain, tld, country and language are accepted for name, tld1, country_code and language_code.",
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [maxAttemptsOption],
+	},
+];
+
+export interface TriggerOptions {
+	maxAttempts: number;
+	/** Set when records are attached. */
+	records?: { count: number; fields?: SnapshotField[] };
+}
+
+export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
+	const { maxAttempts } = this.getNodeParameter('options', {}) as { maxAttempts?: number };
+	const options: TriggerOptions = { maxAttempts: maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
+	if (!(this.getNodeParameter('attachRecords', false) as boolean)) return options;
+
+	const count = this.getNodeParameter('recordCount', 100) as number;
+	if (!Number.isInteger(count) || count < 1 || count > MAX_ATTACHED_RECORDS) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`"Number of Records" must be a whole number from 1 to ${MAX_ATTACHED_RECORDS}, got ${count}`,
+			{ description: 'For more records, read the snapshot with Dataset → Stream after the trigger.' },
+		);
+	}
+	const selected = this.getNodeParameter('fields', []) as string[] | string;
+	if (Array.isArray(selected) ? selected.length === 0 : String(selected).trim() === '') {
+		return { ...options, records: { count } };
+	}
+	const fields = toCanonicalFields(selected);
+	if (!fields.ok) {
+		throw new NodeOperationError(this.getNode(), `"Fields": ${fields.message}`, {
+			description: "Pick fields from the list, or leave it empty for the service's default selection.",
+		});
+	}
+	return { ...options, records: { count, fields: fields.fields } };
+}

@@ -1,0 +1,124 @@
+/**
+ * Dataset → List, the label dropdown and label resolution, through n8n-core's real contexts against the
+ * simulator over HTTP.
+ */
+import { listDatasets, resolveLabel } from '../nodes/DomainData/helpers/datasets';
+import { createExecuteContext, loadOptions, runNode } from './harness/n8n';
+import { KEYS, startSimulator, type Simulator } from './simulator';
+
+let sim: Simulator;
+const credentials = () => ({ apiKey: KEYS.pro, baseUrl: sim.url });
+
+beforeAll(async () => {
+	sim = await startSimulator({ domains: 200, snapshots: 6 });
+});
+afterAll(async () => {
+	await sim.close();
+});
+beforeEach(() => {
+	sim.reset();
+});
+
+describe('Dataset → List', () => {
+	it('returns one item { label, value } per dataset, newest first, with Return All', async () => {
+		const result = await runNode({ parameters: { resource: 'dataset', operation: 'list', returnAll: true }, credentials: credentials() });
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json)).toEqual(sim.datasets());
+		expect(result.items.map((item) => item.json.label)).toEqual([
+			'2025-06-30',
+			'2025-06-23',
+			'2025-06-16',
+			'2025-06-09',
+			'2025-06-02',
+			'2025-05-26',
+		]);
+		expect(result.items.every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(true);
+		expect(sim.calls('datasets')).toHaveLength(1);
+	});
+
+	it('returns the newest ones up to Limit', async () => {
+		const result = await runNode({ parameters: { resource: 'dataset', operation: 'list', returnAll: false, limit: 2 }, credentials: credentials() });
+		expect(result.items.map((item) => item.json.label)).toEqual(['2025-06-30', '2025-06-23']);
+	});
+
+	it('runs once per input item, pairing each output with its item', async () => {
+		const result = await runNode({
+			parameters: { resource: 'dataset', operation: 'list', limit: 1 },
+			credentials: credentials(),
+			input: [{ json: {} }, { json: {} }],
+		});
+		expect(result.items.map((item) => [item.json.label, item.pairedItem])).toEqual([
+			['2025-06-30', { item: 0 }],
+			['2025-06-30', { item: 1 }],
+		]);
+	});
+
+	it('fails with the plan error on a plan without the historical feature, or gives an error item with continueOnFail', async () => {
+		const failing = await runNode({
+			parameters: { resource: 'dataset', operation: 'list', returnAll: true },
+			credentials: { apiKey: KEYS.basic, baseUrl: sim.url },
+		});
+		expect(failing.error?.message).toMatch(/plan/i);
+		expect(failing.error?.message).not.toContain(KEYS.basic);
+
+		const continued = await runNode({
+			parameters: { resource: 'dataset', operation: 'list', returnAll: true },
+			credentials: { apiKey: KEYS.basic, baseUrl: sim.url },
+			continueOnFail: true,
+			input: [{ json: {} }, { json: {} }],
+		});
+		expect(continued.error).toBeUndefined();
+		expect(continued.items).toHaveLength(2);
+		expect(continued.items[1]).toEqual({ json: { error: expect.stringMatching(/plan/i) }, pairedItem: { item: 1 } });
+	});
+});
+
+describe('the Dataset dropdown (getDatasetLabels)', () => {
+	it('lists "latest" first, then every date label, newest first', async () => {
+		const options = await loadOptions({
+			method: 'getDatasetLabels',
+			parameters: { resource: 'dataset', operation: 'stream' },
+			credentials: credentials(),
+		});
+		expect(options.map((option) => option.value)).toEqual(['latest', ...sim.datasets().map((dataset) => dataset.label)]);
+		expect(options[0].name).toBe('Latest');
+		expect(options[0].description).toContain('2025-06-30');
+	});
+});
+
+describe('resolveLabel', () => {
+	async function context() {
+		return (await createExecuteContext({ parameters: { resource: 'dataset', operation: 'stream' }, credentials: credentials() })).context;
+	}
+
+	it('turns latest into the newest label, and follows a new snapshot', async () => {
+		const ctx = await context();
+		expect(await resolveLabel.call(ctx, 'latest')).toBe('2025-06-30');
+		sim.addSnapshot('2025-07-07');
+		expect(await resolveLabel.call(ctx, ' latest ')).toBe('2025-07-07');
+	});
+
+	it('keeps a date label, and turns a snapshot id (the list\'s value) into its label', async () => {
+		const ctx = await context();
+		const [, second] = sim.datasets();
+		expect(await resolveLabel.call(ctx, second.label)).toBe(second.label);
+		expect(await resolveLabel.call(ctx, second.value)).toBe(second.label);
+	});
+
+	it('refuses an unknown label, naming it and the newest labels that exist', async () => {
+		const ctx = await context();
+		const error = await resolveLabel.call(ctx, '2024-01-01').catch((caught: Error & { description?: string }) => caught);
+		expect(error).toBeInstanceOf(Error);
+		expect((error as Error).message).toBe(
+			'The dataset "2024-01-01" does not exist. The newest datasets are: 2025-06-30, 2025-06-23, 2025-06-16, 2025-06-09, 2025-06-02',
+		);
+		expect((error as { description?: string }).description).toContain('latest');
+	});
+
+	it('says so when there is no dataset at all', async () => {
+		for (const { label } of sim.datasets()) sim.removeSnapshot(label);
+		const ctx = await context();
+		await expect(resolveLabel.call(ctx, 'latest')).rejects.toThrow('the service lists no datasets');
+		expect(await listDatasets.call(ctx)).toEqual([]);
+	});
+});
