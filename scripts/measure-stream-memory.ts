@@ -58,14 +58,7 @@ function argument(flag: string): string | undefined {
 // Child: one measurement.
 
 async function runChild(mode: string, baseUrl: string): Promise<void> {
-	// ts-node resolves './DomainData.node' to the codex file DomainData.node.json before the .ts file
-	// (require.extensions order: .js, .json, .node, .ts): put .ts first for this process.
-	const extensions = require.extensions;
-	for (const key of ['.json', '.node']) {
-		const handler = extensions[key];
-		delete extensions[key];
-		extensions[key] = handler;
-	}
+	// tsconfig.json sets ts-node's preferTsExts, so './DomainData.node' loads the .ts file, not the codex JSON.
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { runNode } = require('../test/harness/n8n') as typeof import('../test/harness/n8n');
 	const credentials = { apiKey: PRO_KEY, baseUrl };

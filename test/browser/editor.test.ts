@@ -1,0 +1,329 @@
+/**
+ * The package in n8n's editor, in a real browser, the way a newcomer meets it: n8n (2.8.4, then 1.123.81)
+ * started with a fresh user folder and the packed tarball installed as a community package, Debian's Chromium
+ * driven by playwright-core, the simulator as the service. One scenario per version, step by step (jest runs
+ * the steps in order, on the same page): sign in, find the node by name, create the credential (its Test
+ * reports a refused key, then success), add the trigger and the Stream action, check the resource, operation
+ * and label options against the node's description and product.md. The 2.8.4 run saves the screenshots the
+ * README shows (docs/images/).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { Browser, Locator, Page } from 'playwright-core';
+
+import { DomainData } from '../../nodes/DomainData/DomainData.node';
+import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
+import type { PackedPackage } from '../../scripts/n8n/package';
+import { ensureN8n } from '../../scripts/n8n/install';
+import { N8nInstance, type N8nProcess } from '../../scripts/n8n/instance';
+import { DEFAULT_N8N_VERSION, N8N_1X_VERSION } from '../../scripts/n8n/paths';
+import { DEFAULT_OWNER, N8nRestClient } from '../../scripts/n8n/rest';
+import { packedPackage } from '../e2e/support';
+import { KEYS, startSimulator, type Simulator } from '../simulator';
+import { ensureChromium, launchChromium } from './chromium';
+
+const IMAGES = resolve(__dirname, '../../docs/images');
+const VIEWPORT = { width: 1280, height: 800 };
+
+/** The public resources and operations (product.md); n8n's editor adds its own "Custom API Call" to both lists. */
+const PRODUCT_OPERATIONS: Record<string, string[]> = {
+	domain: ['get', 'search', 'bulk', 'enrich'],
+	dataset: ['list', 'stream'],
+};
+const CUSTOM_API_CALL = 'Custom API Call';
+
+const log = (line: string) => process.stdout.write(`[editor test] ${line}\n`);
+
+const nodeDescription = new DomainData().description;
+const triggerDescription = new DomainDataTrigger().description;
+
+function property(name: string, resource?: string): INodeProperties {
+	const found = nodeDescription.properties.find(
+		(p) => p.name === name && (!resource || p.displayOptions?.show?.resource?.includes(resource)),
+	);
+	if (!found) throw new Error(`The node has no parameter ${name}${resource ? ` for ${resource}` : ''}`);
+	return found;
+}
+
+/** Reads a value until it satisfies `done` (the editor renders asynchronously), at most `timeoutMs`; returns the last read. */
+async function settle<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	let value = await read();
+	while (!done(value) && Date.now() < deadline) {
+		await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
+		value = await read();
+	}
+	return value;
+}
+
+/**
+ * The names n8n's node panel gives the trigger's actions (its `triggersCategory`): one per option of a parameter
+ * named "Event", "Events" or "Trigger On" (the option's `action`, else "On <name in lower case>"), else
+ * "On new <app> event".
+ */
+function triggerActionNames(): string[] {
+	const event = triggerDescription.properties.find((p) =>
+		['event', 'events', 'trigger on'].includes(p.displayName.toLowerCase()),
+	);
+	if (!event?.options) return [`On new ${triggerDescription.displayName.replace('Trigger', '').trim()} event`];
+	return (event.options as INodePropertyOptions[]).map((o) => o.action ?? `On ${o.name.split('.').join(' ').toLowerCase()}`);
+}
+
+function options(p: INodeProperties): INodePropertyOptions[] {
+	return (p.options ?? []) as INodePropertyOptions[];
+}
+
+// Chromium from apt; a machine without apt skips with the reason, CI never skips.
+const chromium = ensureChromium(log);
+if (!chromium.ok && process.env.CI) throw new Error(`The editor test cannot run on CI: ${chromium.reason}`);
+const describeInBrowser = chromium.ok ? describe : describe.skip;
+if (!chromium.ok) log(`skipped: ${chromium.reason}`);
+
+/** The newest n8n (screenshots for the README come from it) and the newest 1.x, which many installations still run. */
+const EDITORS = [
+	{ version: DEFAULT_N8N_VERSION, screenshots: true },
+	{ version: N8N_1X_VERSION, screenshots: false },
+];
+
+describeInBrowser.each(EDITORS)('the editor: n8n $version in Chromium, the package installed from its tarball', ({ version, screenshots }) => {
+	let sim: Simulator;
+	let packed: PackedPackage;
+	let n8n: N8nInstance;
+	let server: N8nProcess;
+	let browser: Browser;
+	let page: Page;
+
+	const creator = () => page.locator('[data-test-id="node-creator"]');
+	const creatorItem = (name: string | RegExp) =>
+		creator().locator('[data-test-id="node-creator-item-name"]', { hasText: name });
+	const credentialModal = () => page.locator('[data-test-id="editCredential-modal"]');
+
+	/** Screenshots without a hover effect where the last click was. */
+	async function screenshot(file: string, target?: Locator): Promise<void> {
+		if (!screenshots) return;
+		await page.mouse.move(VIEWPORT.width / 2, 2);
+		await page.waitForTimeout(300);
+		const path = join(IMAGES, file);
+		if (target) await target.screenshot({ path });
+		else await page.screenshot({ path });
+		log(`screenshot ${path}`);
+	}
+
+	/** The texts of the open dropdown of a parameter (n8n adds the option's description under its name). */
+	async function dropdownOptions(parameter: string): Promise<string[]> {
+		await page.locator(`[data-test-id="parameter-input-${parameter}"]`).click();
+		const items = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
+		await items.first().waitFor();
+		return await items.evaluateAll((elements) =>
+			elements.map((element) => {
+				// The option's name; its description, when there is one, is a sibling element.
+				const name = element.querySelector('.option-headline');
+				return (name?.textContent ?? element.textContent ?? '').trim();
+			}),
+		);
+	}
+
+	/** Closes the node's panel: n8n 2.x has a close button, 1.x a "Back to canvas" one. */
+	async function closeNdv(): Promise<void> {
+		const ndv = page.locator('[data-test-id="ndv"]');
+		if (!(await ndv.isVisible())) return;
+		await page.locator('[data-test-id="ndv-close-button"]:visible, [data-test-id="back-to-canvas"]:visible').first().click();
+		await ndv.waitFor({ state: 'hidden' });
+	}
+
+	async function closeDropdown(): Promise<void> {
+		await page.keyboard.press('Escape');
+		await page.locator('.el-select-dropdown:visible').waitFor({ state: 'hidden' });
+	}
+
+	async function chooseOption(parameter: string, name: string): Promise<void> {
+		await page.locator(`[data-test-id="parameter-input-${parameter}"]`).click();
+		const exactly = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+		await page.locator('.el-select-dropdown:visible .option-headline', { hasText: exactly }).click();
+		await page.locator('.el-select-dropdown:visible').waitFor({ state: 'hidden' });
+	}
+
+	beforeAll(async () => {
+		mkdirSync(IMAGES, { recursive: true });
+		await ensureN8n(version, { log });
+		sim = await startSimulator({ domains: 1000 });
+		// The tarball the end-to-end set-up packed for this run (or a fresh build and pack when run alone).
+		packed = await packedPackage();
+		// Jest's NODE_ENV=test makes `n8n start` exit at once with code 1 and no output: n8n runs without it.
+		n8n = await N8nInstance.create({ version, package: packed, env: { NODE_ENV: undefined } });
+		server = await n8n.start();
+		await new N8nRestClient(n8n.url).ensureOwner();
+		browser = await launchChromium();
+		page = await browser.newPage({ viewport: VIEWPORT });
+		page.setDefaultTimeout(30_000);
+	}, 30 * 60_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		await n8n?.dispose();
+		await sim?.close();
+	}, 60_000);
+
+	it('signs in as the owner', async () => {
+		await page.goto(`${n8n.url}/signin`);
+		await page.locator('[data-test-id="emailOrLdapLoginId"] input').fill(DEFAULT_OWNER.email);
+		await page.locator('[data-test-id="password"] input').fill(DEFAULT_OWNER.password);
+		await page.locator('[data-test-id="form-submit-button"]').click();
+		await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
+		expect(server.exited).toBe(false);
+	}, 60_000);
+
+	it('finds "Domain Data" in the node panel by its name, with our icon, and the trigger under Triggers', async () => {
+		await page.goto(`${n8n.url}/workflow/new`);
+		await page.locator('[data-test-id="canvas-plus-button"]').click();
+		await creator().locator('[data-test-id="node-creator-search-bar"]').fill('Domain Data');
+		const result = creator().locator('[data-test-id="item-iterator-item"]', { hasText: 'Domain Data' }).first();
+		await result.waitFor();
+
+		// The icon is our light SVG, served by n8n from the installed package, and the browser rendered it.
+		const icon = result.locator('img').first();
+		const src = await icon.getAttribute('src');
+		expect(src).toBe('/icons/n8n-nodes-domain-data/dist/nodes/DomainData/domainData.svg');
+		const rendered = await settle(() => icon.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)), (w) => w > 0);
+		expect(rendered).toBeGreaterThan(0);
+		const served = await page.request.get(`${n8n.url}${src}`);
+		expect(served.status()).toBe(200);
+		expect(await served.text()).toBe(readFileSync(join(packed.dir, 'dist/nodes/DomainData/domainData.svg'), 'utf8'));
+		await screenshot('node-panel-search.png');
+
+		// Opening the app shows its trigger under "Triggers": n8n names it after the trigger node.
+		await creatorItem(/^Domain Data$/).first().click();
+		const triggers = creator().locator('[data-test-id="node-creator-category-item"]', { hasText: 'Triggers' });
+		const triggerNames = triggerActionNames();
+		const triggersHeading = `Triggers (${triggerNames.length})`;
+		expect(await settle(() => triggers.innerText(), (text) => text.includes(triggersHeading))).toContain(triggersHeading);
+		for (const name of triggerNames) await creatorItem(name).waitFor();
+		expect(await creator().locator('[data-test-id="node-creator-category-item"]', { hasText: 'Actions' }).innerText()).toMatch(
+			/Actions \(6\)/,
+		);
+	}, 60_000);
+
+	it("creates the credential: Test reports the service's refusal of a wrong key, then success", async () => {
+		await creatorItem(triggerActionNames()[0]).click();
+		await page.locator('[data-test-id="ndv"]').waitFor();
+		await page.locator('[data-test-id="node-credentials-select"]').click();
+		await page.locator('[data-test-id="node-credentials-select-item-new"]').click();
+		await credentialModal().waitFor();
+
+		// A wrong key: saving tests the credential with a real request that the service refuses.
+		sim.clearLog();
+		await credentialModal().locator('[data-test-id="parameter-input-apiKey"] input').fill('not-a-valid-key');
+		await credentialModal().locator('[data-test-id="parameter-input-baseUrl"] input').fill(sim.url);
+		await credentialModal().locator('[data-test-id="credential-save-button"]').click();
+		const config = credentialModal().locator('[data-test-id="node-credentials-config-container"]');
+		await config.getByText('Couldn’t connect with these settings').waitFor();
+		await config.getByText('More details').click();
+		// Saving tests the credential (n8n 2.8.4 sends the test request twice when it fails): every request carried
+		// the typed key and the service refused it.
+		const refused = sim.calls('search');
+		expect(refused.length).toBeGreaterThan(0);
+		expect(new Set(refused.map((call) => `${call.headers.authorization} -> ${call.status}`))).toEqual(
+			new Set(['Bearer not-a-valid-key -> 401']),
+		);
+		// What n8n 2.8.4 shows for the service's 401: its own text for the status (the credential's responseCode
+		// rules and the service's body do not reach the Test result), never a "success" or a connection error.
+		expect(await config.innerText()).toMatch(/Authorization failed - please check your credentials|\(401\)/);
+		await screenshot('credential-test-failed.png', credentialModal());
+
+		// The right key: the same Test succeeds.
+		sim.clearLog();
+		await credentialModal().locator('[data-test-id="parameter-input-apiKey"] input').fill(KEYS.pro);
+		await credentialModal().locator('[data-test-id="credential-save-button"]').click();
+		await config.getByText('Connection tested successfully').waitFor();
+		const accepted = sim.calls('search');
+		expect(accepted.length).toBeGreaterThan(0);
+		expect(new Set(accepted.map((call) => `${call.headers.authorization} -> ${call.status}`))).toEqual(
+			new Set([`Bearer ${KEYS.pro} -> 200`]),
+		);
+		await screenshot('credential-test-succeeded.png', credentialModal());
+
+		// Escape closes the credential dialog (and, in n8n 2.8, the node's panel under it too).
+		await page.keyboard.press('Escape');
+		await credentialModal().waitFor({ state: 'hidden' });
+		await closeNdv();
+		await page.locator('[data-test-id="canvas-node"]', { hasText: 'Domain Data Trigger' }).waitFor();
+	}, 90_000);
+
+	it('lists every operation of the product as an action in the node panel', async () => {
+		await page.locator('[data-test-id="canvas-handle-plus-wrapper"]').first().click();
+		await creator().locator('[data-test-id="node-creator-search-bar"]').fill('Domain Data');
+		await creatorItem(/^Domain Data$/).first().click();
+		const expected = Object.entries(PRODUCT_OPERATIONS).flatMap(([resource, operations]) => {
+			const byValue = new Map(options(property('operation', resource)).map((o) => [o.value, o]));
+			return operations.map((value) => byValue.get(value)?.action ?? `(no ${resource} ${value})`);
+		});
+		// The panel slides from the search results to the app's actions: read once the actions are there.
+		const names = creator().locator('[data-test-id="node-creator-item-name"]');
+		const actions = await settle(() => names.allInnerTexts(), (texts) => texts.length > 0 && !texts.includes('Domain Data'));
+		expect([...actions].sort()).toEqual([...expected].sort());
+		await screenshot('node-panel-actions.png');
+	}, 60_000);
+
+	it('offers exactly the resources and operations of the product', async () => {
+		const streamAction = options(property('operation', 'dataset')).find((o) => o.value === 'stream')?.action;
+		await creatorItem(streamAction ?? 'Stream a dataset').click();
+		await page.locator('[data-test-id="ndv"]').waitFor();
+		// The trigger's credential is the only one of its type: n8n selects it for the new node too.
+		const selected = page.locator('[data-test-id="node-credentials-select"] input');
+		expect(await settle(() => selected.inputValue(), (value) => value !== '')).toBe('Domain Data account');
+
+		const resources = options(property('resource'));
+		expect(resources.map((o) => o.value).sort()).toEqual(Object.keys(PRODUCT_OPERATIONS).sort());
+		expect(await dropdownOptions('resource')).toEqual([...resources.map((o) => o.name), CUSTOM_API_CALL]);
+		await closeDropdown();
+
+		for (const resource of ['domain', 'dataset']) {
+			const resourceName = resources.find((o) => o.value === resource)!.name;
+			await chooseOption('resource', resourceName);
+			const operations = options(property('operation', resource));
+			expect(operations.map((o) => o.value).sort()).toEqual([...PRODUCT_OPERATIONS[resource]].sort());
+			expect(await dropdownOptions('operation')).toEqual([...operations.map((o) => o.name), CUSTOM_API_CALL]);
+			await closeDropdown();
+		}
+		const streamName = options(property('operation', 'dataset')).find((o) => o.value === 'stream')!.name;
+		await chooseOption('operation', streamName);
+	}, 60_000);
+
+	it("lists the service's datasets in Stream's label dropdown, after Latest", async () => {
+		const { datasets } = (await (await fetch(`${sim.url}/__sim/snapshots`)).json()) as {
+			datasets: Array<{ label: string }>;
+		};
+		expect(datasets.length).toBeGreaterThan(1);
+		const labels = await dropdownOptions('label');
+		expect(labels).toEqual(['Latest', ...datasets.map((d) => d.label)]);
+		// The dropdown asked the service (when the panel opened), with the credential's key.
+		expect(sim.calls('datasets').map((call) => call.headers.authorization)).toContain(`Bearer ${KEYS.pro}`);
+		await screenshot('stream-label-dropdown.png');
+		await page.locator('.el-select-dropdown:visible .option-headline', { hasText: datasets[0].label }).click();
+		await closeNdv();
+	}, 60_000);
+
+	it('shows both nodes with our icons on the canvas', async () => {
+		const nodes = page.locator('[data-test-id="canvas-node"]');
+		expect(await settle(() => nodes.count(), (count) => count === 2)).toBe(2);
+		const sources = await page
+			.locator('[data-test-id="canvas-node"] img')
+			.evaluateAll((images) => images.map((img) => (img as HTMLImageElement).getAttribute('src')).sort());
+		expect(sources).toEqual([
+			'/icons/n8n-nodes-domain-data/dist/nodes/DomainData/domainData.svg',
+			'/icons/n8n-nodes-domain-data/dist/nodes/DomainDataTrigger/domainDataTrigger.svg',
+		]);
+		// n8n places the new node one grid step to the right, where the two names overlap: move it further.
+		const box = await nodes.filter({ hasText: 'Stream a dataset' }).boundingBox();
+		if (box) {
+			await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+			await page.mouse.down();
+			await page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2, { steps: 10 });
+			await page.mouse.up();
+		}
+		await page.locator('[data-test-id="zoom-to-fit"]').click();
+		await screenshot('workflow-canvas.png');
+	}, 60_000);
+});
