@@ -123,7 +123,8 @@ describe('Domain → Enrich Items', () => {
 			website: '',
 			error: 'Item 1: the field "website" holds "", which cannot be looked up: it is empty',
 		});
-		expect(items[1].error?.name).toBe('NodeOperationError');
+		// No item-level `error`: n8n would replace the row's json with `{ error }` and lose its fields.
+		expect(items[1].error).toBeUndefined();
 		expect(items[2].json).toEqual({ id: 3, error: 'Item 2 has no field "website"' });
 		expect(items[3].json.domainData).toEqual(sim.index.domainAt(1));
 	});

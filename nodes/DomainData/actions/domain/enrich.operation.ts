@@ -129,16 +129,21 @@ export async function execute(
 	if (failed && !continueOnFail) throw asNodeError(node, failed.error);
 	const failure = failed ? asNodeError(node, failed.error) : undefined;
 
+	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the
+	// input row back into it; with "Continue (regular output)" nothing merges it, so the row keeps its fields.
+	const toErrorOutput = node.onError === 'continueErrorOutput';
+	const failedItem = (item: INodeExecutionData, message: string): IDataObject =>
+		toErrorOutput ? { error: message } : { ...item.json, error: message };
+
 	return plans.map((plan, itemIndex) => {
 		const item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
 		const passThrough = item.binary ? { binary: item.binary } : {};
-		// Items that fail keep their fields, so that no row is lost; `error` routes them to the error output.
 		if ('error' in plan) {
-			return { json: { ...item.json, error: plan.error.message }, error: plan.error, pairedItem, ...passThrough };
+			return { json: failedItem(item, plan.error.message), pairedItem, ...passThrough };
 		}
 		if (failure && failed?.names.has(plan.name)) {
-			return { json: { ...item.json, error: failure.message }, error: failure, pairedItem, ...passThrough };
+			return { json: failedItem(item, failure.message), pairedItem, ...passThrough };
 		}
 		const domain = found.get(plan.name);
 		const value: IDataObject = domain ? deepCopy(domain) : { name: plan.name, found: false };

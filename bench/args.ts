@@ -1,0 +1,51 @@
+/** Command-line arguments of bench/run.ts. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const SECTION_NAMES = ['stream', 'memory', 'enrich', 'search', 'trigger'] as const;
+
+/** Where the full run writes its figures; the tiny run never writes there unless told to. */
+export const COMMITTED_REPORT = resolve(__dirname, '..', 'docs', 'benchmarks.md');
+
+export interface Arguments {
+	tiny: boolean;
+	/** Run the parts that need real n8n (always in the full run; the tiny run only with --n8n). */
+	n8n: boolean;
+	out: string;
+	only: string[];
+	/** Profile every section that can, also where its target is met. */
+	profile: boolean;
+}
+
+const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}]`;
+
+export function parseArguments(argv: string[]): Arguments {
+	const known = ['--tiny', '--n8n', '--profile', '--out', '--only'];
+	for (let i = 0; i < argv.length; i++) {
+		if (!known.includes(argv[i])) throw new Error(`Unknown argument ${argv[i]}. ${USAGE}`);
+		if (argv[i] === '--out' || argv[i] === '--only') {
+			const value = argv[i + 1];
+			if (value === undefined || value.startsWith('--')) throw new Error(`${argv[i]} needs a value. ${USAGE}`);
+			i++;
+		}
+	}
+	const value = (flag: string) => {
+		const index = argv.indexOf(flag);
+		return index === -1 ? undefined : argv[index + 1];
+	};
+	const tiny = argv.includes('--tiny');
+	const only = (value('--only') ?? SECTION_NAMES.join(',')).split(',').filter(Boolean);
+	for (const name of only) {
+		if (!(SECTION_NAMES as readonly string[]).includes(name)) {
+			throw new Error(`Unknown section ${name}; known: ${SECTION_NAMES.join(', ')}`);
+		}
+	}
+	const given = value('--out');
+	const out = given
+		? resolve(given)
+		: tiny
+			? join(mkdtempSync(join(tmpdir(), 'dd-bench-')), 'benchmarks.md')
+			: COMMITTED_REPORT;
+	return { tiny, n8n: !tiny || argv.includes('--n8n'), out, only, profile: argv.includes('--profile') };
+}

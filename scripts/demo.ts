@@ -1,0 +1,191 @@
+/**
+ * `npm run demo`: n8n 2.8.4 with this package installed the way n8n installs community packages, the
+ * example workflows and a credential, all pointed at the Domain Data simulator. Prints the address and the
+ * login; Ctrl-C stops everything it started.
+ *
+ *   npm run demo [-- --fresh] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]
+ *
+ * The first run installs n8n into the cache (about 8 minutes, once); later runs reuse the cache and the
+ * demo's n8n data (`<cache>/demo-<version>`: owner account, workflows, executions) and start in seconds.
+ * `--fresh` deletes that data first.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { KEYS, startSimulator, type Simulator } from '../test/simulator';
+import { EXAMPLE_CREDENTIAL, loadExamples } from './n8n/examples';
+import { ensureN8n } from './n8n/install';
+import { N8nInstance, tail, type N8nProcess, type WorkflowImport } from './n8n/instance';
+import { buildAndPack, CREDENTIAL_TYPE, installPackage, NODE_TYPES } from './n8n/package';
+import { cacheRoot, DEFAULT_N8N_VERSION } from './n8n/paths';
+import { freePort, isPortFree } from './n8n/ports';
+import { DEFAULT_OWNER, N8nRestClient } from './n8n/rest';
+
+interface DemoOptions {
+	fresh: boolean;
+	port: number;
+	simPort: number;
+	domains: number;
+	snapshots: number;
+}
+
+const USAGE = 'usage: npm run demo [-- --fresh] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]';
+
+function parseArguments(argv: string[]): DemoOptions {
+	const options: DemoOptions = { fresh: false, port: 5678, simPort: 8787, domains: 100_000, snapshots: 6 };
+	for (let i = 0; i < argv.length; i++) {
+		const flag = argv[i];
+		if (flag === '--help' || flag === '-h') {
+			console.log(USAGE);
+			process.exit(0);
+		}
+		if (flag === '--fresh') {
+			options.fresh = true;
+			continue;
+		}
+		const value = Number(argv[++i]);
+		if (!Number.isInteger(value) || value < 0) throw new Error(`${flag} needs a whole number\n${USAGE}`);
+		if (flag === '--port') options.port = value;
+		else if (flag === '--sim-port') options.simPort = value;
+		else if (flag === '--domains') options.domains = value;
+		else if (flag === '--snapshots') options.snapshots = value;
+		else throw new Error(`unknown option ${flag}\n${USAGE}`);
+	}
+	return options;
+}
+
+const demoStarted = Date.now();
+const step = (text: string) => console.log(`- ${text}  (${((Date.now() - demoStarted) / 1000).toFixed(1)} s)`);
+
+let sim: Simulator | undefined;
+let server: N8nProcess | undefined;
+let stopping = false;
+
+/** Stops what the demo started (n8n first, so that it finishes what it runs), then exits. */
+async function stop(code: number): Promise<void> {
+	if (stopping) return;
+	stopping = true;
+	if (server || sim) console.log('\nStopping n8n and the simulator...');
+	await server?.stop();
+	await sim?.close();
+	process.exit(code);
+}
+
+/** The preferred port, or a free one when something else listens there. */
+async function portOrFree(preferred: number, what: string): Promise<number> {
+	if (preferred !== 0 && (await isPortFree(preferred))) return preferred;
+	const port = await freePort();
+	if (preferred !== 0) step(`port ${preferred} is taken, so ${what} uses ${port}`);
+	return port;
+}
+
+/**
+ * The examples as the demo imports them: files go to the demo's files folder, and the new-snapshot
+ * trigger checks every minute instead of daily, so that a snapshot added to the simulator shows up soon.
+ */
+function demoWorkflows(filesDir: string): WorkflowImport[] {
+	return loadExamples({ filesDir }).map(({ workflow }) => {
+		for (const node of workflow.nodes) {
+			if (node.type === NODE_TYPES.domainDataTrigger) {
+				(node.parameters as Record<string, unknown>).pollTimes = { item: [{ mode: 'everyMinute' }] };
+			}
+		}
+		return workflow;
+	});
+}
+
+/** A public-API key kept in the demo folder, created once. */
+async function apiKey(rest: N8nRestClient, file: string): Promise<void> {
+	if (existsSync(file)) {
+		rest.apiKey = readFileSync(file, 'utf8').trim();
+		if ((await rest.request('GET', '/api/v1/workflows?limit=1')).status === 200) return;
+	}
+	writeFileSync(file, await rest.createApiKey('demo'));
+}
+
+async function main(): Promise<void> {
+	const options = parseArguments(process.argv.slice(2));
+	const userFolder = join(cacheRoot(), `demo-${DEFAULT_N8N_VERSION}`);
+	if (options.fresh) rmSync(userFolder, { recursive: true, force: true });
+	const firstRun = !existsSync(join(userFolder, '.n8n', 'database.sqlite'));
+
+	console.log('Domain Data demo: n8n with the n8n-nodes-domain-data package, on the Domain Data simulator');
+	await ensureN8n(DEFAULT_N8N_VERSION, { log: step });
+
+	process.once('SIGINT', () => void stop(0));
+	process.once('SIGTERM', () => void stop(0));
+
+	const simPort = await portOrFree(options.simPort, 'the simulator');
+	sim = await startSimulator({ port: simPort, domains: options.domains, snapshots: options.snapshots });
+	step(`simulator on ${sim.url} (${options.domains.toLocaleString('en-US')} domains, ${sim.datasets().length} snapshots)`);
+
+	const n8n = await N8nInstance.create({
+		userFolder,
+		port: await portOrFree(options.port, 'n8n'),
+		encryptionKey: 'n8n-nodes-domain-data-demo',
+	});
+	// The credential is imported when new or when the simulator's address changed.
+	const credential = { ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEYS.pro, baseUrl: sim.url } };
+	const credentialFile = join(userFolder, 'credential.json');
+	const credentialChanged = firstRun || !existsSync(credentialFile) || readFileSync(credentialFile, 'utf8') !== JSON.stringify(credential);
+	const [packed] = await Promise.all([
+		buildAndPack({ outDir: join(cacheRoot(), 'demo-pack'), skipBuild: 'if-current', log: step }),
+		credentialChanged ? n8n.importCredentials([credential]) : Promise.resolve(),
+	]);
+	if (credentialChanged) writeFileSync(credentialFile, JSON.stringify(credential));
+	installPackage(userFolder, packed);
+	step(`installed ${packed.tarball.split('/').pop()} into ${join(userFolder, '.n8n', 'nodes')}`);
+
+	// Examples are imported on the first run and when they changed; otherwise the user's edits stay.
+	const workflows = demoWorkflows(n8n.filesDir);
+	const examplesHash = createHash('sha256').update(JSON.stringify(workflows)).digest('hex');
+	const hashFile = join(userFolder, 'examples.sha256');
+	const examplesChanged = firstRun || !existsSync(hashFile) || readFileSync(hashFile, 'utf8') !== examplesHash;
+	if (examplesChanged) {
+		step(`importing ${workflows.length} example workflows`);
+		await n8n.importWorkflows(workflows);
+		writeFileSync(hashFile, examplesHash);
+	}
+
+	step(firstRun ? 'starting n8n (first start: it sets up its database)' : 'starting n8n');
+	server = await n8n.start();
+	server.child.once('close', (code) => {
+		if (stopping) return;
+		console.error(`\nn8n stopped unexpectedly (exit ${code}). Last lines of ${server?.logFile}:\n${tail(server?.output() ?? '', 30)}`);
+		void stop(1);
+	});
+	const rest = new N8nRestClient(n8n.url);
+	await rest.ensureOwner(DEFAULT_OWNER);
+	await apiKey(rest, join(userFolder, 'demo-api-key'));
+	const trigger = workflows.find((wf) => wf.nodes.some((node) => node.type === NODE_TYPES.domainDataTrigger));
+	if (trigger && examplesChanged) await rest.activateWorkflow(trigger.id);
+
+	const seconds = ((Date.now() - demoStarted) / 1000).toFixed(0);
+	const datasets = sim.datasets();
+	console.log(`
+Ready in ${seconds} s. Open n8n in your browser:
+
+  n8n        ${n8n.url}
+  login      ${DEFAULT_OWNER.email}  /  ${DEFAULT_OWNER.password}
+
+  workflows  ${workflows.map((wf) => wf.name.replace(/^Domain Data: /, '')).join('\n             ')}
+  credential "${EXAMPLE_CREDENTIAL.name}" (API key ${KEYS.pro}, Base URL ${sim.url})
+  simulator  ${sim.url}  ${options.domains.toLocaleString('en-US')} domains, snapshots ${datasets.at(-1)?.label} to ${datasets[0]?.label}
+             other keys: ${KEYS.basic} (no historical data), ${KEYS.exhausted} (no credits left)
+  files      Write File nodes write to ${n8n.filesDir}
+  logs       ${server.logFile}
+
+Try it: open "enrich leads" and click "Execute workflow". The trigger workflow is active and checks every
+minute; publish a new snapshot and watch it run (Overview → Executions):
+
+  curl -X POST ${sim.url}/__sim/snapshots
+
+Ctrl-C stops n8n and the simulator. Your n8n data stays in ${userFolder}
+(npm run demo -- --fresh starts over).`);
+}
+
+main().catch((error: Error) => {
+	console.error(`\ndemo failed: ${error.message}`);
+	void stop(1);
+});

@@ -1,0 +1,120 @@
+/**
+ * The workflows of examples/ run in n8n 2.8.4 as a user imports them, against the simulator: the ones
+ * started by hand run through `n8n execute-batch` and the files they write are checked. (The new-snapshot
+ * example is activated in server.test.ts; the AI-agent example needs a model, so only its node types are
+ * checked there.)
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+
+import { EXAMPLE_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
+import type { N8nInstance } from '../../scripts/n8n/instance';
+import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
+import type { ExecutionResult } from '../../scripts/n8n/run-data';
+import { KEYS, startSimulator, type Simulator } from '../simulator';
+import { createInstance } from './support';
+
+const DOMAINS = 3000;
+
+let sim: Simulator;
+let n8n: N8nInstance;
+let runs: Map<string, ExecutionResult>;
+
+/** Parses the CSV that n8n's Convert to File node writes (a BOM, a header row, quoted cells as needed). */
+function parseCsv(text: string): Array<Record<string, string>> {
+	const rows: string[][] = [];
+	let row: string[] = [];
+	let cell = '';
+	let quoted = false;
+	const body = text.replace(/^\uFEFF/, '');
+	for (let i = 0; i < body.length; i++) {
+		const char = body[i];
+		if (quoted) {
+			if (char === '"' && body[i + 1] === '"') {
+				cell += '"';
+				i++;
+			} else if (char === '"') quoted = false;
+			else cell += char;
+		} else if (char === '"') quoted = true;
+		else if (char === ',') {
+			row.push(cell);
+			cell = '';
+		} else if (char === '\n' || char === '\r') {
+			if (char === '\r' && body[i + 1] === '\n') i++;
+			row.push(cell);
+			rows.push(row);
+			row = [];
+			cell = '';
+		} else cell += char;
+	}
+	if (cell || row.length) rows.push([...row, cell]);
+	const [header, ...data] = rows;
+	return data.map((cells) => Object.fromEntries(header.map((name, i) => [name, cells[i] ?? ''])));
+}
+
+function ran(id: string): ExecutionResult {
+	const run = runs.get(id)!;
+	if (!run.ok) throw new Error(`example ${id} failed: ${run.describe()}`);
+	return run;
+}
+
+beforeAll(async () => {
+	sim = await startSimulator({ domains: DOMAINS, snapshots: 3 });
+	n8n = await createInstance(sim, {
+		credentials: [{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEYS.pro, baseUrl: sim.url } }],
+	});
+	const examples = loadExamples({ filesDir: n8n.filesDir });
+	await n8n.importWorkflows(examples.map((example) => example.workflow));
+	const manual = examples.filter((example) => example.workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger'));
+	runs = await n8n.executeBatch(manual.map((example) => example.workflow.id));
+}, 10 * 60_000);
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await sim?.close();
+});
+
+test('every example names the shared credential and only nodes of n8n and this package', () => {
+	for (const { file, workflow } of loadExamples()) {
+		for (const node of workflow.nodes) {
+			expect([file, node.type]).toEqual([file, expect.stringMatching(/^(n8n-nodes-base|@n8n\/n8n-nodes-langchain|n8n-nodes-domain-data)\./)]);
+			const credentials = node.credentials as Record<string, unknown> | undefined;
+			if (String(node.type).startsWith('n8n-nodes-domain-data.')) {
+				expect([file, credentials]).toEqual([file, { [CREDENTIAL_TYPE]: EXAMPLE_CREDENTIAL }]);
+			}
+		}
+	}
+});
+
+test('enrich leads: every lead becomes a row with its website\'s data, unknown domains marked', () => {
+	const rows = parseCsv(readFileSync(join(n8n.filesDir, 'leads-enriched.csv'), 'utf8'));
+	const leads = ran('ddExampleEnrich1').json('Split Out Leads') as Array<{ company: string; contact: string }>;
+	expect(rows.map((row) => [row.company, row.contact])).toEqual(leads.map((lead) => [lead.company, lead.contact]));
+	for (const row of rows) {
+		const known = sim.index.findByName(row.domain);
+		// Convert to File writes booleans as TRUE / FALSE.
+		expect([row.contact, row.found.toLowerCase()]).toEqual([row.contact, known ? 'true' : 'false']);
+		if (known) expect([row.title, row.rank]).toEqual([known.title, String(known.rank)]);
+	}
+	expect(rows.filter((row) => row.found.toLowerCase() === 'false').map((row) => row.domain)).toEqual(['unknown-startup-example.com']);
+});
+
+test('search into a table: the German Shopify sites in rank order, one row each', () => {
+	const rows = parseCsv(readFileSync(join(n8n.filesDir, 'shopify-de.csv'), 'utf8'));
+	const expected: string[] = [];
+	for (let rank = 1; rank <= DOMAINS && expected.length < 500; rank++) {
+		const domain = sim.index.domainAt(rank);
+		if (domain.language === 'de' && (domain.technologies ?? []).some((t) => t.toLowerCase() === 'shopify')) expected.push(domain.name);
+	}
+	expect(expected.length).toBeGreaterThan(0);
+	expect(rows.map((row) => row.domain)).toEqual(expected);
+});
+
+test('export a whole snapshot: the gzip file holds every record of the newest snapshot', () => {
+	const newest = sim.datasets()[0].label;
+	const [item] = ran('ddExampleExport1').json('Stream Snapshot');
+	expect(item).toMatchObject({ label: newest, fileName: `${newest}.ndjson.gz`, recordCount: DOMAINS });
+	const text = gunzipSync(readFileSync(join(n8n.filesDir, `${newest}.ndjson.gz`))).toString('utf8');
+	expect(text).toBe(Array.from({ length: DOMAINS }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
+});

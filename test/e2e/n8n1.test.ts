@@ -1,0 +1,98 @@
+/**
+ * Smoke run of the packed package on the newest n8n 1.x (1.123.81), for users who have not moved to n8n 2:
+ * the nodes load from the community-package folder and every operation runs once through
+ * `n8n execute-batch`; one failure runs through `n8n execute` to check the error n8n 1 reports.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { N8nInstance } from '../../scripts/n8n/instance';
+import { N8N_1X_VERSION } from '../../scripts/n8n/paths';
+import type { ExecutionResult } from '../../scripts/n8n/run-data';
+import { chain, domainData, manualTrigger, node, setJson, splitOut, workflow, workflowId } from '../../scripts/n8n/workflows';
+import { startSimulator, type Simulator } from '../simulator';
+import { CREDENTIALS, createInstance } from './support';
+
+const WF = {
+	get: workflowId('v1Get'),
+	search: workflowId('v1Search'),
+	bulk: workflowId('v1Bulk'),
+	enrich: workflowId('v1Enrich'),
+	list: workflowId('v1List'),
+	stream: workflowId('v1Stream'),
+	file: workflowId('v1File'),
+	notFound: workflowId('v1NotFound'),
+};
+const pro = CREDENTIALS.pro;
+
+let sim: Simulator;
+let n8n: N8nInstance;
+let runs: Map<string, ExecutionResult>;
+let notFound: ExecutionResult;
+
+function items(id: string, nodeName: string): Array<Record<string, unknown>> {
+	const run = runs.get(id)!;
+	if (!run.ok) throw new Error(`workflow ${id} failed on n8n ${N8N_1X_VERSION}: ${run.describe()}`);
+	return run.json(nodeName);
+}
+
+beforeAll(async () => {
+	sim = await startSimulator({ domains: 500, snapshots: 2 });
+	n8n = await createInstance(sim, { version: N8N_1X_VERSION });
+	const names = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
+	await n8n.importWorkflows([
+		workflow(WF.get, 'get', chain(manualTrigger(), domainData('Get', { resource: 'domain', operation: 'get', domain: `https://${names[0]}/` }, pro))),
+		workflow(WF.search, 'search', chain(manualTrigger(), domainData('Search', { resource: 'domain', operation: 'search', returnAll: false, limit: 15, filters: '{}', options: { pageSize: 10 } }, pro))),
+		workflow(WF.bulk, 'bulk', chain(manualTrigger(), domainData('Bulk', { resource: 'domain', operation: 'bulk', domains: names.join('\n') }, pro))),
+		workflow(WF.enrich, 'enrich', chain(
+			manualTrigger(),
+			setJson('Rows', { rows: names.map((name) => ({ email: `info@${name}` })) }),
+			splitOut('Split Out', 'rows'),
+			domainData('Enrich', { resource: 'domain', operation: 'enrich', domainField: 'email', destinationField: 'site' }, pro),
+		)),
+		workflow(WF.list, 'list', chain(manualTrigger(), domainData('List', { resource: 'dataset', operation: 'list', returnAll: true }, pro))),
+		workflow(WF.stream, 'stream', chain(manualTrigger(), domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: false, limit: 20, output: 'batches', batchSize: 10 }, pro))),
+		workflow(WF.file, 'file', chain(
+			manualTrigger(),
+			domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' }, pro),
+			node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+				operation: 'write',
+				fileName: `={{ ${JSON.stringify(n8n.filesDir + '/')} + $json.fileName }}`,
+				dataPropertyName: 'data',
+				options: {},
+			}),
+		)),
+		workflow(WF.notFound, 'not found', chain(manualTrigger(), domainData('Get', { resource: 'domain', operation: 'get', domain: 'not-in-the-index-v1.com' }, pro))),
+	]);
+	const succeeding = Object.values(WF).filter((id) => id !== WF.notFound);
+	[runs, notFound] = await Promise.all([n8n.executeBatch(succeeding), n8n.execute(WF.notFound)]);
+}, 10 * 60_000);
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await sim?.close();
+});
+
+test(`every operation runs on n8n ${N8N_1X_VERSION}`, () => {
+	const top = [1, 2, 3].map((rank) => sim.index.domainAt(rank));
+	expect(items(WF.get, 'Get')).toEqual([top[0]]);
+	expect(items(WF.search, 'Search').map((domain) => domain.rank)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+	expect(items(WF.bulk, 'Bulk')).toEqual(top);
+	expect(items(WF.enrich, 'Enrich')).toEqual(top.map((domain) => ({ email: `info@${domain.name}`, site: domain })));
+	expect(items(WF.list, 'List')).toEqual(sim.datasets().map(({ label, value }) => ({ label, value })));
+	expect(items(WF.stream, 'Stream').map((batch) => [batch.batch, (batch.records as unknown[]).length])).toEqual([[1, 10], [2, 10]]);
+});
+
+test('the whole snapshot reaches disk through n8n 1\'s binary data and Write File node', () => {
+	const newest = sim.datasets()[0].label;
+	const [file] = items(WF.file, 'Stream');
+	expect(file).toMatchObject({ label: newest, recordCount: 500 });
+	const written = readFileSync(join(n8n.filesDir, `${newest}.ndjson`), 'utf8');
+	expect(written).toBe(Array.from({ length: 500 }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
+});
+
+test('a failure is reported with its message and HTTP code', () => {
+	expect(notFound.ok).toBe(false);
+	expect(String(notFound.error?.httpCode)).toBe('404');
+	expect(notFound.error?.message).toContain('not-in-the-index-v1.com');
+});
