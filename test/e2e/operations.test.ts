@@ -371,12 +371,12 @@ describe('Domain → Enrich Items', () => {
 
 	const good = () => [7, 8].map((rank) => ({ website: sim.index.domainAt(rank).name, company: { data: sim.index.domainAt(rank) } }));
 
-	test('On Error "Continue": bad rows come out as { error } in their place, the good rows are enriched', () => {
+	test('On Error "Continue": bad rows keep their fields plus an error, in their place; the good rows are enriched', () => {
 		const items = itemsOf(WF.enrichContinue, 'Enrich');
 		expect(items.map(pairedIndex)).toEqual([0, 1, 2, 3]);
 		expect(items[0].json).toEqual(good()[0]);
-		expect(items[1].json).toEqual({ error: expect.stringMatching(/no field "website"/) });
-		expect(items[2].json).toEqual({ error: expect.stringContaining('not a domain at all') });
+		expect(items[1].json).toEqual({ nothing: 'here', error: expect.stringMatching(/no field "website"/) });
+		expect(items[2].json).toEqual({ website: 'not a domain at all', error: expect.stringContaining('not a domain at all') });
 		expect(items[3].json).toEqual(good()[1]);
 		expect(callsOf(WF.enrichContinue, 'bulk')).toHaveLength(1);
 	});
