@@ -2,11 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { describeValue, normalizeDomainName, splitDomainList } from '../../helpers/domainName';
-import { asNodeError } from '../../helpers/nodeErrors';
 import { operationError } from '../../transport/errors';
 import { maxAttemptsOption } from '../common';
-import { lookupDomains } from './lookup';
-import { concurrencyOf, concurrencyOption, removeWwwOption, type DomainOptions } from './options';
+import { readItemsThenLookUp } from './lookup';
+import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{
@@ -95,28 +94,13 @@ export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	const node = this.getNode();
-	const continueOnFail = this.continueOnFail();
-	const requests: Array<ItemRequest | { error: Error }> = [];
-	// Every distinct name of all items, asked once; bad input stops the node before any call.
-	const distinct = new Set<string>();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const request = readItemRequest.call(this, itemIndex);
-			request.names.forEach((name) => distinct.add(name));
-			requests.push(request);
-		} catch (error) {
-			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
-			requests.push({ error: error as Error });
-		}
-	}
-
-	const firstOptions = this.getNodeParameter('options', 0, {}) as BulkOptions;
-	const { found, failed } = await lookupDomains.call(this, [...distinct], {
-		concurrency: concurrencyOf(firstOptions),
-		maxAttempts: firstOptions.maxAttempts,
-	});
-	if (failed && !continueOnFail) throw asNodeError(node, failed.error);
+	const { requests, outcome } = await readItemsThenLookUp(
+		this,
+		items,
+		(itemIndex): ItemRequest => readItemRequest.call(this, itemIndex),
+		(request: ItemRequest) => request.names,
+	);
+	const { found, failed } = outcome;
 
 	const output: INodeExecutionData[] = [];
 	requests.forEach((request, itemIndex) => {

@@ -3,8 +3,6 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
-	NodeApiError,
-	NodeOperationError,
 } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
@@ -13,8 +11,8 @@ import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
 import { asNodeError } from '../../helpers/nodeErrors';
 import { operationError } from '../../transport/errors';
 import { maxAttemptsOption } from '../common';
-import { lookupDomains } from './lookup';
-import { concurrencyOf, concurrencyOption, removeWwwOption, type DomainOptions } from './options';
+import { readItemsThenLookUp } from './lookup';
+import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{
@@ -58,8 +56,6 @@ interface ItemPlan {
 	name: string;
 	destination: string;
 }
-
-type NodeError = NodeApiError | NodeOperationError;
 
 function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): ItemPlan {
 	const node = this.getNode();
@@ -106,27 +102,13 @@ export async function execute(
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const continueOnFail = this.continueOnFail();
-	const plans: Array<ItemPlan | { error: NodeError }> = [];
-	const distinct = new Set<string>();
-	// Read every item first: a bad value stops the node before any call is paid for.
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const plan = planItem.call(this, items[itemIndex], itemIndex);
-			distinct.add(plan.name);
-			plans.push(plan);
-		} catch (error) {
-			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
-			plans.push({ error: asNodeError(node, error, itemIndex) });
-		}
-	}
-
-	const firstOptions = this.getNodeParameter('options', 0, {}) as DomainOptions;
-	const { found, failed } = await lookupDomains.call(this, [...distinct], {
-		concurrency: concurrencyOf(firstOptions),
-		maxAttempts: firstOptions.maxAttempts,
-	});
-	if (failed && !continueOnFail) throw asNodeError(node, failed.error);
+	const { requests: plans, outcome } = await readItemsThenLookUp(
+		this,
+		items,
+		(itemIndex): ItemPlan => planItem.call(this, items[itemIndex], itemIndex),
+		(plan: ItemPlan) => [plan.name],
+	);
+	const { found, failed } = outcome;
 	const failure = failed ? asNodeError(node, failed.error) : undefined;
 
 	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the

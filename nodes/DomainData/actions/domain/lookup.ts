@@ -2,11 +2,13 @@
  * Bulk lookup shared by Bulk Get and Enrich Items: every distinct name once, 100 names a call, a few
  * calls at a time, results matched to the names by name (the service does not keep the request order).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { chunk, runPool } from '../../helpers/concurrency';
+import { asNodeError } from '../../helpers/nodeErrors';
 import { apiRequest } from '../../transport';
 import { unexpectedAnswerError } from '../../transport/errors';
+import { concurrencyOf, type DomainOptions } from './options';
 
 /** The most names the service accepts in one bulk call. */
 export const BULK_MAX_NAMES = 100;
@@ -54,4 +56,44 @@ export async function lookupDomains(
 	const failedNames = new Set<string>();
 	for (const index of outcome.notDone) for (const name of batches[index]) failedNames.add(name);
 	return { found, failed: { error: outcome.error, names: failedNames } };
+}
+
+/** An input item that could not be read: kept in its place when the node continues on fail. */
+export interface FailedItem {
+	error: NodeApiError | NodeOperationError;
+}
+
+/**
+ * Reads every input item first (a bad value stops the node before any credit is spent), then looks up
+ * the distinct names of all items together. With continue-on-fail a bad item is kept as a `FailedItem`;
+ * without it, a failed lookup call stops the node.
+ */
+export async function readItemsThenLookUp<T>(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	readItem: (itemIndex: number) => T,
+	namesOf: (request: T) => string[],
+): Promise<{ requests: Array<T | FailedItem>; outcome: LookupOutcome }> {
+	const node = context.getNode();
+	const continueOnFail = context.continueOnFail();
+	const requests: Array<T | FailedItem> = [];
+	const distinct = new Set<string>();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const request = readItem(itemIndex);
+			namesOf(request).forEach((name) => distinct.add(name));
+			requests.push(request);
+		} catch (error) {
+			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
+			requests.push({ error: asNodeError(node, error, itemIndex) });
+		}
+	}
+
+	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
+	const outcome = await lookupDomains.call(context, [...distinct], {
+		concurrency: concurrencyOf(options),
+		maxAttempts: options.maxAttempts,
+	});
+	if (outcome.failed && !continueOnFail) throw asNodeError(node, outcome.failed.error);
+	return { requests, outcome };
 }
