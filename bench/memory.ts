@@ -39,37 +39,35 @@ export async function memory(context: BenchContext): Promise<SectionResult> {
 	const results = new Map<string, ChildResult[]>();
 	const pending = new Set<string>();
 	// The full run measures one process at a time (they would share the client's core); the tiny run only checks
-	// that the measurement works, so it starts its few processes together.
-	const together = context.tiny ? MODES.length : 1;
-	for (const size of sizes) {
-		const sim = await SimulatorProcess.start({ domains: size });
-		try {
-			const jobs = Array.from({ length: runs }, () => MODES).flat();
-			for (let start = 0; start < jobs.length; start += together) {
-				const group = jobs.slice(start, start + together).filter((mode) => !pending.has(mode.name));
-				const outcomes = await Promise.all(
-					group.map((mode) =>
-						runOperationInChild({ baseUrl: sim.url, apiKey: KEYS.pro, parameters: mode.parameters, output: mode.output }),
-					),
+	// that the measurement works, so it starts all its processes together.
+	const simulators = await Promise.all(sizes.map((size) => SimulatorProcess.start({ domains: size })));
+	try {
+		const jobs = Array.from({ length: runs }, () => sizes.flatMap((size, index) => MODES.map((mode) => ({ size, sim: simulators[index], mode })))).flat();
+		const together = context.tiny ? jobs.length : 1;
+		for (let start = 0; start < jobs.length; start += together) {
+			const group = jobs.slice(start, start + together).filter((job) => !pending.has(job.mode.name));
+			const outcomes = await Promise.all(
+				group.map(({ sim, mode }) =>
+					runOperationInChild({ baseUrl: sim.url, apiKey: KEYS.pro, parameters: mode.parameters, output: mode.output }),
+				),
+			);
+			outcomes.forEach((result, index) => {
+				const { size, mode } = group[index];
+				if (result.error) {
+					if (!isStub(new Error(result.error))) throw new Error(`memory, ${mode.name} mode: ${result.error}`);
+					pending.add(mode.name);
+					return;
+				}
+				context.log(
+					`  memory ${mode.name} ${formatNumber(size)}: peak ${result.peakRssMb.toFixed(0)} MB ` +
+						`(before ${result.rssBeforeMb.toFixed(0)} MB), ${formatNumber(result.records)} records out, ${(result.wallMs / 1000).toFixed(1)} s`,
 				);
-				outcomes.forEach((result, index) => {
-					const mode = group[index];
-					if (result.error) {
-						if (!isStub(new Error(result.error))) throw new Error(`memory, ${mode.name} mode: ${result.error}`);
-						pending.add(mode.name);
-						return;
-					}
-					context.log(
-						`  memory ${mode.name} ${formatNumber(size)}: peak ${result.peakRssMb.toFixed(0)} MB ` +
-							`(before ${result.rssBeforeMb.toFixed(0)} MB), ${formatNumber(result.records)} records out, ${(result.wallMs / 1000).toFixed(1)} s`,
-					);
-					const key = `${mode.name} ${size}`;
-					results.set(key, [...(results.get(key) ?? []), result]);
-				});
-			}
-		} finally {
-			await sim.close();
+				const key = `${mode.name} ${size}`;
+				results.set(key, [...(results.get(key) ?? []), result]);
+			});
 		}
+	} finally {
+		await Promise.all(simulators.map((sim) => sim.close()));
 	}
 
 	const figures: Figure[] = [];

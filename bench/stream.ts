@@ -171,7 +171,7 @@ export async function streamThroughput(context: BenchContext): Promise<SectionRe
 			const outputs: StreamOutput[] = missed.length ? missed : ['batches'];
 			for (const output of outputs) {
 				context.log(`stream: profiling the ${output} output`);
-				profile.push(`#### Stream, ${output} output`, ...(await profileStream(sim.url, output, records)));
+				profile.push(`#### Stream, ${output} output`, ...(await profileStream(sim.url, output, records, { together: context.tiny })));
 			}
 		}
 		return { id: 'stream', title: 'Stream throughput', figures, details, pending, profile };

@@ -92,6 +92,7 @@ describe('npm run bench -- --tiny', () => {
 		expect(measured('Stream throughput').map((row) => row.split(' | ')[1])).toEqual([
 			'batches output: records/s vs fastest reader',
 			'items output: records/s vs fastest reader',
+			"fastest reader's loop over n8n's HTTP helper: records/s",
 			'straightforward script: records/s',
 			'fastest reader: records/s',
 		]);
