@@ -10,7 +10,7 @@
  * Sections: stream (throughput), memory, enrich (real n8n), search, trigger. See docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, relative } from 'node:path';
 
 import { parseArguments, SECTION_NAMES, type Arguments } from './args';
@@ -83,6 +83,20 @@ function renderMarkdown(
 	return lines.join('\n');
 }
 
+/**
+ * Other processes on a shared machine move every timing. Before each section of the full run, wait (at most
+ * three minutes) for the 1-minute load average to drop below half the cores, and say what it was.
+ */
+async function waitForQuiet(context: BenchContext): Promise<number> {
+	const limit = cpus().length / 2;
+	const deadline = performance.now() + 180_000;
+	while (loadavg()[0] >= limit && performance.now() < deadline) {
+		context.log(`load average ${loadavg()[0].toFixed(2)} ≥ ${limit}: waiting for a quieter machine`);
+		await new Promise((resolve) => setTimeout(resolve, 15_000));
+	}
+	return loadavg()[0];
+}
+
 async function main(): Promise<void> {
 	const argv = process.argv.slice(2);
 	const args = parseArguments(argv);
@@ -99,9 +113,12 @@ async function main(): Promise<void> {
 	const sections: SectionResult[] = [];
 	for (const name of args.only) {
 		const section = SECTIONS[name as (typeof SECTION_NAMES)[number]];
-		context.log(`${section.title}…`);
+		const load = args.tiny ? loadavg()[0] : await waitForQuiet(context);
+		context.log(`${section.title}… (load average ${load.toFixed(2)})`);
 		try {
-			sections.push(await section.run(context));
+			const result = await section.run(context);
+			result.details.unshift(`_1-minute load average when the section started: ${load.toFixed(2)} (${cpus().length} cores)._`);
+			sections.push(result);
 		} catch (error) {
 			context.log(`${section.title} failed: ${error instanceof Error ? error.stack : String(error)}`);
 			sections.push({
