@@ -1,6 +1,7 @@
 /**
  * The Domain Data Service simulator: a real HTTP server implementing every endpoint of
- * /work/shared/domain-data-api.md under /json/api/v1, on a deterministic generated index.
+ * docs/service-interface.md (the interface in the project's own words) under /json/api/v1, on a
+ * deterministic generated index.
  * See README.md in this folder for behaviour, faults and control endpoints.
  *
  *   const sim = await startSimulator({ domains: 1000 });
