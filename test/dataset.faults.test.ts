@@ -351,7 +351,7 @@ describe("a failed File output and n8n's binary data folder (filesystem mode)", 
 		expect(added).toHaveLength(1);
 		expect(added[0]).toMatch(/^workflows\/harness-workflow\/executions\/harness-execution\/binary_data\/[0-9a-f-]{36}$/);
 		expect((result.error as { description?: string }).description).toMatch(
-			/A partial file of [\d.,]+ (?:bytes|KB|MB) stays in n8n's binary data of this execution until n8n deletes the execution/,
+			/[\d.]+ (?:bytes|KB|MB) had been written: in n8n's filesystem binary data mode, that partial file stays with this execution's binary data until n8n deletes the execution/,
 		);
 		await deleteExecutionBinaryData('harness-workflow', 'harness-execution');
 		expect(binaryDataFiles()).not.toContain(added[0]);

@@ -432,8 +432,9 @@ async function readIntoMemory(
 
 /**
  * n8n (up to 2.8 at least) offers a node no way to delete binary data, and a failed `prepareBinaryData`
- * does not even tell the file's id: the bytes written before a failure stay with the execution's binary
- * data until n8n deletes the execution. The error says so.
+ * does not even tell the file's id: in filesystem mode the bytes written before a failure stay with the
+ * execution's binary data until n8n deletes the execution (the other modes buffer and store nothing on
+ * failure). The error says so.
  */
 function withPartialFileNote<E extends { description?: string | null }>(error: E, bytes: number): E {
 	if (bytes === 0) return error;
@@ -443,7 +444,7 @@ function withPartialFileNote<E extends { description?: string | null }>(error: E
 			: bytes < 1024 * 1024
 				? `${(bytes / 1024).toFixed(1)} KB`
 				: `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-	const note = `A partial file of ${size} stays in n8n's binary data of this execution until n8n deletes the execution (by its pruning of old executions, or at once when failed executions are not saved).`;
+	const note = `${size} had been written: in n8n's filesystem binary data mode, that partial file stays with this execution's binary data until n8n deletes the execution (by its pruning of old executions, or at once when failed executions are not saved).`;
 	error.description = error.description ? `${error.description} ${note}` : note;
 	return error;
 }
