@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { createExecuteContext, readBinary, runNode } from './harness/n8n';
+import { binaryDataFiles, createExecuteContext, deleteExecutionBinaryData, readBinary, runNode } from './harness/n8n';
 import { DomainData } from '../nodes/DomainData/DomainData.node';
 import { KEYS, startSimulator, type Simulator, type StreamFault } from './simulator';
 
@@ -308,5 +308,52 @@ describe('the other stream faults give exactly the clean records', () => {
 		expect(result.error).toBeUndefined();
 		expect(recordsOf(result.items)).toEqual(clean(60));
 		expect(sim.calls('stream')[0].fault).toBe('stream:trickle');
+	});
+});
+
+describe("a failed File output and n8n's binary data folder (filesystem mode)", () => {
+	/** Files the run added to the binary data folder. */
+	async function filesLeftBy(run: () => Promise<{ error?: Error }>) {
+		const before = new Set(binaryDataFiles());
+		const result = await run();
+		expect(result.error).toBeInstanceOf(Error);
+		return { result, added: binaryDataFiles().filter((file) => !before.has(file)) };
+	}
+
+	it('leaves no file when the stream fails before its first record (unknown label, plan, service down)', async () => {
+		const unknown = await filesLeftBy(() => stream({ output: 'file', label: '2024-02-28' }));
+		expect(unknown.result.error?.message).toContain('The dataset "2024-02-28" does not exist');
+		expect(unknown.added).toEqual([]);
+
+		const plan = await filesLeftBy(() =>
+			runNode({
+				parameters: { resource: 'dataset', operation: 'stream', label: NEWEST, returnAll: true, output: 'file' },
+				credentials: { apiKey: KEYS.basic, baseUrl: sim.url },
+			}),
+		);
+		expect(plan.result.error?.message).toBe('The plan of this Domain Data account does not include this feature');
+		expect(plan.added).toEqual([]);
+
+		sim.setFaults({ requests: [{ endpoint: 'stream', status: 503, count: 5 }] });
+		const down = await filesLeftBy(() =>
+			runNode({
+				parameters: { resource: 'dataset', operation: 'stream', label: NEWEST, returnAll: true, output: 'file', options: { maxAttempts: 1 } },
+				credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+			}),
+		);
+		expect(down.result.error?.message).toBe('The Domain Data service failed with 503 Service Unavailable');
+		expect(down.added).toEqual([]);
+	});
+
+	it('a failure after records were written: the partial file stays with the execution, the error says so, and n8n removes it with the execution', async () => {
+		const { result, added } = await filesLeftBy(() => stream({ output: 'file', options: { maxAttempts: 1 } }, [{ dropAfterLines: 300 }]));
+		expect(result.error?.message).toBe(`The connection dropped while the dataset "${NEWEST}" was streaming, 1 time in all`);
+		expect(added).toHaveLength(1);
+		expect(added[0]).toMatch(/^workflows\/harness-workflow\/executions\/harness-execution\/binary_data\/[0-9a-f-]{36}$/);
+		expect((result.error as { description?: string }).description).toMatch(
+			/[\d.]+ (?:bytes|KB|MB) had been written: in n8n's filesystem binary data mode, that partial file stays with this execution's binary data until n8n deletes the execution/,
+		);
+		await deleteExecutionBinaryData('harness-workflow', 'harness-execution');
+		expect(binaryDataFiles()).not.toContain(added[0]);
 	});
 });

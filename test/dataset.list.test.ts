@@ -2,7 +2,8 @@
  * Dataset → List, the label dropdown and label resolution, through n8n-core's real contexts against the
  * simulator over HTTP.
  */
-import { listDatasets, resolveLabel } from '../nodes/DomainData/helpers/datasets';
+import { isCalendarDate, listDatasets, newestDateLabel, resolveLabel } from '../nodes/DomainData/helpers/datasets';
+import { startLocalService } from './harness/localService';
 import { createExecuteContext, loadOptions, runNode } from './harness/n8n';
 import { KEYS, startSimulator, type Simulator } from './simulator';
 
@@ -120,5 +121,67 @@ describe('resolveLabel', () => {
 		const ctx = await context();
 		await expect(resolveLabel.call(ctx, 'latest')).rejects.toThrow('the service lists no datasets');
 		expect(await listDatasets.call(ctx)).toEqual([]);
+	});
+});
+
+describe('latest is the newest calendar date listed, wherever the list puts it (local server)', () => {
+	const lists: Record<string, Array<{ label: string; value: string }>> = {
+		'oldest first': [
+			{ label: '2025-06-16', value: 'snap_16' },
+			{ label: '2025-06-23', value: 'snap_23' },
+			{ label: '2025-06-30', value: 'snap_30' },
+		],
+		'a label that is no date first': [
+			{ label: 'full-export', value: 'snap_full' },
+			{ label: '2025-13-45', value: 'snap_bogus' },
+			{ label: '2025-06-30', value: 'snap_30' },
+			{ label: '2025-06-23', value: 'snap_23' },
+		],
+	};
+
+	it.each(Object.keys(lists))('%s: Stream reads 2025-06-30 and names it', async (kind) => {
+		const service = await startLocalService((request) =>
+			request.path === '/historical/domain'
+				? { body: { datasets: lists[kind] } }
+				: {
+						headers: { 'content-type': 'application/x-ndjson' },
+						body: `{"name":"a.com","rank":1}\n{"name":"b.com","rank":2}\n`,
+					},
+		);
+		try {
+			const result = await runNode({
+				parameters: { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true },
+				credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+			});
+			expect(result.error).toBeUndefined();
+			expect(service.requests.map((request) => request.path)).toEqual(['/historical/domain', '/historical/domain/2025-06-30']);
+			expect(result.items.map((item) => item.json.label)).toEqual(['2025-06-30', '2025-06-30']);
+		} finally {
+			await service.close();
+		}
+	});
+
+	it('no date label at all: latest fails with a message that says so', async () => {
+		const service = await startLocalService(() => ({ body: { datasets: [{ label: 'full-export', value: 'snap_full' }] } }));
+		try {
+			const result = await runNode({
+				parameters: { resource: 'dataset', operation: 'stream', label: 'latest' },
+				credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+			});
+			expect(result.error?.message).toBe(
+				'The dataset "latest" does not exist: the service lists no dataset with a date label (YYYY-MM-DD), only full-export',
+			);
+			expect(service.requests).toHaveLength(1);
+		} finally {
+			await service.close();
+		}
+	});
+
+	it('isCalendarDate and newestDateLabel: the one date rule', () => {
+		expect(['2025-06-30', '2024-02-29', '2000-02-29'].every(isCalendarDate)).toBe(true);
+		expect(['2025-13-45', '2025-02-29', '1900-02-29', '2025-06-31', '2025-6-30', ' 2025-06-30', '0099-01-01', 20250630].some(isCalendarDate)).toBe(false);
+		expect(newestDateLabel(lists['oldest first'])).toBe('2025-06-30');
+		expect(newestDateLabel(lists['a label that is no date first'])).toBe('2025-06-30');
+		expect(newestDateLabel([{ label: 'x', value: 'y' }])).toBeUndefined();
 	});
 });

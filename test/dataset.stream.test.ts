@@ -91,11 +91,20 @@ describe('Dataset → Stream, items output', () => {
 	});
 
 	it('fails on an unknown date label naming it and the newest labels (one stream 404, then one list call)', async () => {
+		const result = await stream({ label: '2024-02-28', limit: 1 });
+		expect(result.error?.message).toBe(
+			'The dataset "2024-02-28" does not exist. The newest datasets are: 2025-06-30, 2025-06-23, 2025-06-16, 2025-06-09',
+		);
+		expect(sim.calls('stream').map((call) => call.status)).toEqual([404]);
+		expect(sim.calls('datasets')).toHaveLength(1);
+	});
+
+	it('an impossible date (2024-02-30) is no date label: one list call names the labels, no stream call', async () => {
 		const result = await stream({ label: '2024-02-30', limit: 1 });
 		expect(result.error?.message).toBe(
 			'The dataset "2024-02-30" does not exist. The newest datasets are: 2025-06-30, 2025-06-23, 2025-06-16, 2025-06-09',
 		);
-		expect(sim.calls('stream').map((call) => call.status)).toEqual([404]);
+		expect(sim.calls('stream')).toHaveLength(0);
 		expect(sim.calls('datasets')).toHaveLength(1);
 	});
 

@@ -5,6 +5,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from './harness/n8n';
+import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
+import { startLocalService, type LocalService } from './harness/localService';
 import { KEYS, startSimulator, type Simulator } from './simulator';
 
 let sim: Simulator;
@@ -124,8 +126,9 @@ describe('Domain → Bulk Get', () => {
 		for (let i = 1; i < serial.length; i++) expect(serial[i] - serial[i - 1]).toBeGreaterThanOrEqual(delayMs);
 	});
 
-	test('a failed call stops further calls; continueOnFail marks the items it could not serve', async () => {
-		// call 1 goes through, call 2 fails (no retry with Max Attempts 1), call 3 is never made
+	test('a failed call stops further calls; continueOnFail keeps what was paid for and goes on', async () => {
+		// call 1 goes through, call 2 fails (no retry with Max Attempts 1): without continueOnFail call 3 is
+		// never made; with it, call 3 is made (and fails too), and each name of a failed call carries the error
 		const rules = () => sim.setFaults({ requests: [{ endpoint: 'bulk', delayMs: 0, count: 1 }, { endpoint: 'bulk', status: 500, count: 5 }] });
 		const input = [
 			{ json: { list: Array.from({ length: 100 }, (_, i) => name(i + 1)).join(' ') } },
@@ -141,13 +144,15 @@ describe('Domain → Bulk Get', () => {
 		rules();
 		const { items, error } = await bulk('={{ $json.list }}', { concurrency: 1, maxAttempts: 1 }, { input, continueOnFail: true });
 		expect(error).toBeUndefined();
-		expect(sim.calls('bulk')).toHaveLength(2);
-		expect(items).toHaveLength(102);
+		expect(sim.calls('bulk')).toHaveLength(3);
+		expect(items).toHaveLength(300);
 		expect(items.slice(0, 100).every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0)).toBe(true);
-		expect(items.slice(100)).toEqual([
-			{ json: { error: 'The Domain Data service failed with 500 Internal Server Error' }, pairedItem: { item: 1 } },
-			{ json: { error: 'The Domain Data service failed with 500 Internal Server Error' }, pairedItem: { item: 2 } },
-		]);
+		expect(items[100].json).toEqual({ name: name(101), error: 'The Domain Data service failed with 500 Internal Server Error' });
+		expect(items[100].error?.message).toBe('The Domain Data service failed with 500 Internal Server Error');
+		expect(items.slice(100).map((item) => [item.json.name, (item.pairedItem as { item: number }).item])).toEqual(
+			Array.from({ length: 200 }, (_, i) => [name(i + 101), i < 100 ? 1 : 2]),
+		);
+		expect(items.slice(100).every((item) => item.json.error === 'The Domain Data service failed with 500 Internal Server Error')).toBe(true);
 	});
 
 	test('429 with Retry-After on a bulk call: retried after the wait, nothing lost or doubled', async () => {
@@ -165,5 +170,84 @@ describe('Domain → Bulk Get', () => {
 		expect(error?.httpCode).toBe('402');
 		expect(error?.message).toBe('The request credits of this Domain Data account are used up');
 		expect(JSON.stringify(error)).not.toContain(KEYS.exhausted);
+	});
+});
+
+describe('a service that fails the third of five calls (local server)', () => {
+	const failingService = useFailingBulkService();
+
+	const run = (continueOnFail: boolean) =>
+		bulk(SITE_NAMES.join(' '), { maxAttempts: 3 }, { continueOnFail, credentials: { apiKey: 'local-key-123', baseUrl: failingService().url } });
+
+	test('no call starts while one is retried; when it fails, the node stops without further calls', async () => {
+		failingService().expectStoppedAtThirdCall((await run(false)).error);
+	});
+
+	test('continueOnFail: every answer paid for is kept; only the names of the failed call carry the error', async () => {
+		const { items, error } = await run(true);
+		expect(error).toBeUndefined();
+		// held while c3 was retried, c5 went out once c3 had failed for good
+		expect(failingService().startedAfterFirstFailure()).toEqual(['request c5']);
+		expect(failingService().callsMade()).toEqual(['c1', 'c2', 'c3', 'c3', 'c3', 'c4', 'c5']);
+		const message = THIRD_CALL_ERROR;
+		expect(items.map((item) => item.json)).toEqual(
+			SITE_NAMES.map((site, index) => (index >= 200 && index < 300 ? { name: site, error: message } : siteDomain(site))),
+		);
+	});
+
+	test('continueOnFail after a failure every call would meet (402): no further call; the rest carry it', async () => {
+		failingService().failure.status = 402;
+		failingService().failure.body = { error: 'no credits left' };
+		const { items, error } = await run(true);
+		expect(error).toBeUndefined();
+		expect(failingService().callsMade()).toEqual(['c1', 'c2', 'c3', 'c4']);
+		const message = 'The request credits of this Domain Data account are used up';
+		expect(items.map((item) => item.json)).toEqual(
+			SITE_NAMES.map((site, index) => (index >= 200 && index < 300) || index >= 400 ? { name: site, error: message } : siteDomain(site)),
+		);
+	});
+});
+
+describe('answers that spell a name otherwise (local server)', () => {
+	let service: LocalService;
+	/** How the service spells each name it was asked for (a name missing here is not in its index). */
+	const spelling: Record<string, string> = {
+		'xn--mnchen-3ya.de': 'münchen.de',
+		'example.com': 'www.example.com',
+		'shop.example.org': 'SHOP.Example.ORG.',
+		'both.com': 'both.com',
+	};
+	beforeAll(async () => {
+		service = await startLocalService((request) => {
+			const asked = (request.body as { domains: string[] }).domains;
+			const domains = asked.filter((name) => name in spelling).map((name) => ({ name: spelling[name], asked: name }));
+			return { body: { domains } };
+		});
+	});
+	afterAll(async () => {
+		await service.close();
+	});
+
+	test('Unicode for punycode, a www. prefix, upper case and a trailing dot are matched by the normalised name', async () => {
+		const { items, error } = await bulk('münchen.de, example.com, shop.example.org, unknown.net', { includeNotFound: true }, {
+			credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+		});
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json)).toEqual([
+			{ name: 'münchen.de', asked: 'xn--mnchen-3ya.de' },
+			{ name: 'www.example.com', asked: 'example.com' },
+			{ name: 'SHOP.Example.ORG.', asked: 'shop.example.org' },
+			{ name: 'unknown.net', found: false },
+		]);
+	});
+
+	test('with Remove "www." off, www.both.com and both.com stay apart: an answer for one is not the other', async () => {
+		const { items } = await bulk('www.both.com both.com', { includeNotFound: true, removeWww: false }, {
+			credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+		});
+		expect(items.map((item) => item.json)).toEqual([
+			{ name: 'www.both.com', found: false },
+			{ name: 'both.com', asked: 'both.com' },
+		]);
 	});
 });

@@ -4,6 +4,7 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
 import { runNode } from './harness/n8n';
 import { KEYS, startSimulator, type Simulator } from './simulator';
 
@@ -150,5 +151,35 @@ describe('Domain → Enrich Items', () => {
 		const { error } = await enrich([{ json: { website: name(1) } }], { domainField: '={{ $json.website }}' });
 		expect(error?.message).toBe(`Item 0 has no field "${name(1)}"`);
 		expect(error?.description).toContain('the name of the field (e.g. website), not its value');
+	});
+});
+
+describe('a service that fails the third of five calls (local server)', () => {
+	const failingService = useFailingBulkService();
+
+	const input = SITE_NAMES.map((website, row) => ({ json: { row, website } }));
+	const run = (continueOnFail: boolean) =>
+		runNode({
+			parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', options: { maxAttempts: 3 } } as never,
+			credentials: { apiKey: 'local-key-123', baseUrl: failingService().url },
+			input,
+			continueOnFail,
+		});
+
+	test('no call starts while one is retried; when it fails, the node stops without further calls', async () => {
+		failingService().expectStoppedAtThirdCall((await run(false)).error);
+	});
+
+	test('continueOnFail: rows whose call succeeded are enriched; only the rows of the failed call carry the error', async () => {
+		const { items, error } = await run(true);
+		expect(error).toBeUndefined();
+		expect(failingService().startedAfterFirstFailure()).toEqual(['request c5']);
+		const message = THIRD_CALL_ERROR;
+		expect(items.map((item) => item.json)).toEqual(
+			input.map(({ json }) =>
+				json.row >= 200 && json.row < 300 ? { ...json, error: message } : { ...json, domainData: siteDomain(json.website) },
+			),
+		);
+		expect(items.map((item) => item.pairedItem)).toEqual(input.map((_, row) => ({ item: row })));
 	});
 });

@@ -146,6 +146,26 @@ describe('bounded pool', () => {
 		expect(outcome.notDone).toContain(5);
 	});
 
+	test('a task in trouble holds back new tasks until it settles; goOnAfter lets the pool go on after a failure', async () => {
+		const events: string[] = [];
+		const tick = () => new Promise((resolve) => setImmediate(resolve));
+		const outcome = await runPool(4, { limit: 2, goOnAfter: () => true }, async (index, control) => {
+			events.push(`start ${index}`);
+			await tick();
+			if (index !== 0) return index;
+			control.holdOthers();
+			// task 1 finishes meanwhile; its worker must wait instead of starting task 2
+			for (let i = 0; i < 5; i++) await tick();
+			events.push('fail 0');
+			throw new Error('boom');
+		});
+		expect(events).toEqual(['start 0', 'start 1', 'fail 0', 'start 2', 'start 3']);
+		expect(outcome.results).toEqual([undefined, 1, 2, 3]);
+		expect([...outcome.failures.keys()]).toEqual([0]);
+		expect(outcome.stoppedBy).toBeUndefined();
+		expect(outcome.notDone).toEqual([0]);
+	});
+
 	test('chunk', () => {
 		expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
 		expect(chunk([], 100)).toEqual([]);

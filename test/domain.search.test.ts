@@ -173,7 +173,9 @@ describe('Domain → Search', () => {
 describe('guards against endless paging (local server)', () => {
 	let server: Server;
 	let base = '';
-	let mode: 'repeat' | 'runaway' | 'odd' = 'repeat';
+	let mode: 'repeat' | 'runaway' | 'odd' | 'empty' | 'capped' | 'notObjects' = 'repeat';
+	/** The `results` of mode notObjects. */
+	let oddResults: unknown[] = [];
 	const received: unknown[] = [];
 
 	const readJson = async (req: IncomingMessage) => {
@@ -192,6 +194,20 @@ describe('guards against endless paging (local server)', () => {
 				res.end(JSON.stringify({ results, search_after: [7, 7], total: 1000 }));
 			} else if (mode === 'runaway') {
 				res.end(JSON.stringify({ results, search_after: [received.length, 0], total: 5 }));
+			} else if (mode === 'empty') {
+				// 3 domains, then empty pages that still carry a fresh cursor and a huge total; the server
+				// gives up after 50 calls so that a client without the rule still ends
+				const page = received.length === 1 ? results.slice(0, 3) : [];
+				res.end(JSON.stringify({ results: page, ...(received.length < 50 ? { search_after: [received.length, 1] } : {}), total: 879000 }));
+			} else if (mode === 'capped') {
+				// a plan that caps pages at 40 whatever is asked; 250 domains in all, an honest total
+				const start = body.searchAfter ? body.searchAfter[0] : 0;
+				const size = Math.min(body.pageSize, 40, 250 - start);
+				const page = Array.from({ length: size }, (_, i) => ({ name: `d${start + i}.com`, rank: start + i + 1 }));
+				const end = start + size;
+				res.end(JSON.stringify({ results: page, ...(end < 250 ? { search_after: [end, 0] } : {}), total: 250 }));
+			} else if (mode === 'notObjects') {
+				res.end(JSON.stringify({ results: oddResults, search_after: [received.length, 0], total: 1000 }));
 			} else {
 				// a cursor of any shape goes back exactly as received
 				const cursor = received.length === 1 ? ['zz', 1.5, { deep: [null, true] }, 12345678901234] : undefined;
@@ -232,14 +248,67 @@ describe('guards against endless paging (local server)', () => {
 		expect(error?.message).toContain('gave the cursor [7,7] a second time');
 	});
 
-	test('pages past the announced total stop with a clear error', async () => {
+	test('more domains than the announced total (plus one page) stop with a clear error', async () => {
 		mode = 'runaway';
 		const { error } = await run({ returnAll: true, options: { pageSize: 2 } });
-		// total 5 at 2 a page: 3 pages are needed; the bound allows 2 more
-		expect(received).toHaveLength(5);
-		expect(error?.message).toBe(
-			'The search stopped after 5 pages: the service announced 5 results in all but kept giving further pages',
+		// total 5 at 2 a page: the bound allows one page more than the total, so 8 domains (4 calls) stop it
+		expect(received).toHaveLength(4);
+		expect(error?.message).toBe('The search stopped after 4 pages: the service announced 5 results in all but sent 8');
+	});
+
+	test('an empty page ends the search, whatever its cursor and the total say (the call that brought it is the last)', async () => {
+		mode = 'empty';
+		const limited = await run({ limit: 10, options: { includePagingInfo: true } });
+		expect(limited.error).toBeUndefined();
+		expect(received).toHaveLength(2);
+		expect(limited.items.map((item) => item.json.name)).toEqual(['d1-0.com', 'd1-1.com', 'd1-2.com']);
+		expect(limited.items[2].json._paging).toEqual({ total: 879000, searchAfter: null, hasMore: false });
+
+		received.length = 0;
+		const all = await run({ returnAll: true, options: { pageSize: 5 } });
+		expect(all.error).toBeUndefined();
+		expect(received).toEqual([{ pageSize: 5 }, { pageSize: 5, searchAfter: [1, 1] }]);
+		expect(all.items).toHaveLength(3);
+	});
+
+	test('pages shorter than asked (a plan cap of 40, Page Size 100) are read to the end', async () => {
+		mode = 'capped';
+		const { items, error } = await run({ returnAll: true, options: { pageSize: 100 } });
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json.rank)).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+		expect(received).toHaveLength(7);
+		expect(received.every((body) => (body as { pageSize: number }).pageSize === 100)).toBe(true);
+
+		received.length = 0;
+		const limited = await run({ limit: 120, options: { pageSize: 100 } });
+		expect(limited.items.map((item) => item.json.rank)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+		// each call asks only for what the limit still needs
+		expect(received.map((body) => (body as { pageSize: number }).pageSize)).toEqual([100, 80, 40]);
+	});
+
+	test('results that are not objects are refused with a clear error, also with Include Paging Info', async () => {
+		mode = 'notObjects';
+		oddResults = ['lorem', 'ipsum'];
+		const strings = await run({ limit: 5, options: { includePagingInfo: true } });
+		expect(strings.items).toEqual([]);
+		expect(strings.error?.name).toBe('NodeApiError');
+		expect(strings.error?.message).toBe(
+			'The Domain Data service gave an unexpected answer (search result 1 of page 1 is a string, not a domain object)',
 		);
+
+		oddResults = [{ name: 'a.com' }, null];
+		const withNull = await run({ limit: 5 });
+		expect(withNull.error?.message).toContain('search result 2 of page 1 is null, not a domain object');
+
+		oddResults = [[1, 2]];
+		const continued = await runNode({
+			parameters: { resource: 'domain', operation: 'search', limit: 5 } as never,
+			credentials: { apiKey: 'local-key', baseUrl: base },
+			continueOnFail: true,
+		});
+		expect(continued.items.map((item) => item.json)).toEqual([
+			{ error: 'The Domain Data service gave an unexpected answer (search result 1 of page 1 is a list, not a domain object)' },
+		]);
 	});
 
 	test('a cursor of any shape is sent back exactly as received', async () => {

@@ -76,18 +76,57 @@ describe('planPoll', () => {
 		expect(planPoll(saved, ds('2025-07-07', '2025-06-30')).kind).toBe('none');
 	});
 
-	test('a withdrawn far-future label does not silence the trigger: the next real snapshot fires', () => {
-		const afterBogus = planPoll(state('2025-06-30', ['2025-06-30']), ds('2099-01-01', '2025-06-30'));
-		expect(labelsOf(afterBogus)).toEqual(['2099-01-01']);
-		// Withdrawn: nothing to emit and nothing to save.
-		const withdrawn = planPoll(afterBogus.nextState, ds('2025-06-30'));
-		expect(withdrawn.kind).toBe('none');
-		const real = planPoll(afterBogus.nextState, ds('2025-07-07', '2025-06-30'));
-		expect(real.newDatasets).toEqual([
-			{ label: '2025-07-07', value: 'snap_2025-07-07', previousLabel: '2025-06-30' },
+	test('a far-future label neither fires nor becomes the watermark; it counts once its date has come', () => {
+		const now = new Date('2025-07-01T12:00:00Z');
+		const saved = state('2025-06-30', ['2025-06-30']);
+		const bogus = planPoll(saved, ds('2099-01-01', '2025-06-30'), now);
+		expect(bogus.kind).toBe('none');
+		expect(bogus.futureLabels).toEqual(['2099-01-01']);
+		// tomorrow (UTC) is still accepted: a service in another time zone may be a day ahead
+		expect(labelsOf(planPoll(saved, ds('2025-07-02', '2025-06-30'), now))).toEqual(['2025-07-02']);
+		const real = planPoll(saved, ds('2099-01-01', '2025-07-07', '2025-06-30'), new Date('2025-07-07T08:00:00Z'));
+		expect(real.newDatasets).toEqual([{ label: '2025-07-07', value: 'snap_2025-07-07', previousLabel: '2025-06-30' }]);
+		expect(real.nextState).toEqual(state('2025-07-07', ['2025-07-07', '2025-06-30']));
+		expect(labelsOf(planPoll(real.nextState, ds('2099-01-01', '2025-07-07'), new Date('2099-01-01T00:00:00Z')))).toEqual([
+			'2099-01-01',
 		]);
-		// Listed again later: already seen, not emitted again.
-		expect(planPoll(real.nextState, ds('2099-01-01', '2025-07-07', '2025-06-30')).kind).toBe('none');
+	});
+
+	test('impossible dates (2025-13-45, 2025-02-29) are ignored: never emitted, never the watermark', () => {
+		const saved = state('2025-06-30', ['2025-06-30']);
+		const bogus = planPoll(saved, ds('2025-13-45', '2025-02-29', '2025-06-30'));
+		expect(bogus.kind).toBe('none');
+		expect(bogus.ignoredLabels).toEqual(['2025-13-45', '2025-02-29']);
+		const real = planPoll(saved, ds('2025-13-45', '2025-07-07', '2025-06-30'));
+		expect(real.newDatasets).toEqual([{ label: '2025-07-07', value: 'snap_2025-07-07', previousLabel: '2025-06-30' }]);
+	});
+
+	test('a backfill older than the newest label seen never fires, in every order of withdrawal, backfill and relisting', () => {
+		// Seen: 07-07 (newest). Events: 07-07 withdrawn, a backfill 07-03 published, 07-07 listed again.
+		const events: Record<string, (labels: Set<string>) => void> = {
+			withdraw: (labels) => labels.delete('2025-07-07'),
+			backfill: (labels) => labels.add('2025-07-03'),
+			relist: (labels) => labels.add('2025-07-07'),
+		};
+		const orders = [
+			['withdraw', 'backfill'],
+			['backfill', 'withdraw'],
+			['withdraw', 'backfill', 'relist'],
+			['withdraw', 'relist', 'backfill'],
+			['backfill', 'withdraw', 'relist'],
+		];
+		for (const order of orders) {
+			let saved = state('2025-07-07', ['2025-07-07', '2025-06-30']);
+			const listed = new Set(['2025-07-07', '2025-06-30']);
+			for (const event of order) {
+				events[event](listed);
+				const plan = planPoll(saved, ds(...listed));
+				expect({ order, event, emitted: labelsOf(plan) }).toEqual({ order, event, emitted: [] });
+				saved = plan.nextState;
+			}
+			listed.add('2025-07-14');
+			expect({ order, emitted: labelsOf(planPoll(saved, ds(...listed))) }).toEqual({ order, emitted: ['2025-07-14'] });
+		}
 	});
 
 	test('an empty or entirely replaced list floods nothing out; the saved watermark stays', () => {
@@ -142,6 +181,17 @@ describe('loadState / saveState', () => {
 		saveState(staticData, state('2025-06-30', ['2025-06-30']));
 		const restored = JSON.parse(JSON.stringify(staticData));
 		expect(loadState(restored)).toEqual(state('2025-06-30', ['2025-06-30']));
+	});
+
+	test('a state saved with an impossible or a future newest label: the newest seen real date takes its place', () => {
+		const now = new Date('2025-07-10T00:00:00Z');
+		expect(loadState({ version: 1, lastLabel: '2025-13-45', seen: ['2025-13-45', '2025-07-07', '2025-06-30'] }, now)).toEqual(
+			state('2025-07-07', ['2025-07-07', '2025-06-30']),
+		);
+		const restored = loadState({ version: 1, lastLabel: '2099-01-01', seen: ['2099-01-01', '2025-06-30'] }, now);
+		expect(restored).toEqual(state('2025-06-30', ['2025-06-30']));
+		expect(labelsOf(planPoll(restored, ds('2025-07-07', '2025-06-30'), now))).toEqual(['2025-07-07']);
+		expect(loadState({ version: 1, lastLabel: '2025-13-45', seen: ['2025-13-45'] }, now)).toBeUndefined();
 	});
 
 	test('absent, foreign or damaged state means "no state" (a new baseline), never a crash', () => {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
+import { startLocalService } from './harness/localService';
 import { runPoll } from './harness/n8n';
 import { KEYS, startSimulator, type Simulator } from './simulator';
 
@@ -242,17 +243,37 @@ describe('labels removed from the list', () => {
 		expect(JSON.stringify(staticData)).toBe(saved);
 	});
 
-	test('a far-future label that is withdrawn does not silence the trigger', async () => {
+	test('a far-future label neither fires nor silences the trigger', async () => {
 		const staticData: IDataObject = {};
 		await poll(staticData);
 		sim.addSnapshot('2099-01-01');
-		expect(labels(await poll(staticData))).toEqual(['2099-01-01']);
-		sim.removeSnapshot('2099-01-01');
 		expect(await poll(staticData)).toBeNull();
 		sim.addSnapshot('2025-07-07');
 		const items = await poll(staticData);
 		expect(items?.map((item) => item.json.previousLabel)).toEqual(['2025-06-30']);
 		expect(labels(items)).toEqual(['2025-07-07']);
+		sim.removeSnapshot('2099-01-01');
+		expect(await poll(staticData)).toBeNull();
+	});
+
+	test('the newest label withdrawn and a backfill, in either order: the backfill never fires, the next real one does', async () => {
+		for (const order of [['withdraw', 'backfill'], ['backfill', 'withdraw'], ['both']]) {
+			sim.reset();
+			const staticData: IDataObject = {};
+			await poll(staticData);
+			sim.addSnapshot('2025-07-07');
+			expect(labels(await poll(staticData))).toEqual(['2025-07-07']);
+			for (const event of order) {
+				if (event !== 'backfill') sim.removeSnapshot('2025-07-07');
+				if (event !== 'withdraw') sim.addSnapshot('2025-07-03');
+				expect({ order, event, items: await poll(staticData) }).toEqual({ order, event, items: null });
+			}
+			sim.addSnapshot('2025-07-14');
+			const items = await poll(staticData);
+			expect(items?.map((item) => item.json)).toEqual([
+				{ label: '2025-07-14', value: valueOf('2025-07-14'), previousLabel: '2025-07-03' },
+			]);
+		}
 	});
 });
 
@@ -367,6 +388,25 @@ describe('attached records', () => {
 });
 
 describe('labels that are not dates', () => {
+	test('an impossible date such as 2025-13-45 neither fires nor holds back the next real snapshot', async () => {
+		let datasets = [{ label: '2025-06-30', value: 'snap_a' }];
+		const service = await startLocalService(() => ({ body: { datasets } }));
+		const baseUrl = service.url;
+		try {
+			const staticData: IDataObject = {};
+			expect(await poll(staticData, { baseUrl })).toBeNull();
+			datasets = [{ label: '2025-13-45', value: 'snap_bogus' }, ...datasets];
+			expect(await poll(staticData, { baseUrl })).toBeNull();
+			datasets = [{ label: '2025-07-07', value: 'snap_b' }, ...datasets];
+			expect((await poll(staticData, { baseUrl }))?.map((item) => item.json)).toEqual([
+				{ label: '2025-07-07', value: 'snap_b', previousLabel: '2025-06-30' },
+			]);
+			expect(staticData[STATE_KEY]).toMatchObject({ lastLabel: '2025-07-07', seen: ['2025-07-07', '2025-06-30'] });
+		} finally {
+			await service.close();
+		}
+	});
+
 	test('are ignored: no crash, never emitted, not emitted again on the next polls', async () => {
 		// The simulator only publishes date labels; a small server plays a service that lists others too.
 		let datasets = [

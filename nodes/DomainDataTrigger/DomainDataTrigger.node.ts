@@ -79,10 +79,16 @@ export class DomainDataTrigger implements INodeType {
 		}
 
 		const staticData = this.getWorkflowStaticData('node') as IDataObject;
-		const plan = planPoll(loadState(staticData), datasets);
+		const now = new Date();
+		const plan = planPoll(loadState(staticData, now), datasets, now);
 		if (plan.ignoredLabels.length > 0) {
 			this.logger.warn(
-				`Domain Data Trigger: ignored dataset labels that are not dates (YYYY-MM-DD): ${plan.ignoredLabels.join(', ')}`,
+				`Domain Data Trigger: ignored dataset labels that are not calendar dates (YYYY-MM-DD): ${plan.ignoredLabels.join(', ')}`,
+			);
+		}
+		if (plan.futureLabels.length > 0) {
+			this.logger.warn(
+				`Domain Data Trigger: ignored dataset labels dated in the future, until their date has come: ${plan.futureLabels.join(', ')}`,
 			);
 		}
 		if (plan.kind === 'none') return null;

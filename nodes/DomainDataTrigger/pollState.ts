@@ -1,14 +1,19 @@
 /**
  * What the trigger remembers between polls, and the decision of one poll, as pure functions of
- * (saved state, listed datasets). No HTTP here: the node fetches, asks `planPoll` what to do, does every
- * call that can fail, and only then writes `plan.nextState` with `saveState`.
+ * (saved state, listed datasets, today). No HTTP here: the node fetches, asks `planPoll` what to do, does
+ * every call that can fail, and only then writes `plan.nextState` with `saveState`.
  *
  * Saved shape, in the workflow's static data of the node (`getWorkflowStaticData('node')`):
  *   { version: 1, lastLabel: '2025-07-07' | null, seen: ['2025-07-07', '2025-06-30', ...] }
- * - lastLabel: the newest label emitted (or recorded by the baseline). null after a baseline on an empty list.
- * - seen: the SEEN_LIMIT newest date labels that were listed when the state was last written. It keeps a
- *   label that is removed and listed again from firing twice, and it lets the watermark step back to the
- *   newest seen label still listed when lastLabel itself is withdrawn (see `effectiveWatermark`).
+ * - lastLabel: the newest label seen (emitted, or recorded by the baseline): the watermark. It never
+ *   moves back, so a label older than it (a backfill) never fires, in whatever order labels are
+ *   withdrawn, backfilled or listed again. null after a baseline on an empty list.
+ * - seen: the SEEN_LIMIT newest date labels that were listed when the state was last written.
+ *
+ * Only labels that are real calendar dates (`isCalendarDate`, the package's one date rule) and not dated
+ * after tomorrow (UTC) count: anything else is ignored, never emitted and never saved, so that neither
+ * `2025-13-45` nor a snapshot published with a wrong, far-future date can become the watermark and
+ * silence the trigger. A future-dated label counts once its date has come.
  *
  * The state is written only on the baseline and when a poll emits. n8n saves static data to its database
  * only at activation and when a poll emits, so a rule that needed a write on a quiet poll would be lost on
@@ -16,12 +21,15 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isDateLabel, type Dataset } from '../DomainData/helpers/datasets';
+import { datedNewestFirst, isCalendarDate, type Dataset } from '../DomainData/helpers/datasets';
 
 export const STATE_VERSION = 1;
 
 /** How many labels `seen` keeps: with weekly snapshots, about a year of history. */
 export const SEEN_LIMIT = 50;
+
+/** A label may be dated at most this many days after the poll's UTC date (a service in another time zone). */
+export const MAX_DAYS_AHEAD = 1;
 
 export interface TriggerState {
 	version: typeof STATE_VERSION;
@@ -43,18 +51,35 @@ export interface PollPlan {
 	nextState: TriggerState;
 	/** Labels that are not calendar dates (YYYY-MM-DD); never emitted and never saved. */
 	ignoredLabels: string[];
+	/** Date labels after tomorrow (UTC): not emitted and not saved before their date has come. */
+	futureLabels: string[];
+}
+
+/** The newest label that counts as published on `now`: tomorrow's UTC date. */
+export function latestPublishableLabel(now: Date): string {
+	return new Date(now.getTime() + MAX_DAYS_AHEAD * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A label the trigger takes as a published snapshot date on `now`. */
+function counts(label: unknown, now: Date): label is string {
+	return isCalendarDate(label) && label <= latestPublishableLabel(now);
 }
 
 /**
  * The saved state, or undefined when there is none or it is not one this version wrote (then the next
- * poll records a new baseline rather than guessing).
+ * poll records a new baseline rather than guessing). Labels that do not count (an impossible or a
+ * future date, saved by an earlier version) are dropped; a lastLabel among them gives way to the newest
+ * seen label that counts, so that the next real snapshot fires.
  */
-export function loadState(staticData: IDataObject): TriggerState | undefined {
+export function loadState(staticData: IDataObject, now: Date = new Date()): TriggerState | undefined {
 	const { version, lastLabel, seen } = staticData;
 	if (version !== STATE_VERSION) return undefined;
-	if (lastLabel !== null && !isLabel(lastLabel)) return undefined;
-	if (!Array.isArray(seen) || !seen.every(isLabel)) return undefined;
-	return { version: STATE_VERSION, lastLabel, seen: [...seen] };
+	if (!Array.isArray(seen) || !seen.every((label) => typeof label === 'string')) return undefined;
+	const kept = newest((seen as string[]).filter((label) => counts(label, now)));
+	if (lastLabel === null) return { version: STATE_VERSION, lastLabel, seen: kept };
+	if (counts(lastLabel, now)) return { version: STATE_VERSION, lastLabel, seen: kept };
+	if (typeof lastLabel !== 'string' || kept.length === 0) return undefined;
+	return { version: STATE_VERSION, lastLabel: kept[0], seen: kept };
 }
 
 /**
@@ -67,33 +92,30 @@ export function saveState(staticData: IDataObject, state: TriggerState): void {
 	staticData.seen = [...state.seen];
 }
 
-/** Date-labelled datasets, newest first, one per label; everything else is reported as ignored. */
-export function datedDatasets(listed: readonly Dataset[]): { dated: Dataset[]; ignoredLabels: string[] } {
-	const byLabel = new Map<string, Dataset>();
-	const ignoredLabels: string[] = [];
-	for (const dataset of listed) {
-		if (!isLabel(dataset.label) || typeof dataset.value !== 'string') {
-			ignoredLabels.push(String(dataset.label));
-			continue;
-		}
-		// The list is newest first; should a label be listed twice, the first entry wins.
-		if (!byLabel.has(dataset.label)) {
-			byLabel.set(dataset.label, { label: dataset.label, value: dataset.value });
-		}
-	}
-	const dated = [...byLabel.values()].sort((a, b) => compareLabels(b.label, a.label));
-	return { dated, ignoredLabels };
+/** Datasets whose label counts on `now`, newest first, one per label; the others sorted out by reason. */
+export function datedDatasets(
+	listed: readonly Dataset[],
+	now: Date = new Date(),
+): { dated: Dataset[]; ignoredLabels: string[]; futureLabels: string[] } {
+	const { dated, undatedLabels } = datedNewestFirst(listed);
+	const published = dated.filter((dataset) => counts(dataset.label, now));
+	const futureLabels = dated.filter((dataset) => !counts(dataset.label, now)).map((dataset) => dataset.label);
+	return { dated: published, ignoredLabels: undatedLabels, futureLabels };
 }
 
 /** The newest dataset with the label listed before it, for a manual test run; undefined when none is listed. */
-export function newestDataset(listed: readonly Dataset[]): NewDataset | undefined {
-	const { dated } = datedDatasets(listed);
+export function newestDataset(listed: readonly Dataset[], now: Date = new Date()): NewDataset | undefined {
+	const { dated } = datedDatasets(listed, now);
 	if (dated.length === 0) return undefined;
 	return { ...dated[0], previousLabel: dated[1]?.label ?? null };
 }
 
-export function planPoll(state: TriggerState | undefined, listed: readonly Dataset[]): PollPlan {
-	const { dated, ignoredLabels } = datedDatasets(listed);
+export function planPoll(
+	state: TriggerState | undefined,
+	listed: readonly Dataset[],
+	now: Date = new Date(),
+): PollPlan {
+	const { dated, ignoredLabels, futureLabels } = datedDatasets(listed, now);
 	const labels = dated.map((dataset) => dataset.label);
 
 	if (!state) {
@@ -102,22 +124,23 @@ export function planPoll(state: TriggerState | undefined, listed: readonly Datas
 			newDatasets: [],
 			nextState: { version: STATE_VERSION, lastLabel: labels[0] ?? null, seen: newest(labels) },
 			ignoredLabels,
+			futureLabels,
 		};
 	}
 
-	const watermark = effectiveWatermark(state, labels);
+	const watermark = state.lastLabel;
 	const seen = new Set(state.seen);
 	const newDatasets: NewDataset[] = [];
 	// Oldest first; `dated` is newest first, so the label listed before dated[i] is dated[i + 1].
 	for (let i = dated.length - 1; i >= 0; i--) {
 		const { label } = dated[i];
 		if (seen.has(label)) continue;
-		if (watermark !== null && compareLabels(label, watermark) <= 0) continue;
+		if (watermark !== null && label <= watermark) continue;
 		newDatasets.push({ ...dated[i], previousLabel: dated[i + 1]?.label ?? null });
 	}
 
 	if (newDatasets.length === 0) {
-		return { kind: 'none', newDatasets, nextState: state, ignoredLabels };
+		return { kind: 'none', newDatasets, nextState: state, ignoredLabels, futureLabels };
 	}
 	return {
 		kind: 'emit',
@@ -128,36 +151,11 @@ export function planPoll(state: TriggerState | undefined, listed: readonly Datas
 			seen: newest([...state.seen, ...labels]),
 		},
 		ignoredLabels,
+		futureLabels,
 	};
 }
 
-/**
- * Labels newer than this are new. Normally the saved lastLabel. When that label is no longer listed
- * (withdrawn), the newest seen label that is still listed and older than it takes its place: a snapshot
- * published with a wrong, far-future date and then withdrawn must not silence the trigger for good.
- * Labels that were seen never fire again, whatever the watermark. When no seen label is listed at all
- * (an empty or replaced list), the saved lastLabel stays, so nothing old floods out.
- */
-function effectiveWatermark(state: TriggerState, listedLabels: readonly string[]): string | null {
-	const { lastLabel } = state;
-	if (lastLabel === null || listedLabels.includes(lastLabel)) return lastLabel;
-	const seen = new Set(state.seen);
-	const stillListed = listedLabels.find(
-		(label) => seen.has(label) && compareLabels(label, lastLabel) < 0,
-	);
-	return stillListed ?? lastLabel;
-}
-
-function isLabel(label: unknown): label is string {
-	return typeof label === 'string' && isDateLabel(label);
-}
-
-/** YYYY-MM-DD labels order as dates when compared as strings. */
-function compareLabels(a: string, b: string): number {
-	return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The SEEN_LIMIT newest distinct labels, newest first. */
+/** The SEEN_LIMIT newest distinct labels, newest first (date labels order as dates when compared as strings). */
 function newest(labels: readonly string[]): string[] {
-	return [...new Set(labels)].sort((a, b) => compareLabels(b, a)).slice(0, SEEN_LIMIT);
+	return [...new Set(labels)].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).slice(0, SEEN_LIMIT);
 }

@@ -5,9 +5,9 @@
  * real HTTP. Only the parts of n8n that live in the `n8n` CLI package (the credentials store) are
  * replaced, by `HarnessCredentialsHelper` below.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 import type {
 	ICredentialDataDecryptedObject,
@@ -315,4 +315,33 @@ export async function openBinaryStream(item: INodeExecutionData, property = 'dat
 	const binary = item.binary?.[property];
 	if (!binary?.id) throw new Error(`No stored binary property ${property}`);
 	return await Container.get(core.BinaryDataService).getAsStream(binary.id);
+}
+
+/**
+ * The data files in n8n's binary data folder (filesystem mode), relative to it, without their
+ * `.metadata` companions: what a node left on disk.
+ */
+export function binaryDataFiles(): string[] {
+	const root = Container.get(core.BinaryDataConfig).localStoragePath;
+	const files: string[] = [];
+	const walk = (dir: string) => {
+		let entries;
+		try {
+			entries = readdirSync(dir, { withFileTypes: true });
+		} catch {
+			return; // not created yet
+		}
+		for (const entry of entries) {
+			const path = join(dir, entry.name);
+			if (entry.isDirectory()) walk(path);
+			else if (!entry.name.endsWith('.metadata')) files.push(relative(root, path));
+		}
+	};
+	walk(root);
+	return files.sort();
+}
+
+/** What n8n does to an execution's binary data when it deletes the execution (pruning, or not saved). */
+export async function deleteExecutionBinaryData(workflowId: string, executionId: string): Promise<void> {
+	await Container.get(core.BinaryDataService).deleteMany([{ type: 'execution', workflowId, executionId }]);
 }

@@ -84,6 +84,46 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 }
 
+/**
+ * Reads the first chunk of `source` before it returns. n8n's filesystem mode creates the file before it
+ * pulls the first chunk, and gives a node no way to delete a file whose writing failed: a source that
+ * fails at once (a refused request, an unknown label, a service that is down) fails here instead, before
+ * any file exists.
+ */
+export async function startedBytes(source: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
+	const iterator = source[Symbol.asyncIterator]();
+	const first = await iterator.next();
+	return (async function* () {
+		let finished = first.done === true;
+		try {
+			if (finished) return;
+			yield first.value;
+			for (;;) {
+				const step = await iterator.next();
+				if (step.done) {
+					finished = true;
+					return;
+				}
+				yield step.value;
+			}
+		} finally {
+			// Stopped early by the reader (or failed): release the source (and its connection).
+			if (!finished) await iterator.return?.();
+		}
+	})();
+}
+
+/** Passes `source` through and adds up the bytes that went by in `tally.bytes`. */
+export async function* countedBytes(
+	source: AsyncIterable<Uint8Array>,
+	tally: { bytes: number },
+): AsyncGenerator<Uint8Array> {
+	for await (const chunk of source) {
+		tally.bytes += chunk.byteLength;
+		yield chunk;
+	}
+}
+
 /** Wraps bytes produced on demand so that `prepareBinaryData` stores them chunk by chunk. */
 export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 	return new PullStream(source) as unknown as BinaryInput;

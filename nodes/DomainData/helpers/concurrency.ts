@@ -10,45 +10,84 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 export interface PoolOutcome<R> {
 	/** Result per task index; undefined for tasks that failed or never started. */
 	results: Array<R | undefined>;
-	/** The first error; once one task failed, no further task is started. */
+	/** The error of every task that failed, by task index. */
+	failures: Map<number, unknown>;
+	/** The first error (undefined when every task completed). */
 	error?: unknown;
+	/** The error after which the pool stopped starting tasks; undefined when it went on to the end. */
+	stoppedBy?: unknown;
 	/** Indexes of the tasks that did not complete (failed or never started). */
 	notDone: number[];
 }
 
+/** What a running task may tell the pool. */
+export interface TaskControl {
+	/**
+	 * The task is in trouble (a call of it is being tried again): until it settles, no new task starts.
+	 * A service that rate limits or fails gets no further load, and a task that finally fails stops the
+	 * pool before calls were paid for whose answers would be thrown away.
+	 */
+	holdOthers(): void;
+}
+
+export interface PoolOptions {
+	/** Tasks at a time. */
+	limit: number;
+	/** Whether further tasks start after a task failed with `error`. Default: never. */
+	goOnAfter?: (error: unknown) => boolean;
+}
+
 /**
- * Runs `task` over `count` indexes with at most `limit` at a time. After the first failure no new task
- * starts (each call costs credits, and what failed one call, such as used-up credits, fails the next);
- * the tasks under way finish, and the outcome tells which ones did not complete.
+ * Runs `task` over `count` indexes with at most `limit` at a time. After a failure no new task starts
+ * unless `goOnAfter` allows it (each call costs credits, and what failed one call, such as used-up
+ * credits, fails the next); the tasks under way finish, and the outcome tells which ones did not complete.
  */
 export async function runPool<R>(
 	count: number,
-	limit: number,
-	task: (index: number) => Promise<R>,
+	options: PoolOptions | number,
+	task: (index: number, control: TaskControl) => Promise<R>,
 ): Promise<PoolOutcome<R>> {
+	const { limit, goOnAfter } = typeof options === 'number' ? { limit: options, goOnAfter: undefined } : options;
 	const results: Array<R | undefined> = new Array(count).fill(undefined);
 	const done: boolean[] = new Array(count).fill(false);
+	const failures = new Map<number, unknown>();
+	/** Tasks in trouble, with the promise that settles when they do. */
+	const holding = new Map<number, Promise<void>>();
 	let next = 0;
-	let error: unknown;
-	let failed = false;
+	let firstError: unknown;
+	let stoppedBy: unknown;
+	let stopped = false;
+
+	const run = async (index: number): Promise<void> => {
+		let settle!: () => void;
+		const settled = new Promise<void>((resolve) => (settle = resolve));
+		const control: TaskControl = { holdOthers: () => void holding.set(index, settled) };
+		try {
+			results[index] = await task(index, control);
+			done[index] = true;
+		} catch (caught) {
+			failures.set(index, caught);
+			if (failures.size === 1) firstError = caught;
+			if (!stopped && !(goOnAfter?.(caught) ?? false)) {
+				stopped = true;
+				stoppedBy = caught;
+			}
+		} finally {
+			holding.delete(index);
+			settle();
+		}
+	};
 
 	const worker = async () => {
-		while (!failed && next < count) {
-			const index = next++;
-			try {
-				results[index] = await task(index);
-				done[index] = true;
-			} catch (caught) {
-				if (!failed) {
-					failed = true;
-					error = caught;
-				}
-			}
+		for (;;) {
+			while (holding.size > 0 && !stopped) await Promise.race(holding.values());
+			if (stopped || next >= count) return;
+			await run(next++);
 		}
 	};
 	const workers = Math.max(1, Math.min(Math.floor(limit) || 1, count));
 	await Promise.all(Array.from({ length: workers }, worker));
 	const notDone: number[] = [];
 	for (let index = 0; index < count; index++) if (!done[index]) notDone.push(index);
-	return { results, error, notDone };
+	return { results, failures, error: firstError, stoppedBy, notDone };
 }

@@ -21,19 +21,55 @@ export const LATEST_LABEL = 'latest';
 /** How many of the newest labels an "unknown label" error names. */
 const LABELS_IN_ERRORS = 5;
 
-const DATE_LABEL = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface DatasetCallOptions {
 	maxAttempts?: number;
 	itemIndex?: number;
 }
 
-/** True for labels that can be streamed without asking the list first (a YYYY-MM-DD date). */
-export function isDateLabel(label: string): boolean {
-	return DATE_LABEL.test(label);
+/**
+ * The one date rule of the package (Stream, Compare, the trigger): a label is a snapshot date when it is
+ * a real calendar date written YYYY-MM-DD. `2025-13-45` and `2025-02-29` have the form but are no date.
+ * Such labels compare as dates when compared as strings.
+ */
+export function isCalendarDate(label: unknown): label is string {
+	if (typeof label !== 'string') return false;
+	const match = DATE_LABEL.exec(label);
+	if (!match) return false;
+	const [year, month, day] = match.slice(1).map(Number);
+	const date = new Date(Date.UTC(year, month - 1, day));
+	// Date.UTC rolls 2025-13-45 over into 2026-03-17, and maps years below 100 to 19xx: both differ.
+	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/** The snapshots the service offers, newest first (the service's order, kept as is). */
+/** True for labels that can be streamed without asking the list first: see isCalendarDate. */
+export const isDateLabel = isCalendarDate;
+
+/**
+ * The datasets with a calendar-date label, newest first as dates (the list's order plays no part), one
+ * per label (the first listed wins); the labels left out because they are not dates are named.
+ */
+export function datedNewestFirst(listed: readonly Dataset[]): { dated: Dataset[]; undatedLabels: string[] } {
+	const byLabel = new Map<string, Dataset>();
+	const undatedLabels: string[] = [];
+	for (const dataset of listed) {
+		if (!isCalendarDate(dataset.label) || typeof dataset.value !== 'string') {
+			undatedLabels.push(String(dataset.label));
+			continue;
+		}
+		if (!byLabel.has(dataset.label)) byLabel.set(dataset.label, { label: dataset.label, value: dataset.value });
+	}
+	const dated = [...byLabel.values()].sort((a, b) => (a.label < b.label ? 1 : a.label > b.label ? -1 : 0));
+	return { dated, undatedLabels };
+}
+
+/** What `latest` means: the newest calendar-date label listed, wherever the list puts it; undefined if none. */
+export function newestDateLabel(listed: readonly Dataset[]): string | undefined {
+	return datedNewestFirst(listed).dated[0]?.label;
+}
+
+/** The snapshots the service offers, in its order (documented as newest first; `newestDateLabel` does not rely on it). */
 export async function listDatasets(
 	this: DomainDataFunctions,
 	options: DatasetCallOptions = {},
@@ -64,11 +100,14 @@ export function unknownLabelError(
 	datasets: Dataset[],
 	itemIndex?: number,
 ): NodeOperationError {
-	const newest = datasets.slice(0, LABELS_IN_ERRORS).map((dataset) => dataset.label);
+	const { dated } = datedNewestFirst(datasets);
+	const newest = (dated.length > 0 ? dated : datasets).slice(0, LABELS_IN_ERRORS).map((dataset) => dataset.label);
 	const message =
 		datasets.length === 0
 			? `The dataset "${label}" does not exist: the service lists no datasets at all`
-			: `The dataset "${label}" does not exist. The newest datasets are: ${newest.join(', ')}`;
+			: dated.length === 0 && label === LATEST_LABEL
+				? `The dataset "latest" does not exist: the service lists no dataset with a date label (YYYY-MM-DD), only ${newest.join(', ')}`
+				: `The dataset "${label}" does not exist. The newest datasets are: ${newest.join(', ')}`;
 	return new NodeOperationError(this.getNode(), message, {
 		itemIndex,
 		description:
@@ -79,7 +118,7 @@ export function unknownLabelError(
 }
 
 /**
- * `latest` → the newest label; a label or a snapshot id → its date label; anything else → an error
+ * `latest` → the newest date label (see newestDateLabel); a label or a snapshot id → its date label; anything else → an error
  * that names it and the newest labels that exist. Always one list call.
  */
 export async function resolveLabel(
@@ -101,8 +140,9 @@ export function pickLabel(
 ): string {
 	const wanted = label.trim();
 	if (wanted.toLowerCase() === LATEST_LABEL) {
-		if (datasets.length === 0) throw unknownLabelError.call(this, LATEST_LABEL, datasets, itemIndex);
-		return datasets[0].label;
+		const newest = newestDateLabel(datasets);
+		if (newest === undefined) throw unknownLabelError.call(this, LATEST_LABEL, datasets, itemIndex);
+		return newest;
 	}
 	const found = datasets.find((dataset) => dataset.label === wanted || dataset.value === wanted);
 	if (!found) throw unknownLabelError.call(this, wanted, datasets, itemIndex);

@@ -50,6 +50,8 @@ export interface ApiRequest {
 	itemIndex?: number;
 	/** Give up on an answer that does not start within this time (JSON requests only). Default 2 minutes. */
 	timeoutMs?: number;
+	/** Told before each wait for another try (callers that run calls side by side hold back new ones). */
+	onRetry?: () => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -252,6 +254,7 @@ async function send(
 		this.logger.debug(
 			`Domain Data: ${failed ? `HTTP ${failed.status}` : code} on ${request.method} ${path}; try ${attempt + 1} of ${allowed} in ${wait.ms} ms`,
 		);
+		request.onRetry?.();
 		await waitFor(wait.ms, signal);
 	}
 }

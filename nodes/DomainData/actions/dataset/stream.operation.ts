@@ -1,7 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { gzipBytes, toBinaryInput } from '../../helpers/binaryStream';
+import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../helpers/binaryStream';
 import { asNodeError } from '../../helpers/nodeErrors';
 import { type Dataset, isDateLabel, listDatasets, pickLabel } from '../../helpers/datasets';
 import {
@@ -430,6 +430,25 @@ async function readIntoMemory(
 	return { items, records };
 }
 
+/**
+ * n8n (up to 2.8 at least) offers a node no way to delete binary data, and a failed `prepareBinaryData`
+ * does not even tell the file's id: in filesystem mode the bytes written before a failure stay with the
+ * execution's binary data until n8n deletes the execution (the other modes buffer and store nothing on
+ * failure). The error says so.
+ */
+function withPartialFileNote<E extends { description?: string | null }>(error: E, bytes: number): E {
+	if (bytes === 0) return error;
+	const size =
+		bytes < 1024
+			? `${bytes} bytes`
+			: bytes < 1024 * 1024
+				? `${(bytes / 1024).toFixed(1)} KB`
+				: `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+	const note = `${size} had been written: in n8n's filesystem binary data mode, that partial file stays with this execution's binary data until n8n deletes the execution (by its pruning of old executions, or at once when failed executions are not saved).`;
+	error.description = error.description ? `${error.description} ${note}` : note;
+	return error;
+}
+
 /** File: the kept lines go to n8n's binary storage as they arrive. */
 async function readIntoFile(
 	this: IExecuteFunctions,
@@ -440,21 +459,30 @@ async function readIntoFile(
 	const stats = createReadStats(label);
 	const gzip = request.compression === 'gzip';
 	const fileName = `${label}.ndjson${gzip ? '.gz' : ''}`;
-	const ndjson = readSnapshotBytes.call(this, {
-		label,
-		fields: request.fields,
-		limit: request.limit,
-		filter: request.filter,
-		maxAttempts: request.maxAttempts,
-		onMalformed: request.onMalformed,
-		stats,
-		itemIndex,
-	});
-	const binary = await this.helpers.prepareBinaryData(
-		toBinaryInput(gzip ? gzipBytes(ndjson) : ndjson),
-		fileName,
-		gzip ? GZIP_MIME_TYPE : NDJSON_MIME_TYPE,
+	// Nothing is stored before the first record came: a failure to that point leaves no file behind.
+	const ndjson = await startedBytes(
+		readSnapshotBytes.call(this, {
+			label,
+			fields: request.fields,
+			limit: request.limit,
+			filter: request.filter,
+			maxAttempts: request.maxAttempts,
+			onMalformed: request.onMalformed,
+			stats,
+			itemIndex,
+		}),
 	);
+	const written = { bytes: 0 };
+	let binary: IBinaryData;
+	try {
+		binary = await this.helpers.prepareBinaryData(
+			toBinaryInput(countedBytes(gzip ? gzipBytes(ndjson) : ndjson, written)),
+			fileName,
+			gzip ? GZIP_MIME_TYPE : NDJSON_MIME_TYPE,
+		);
+	} catch (error) {
+		throw withPartialFileNote(asNodeError(this.getNode(), error, itemIndex), written.bytes);
+	}
 	const json: IDataObject = {
 		label,
 		fileName,

@@ -109,13 +109,13 @@ export async function execute(
 			output.push({ json: { error: request.error.message }, pairedItem });
 			return;
 		}
-		if (failed && request.names.some((name) => failed.names.has(name))) {
-			output.push({ json: { error: (failed.error as Error).message }, pairedItem });
-			return;
-		}
+		// With continue-on-fail a failed call costs only its own names: each comes out in its place with
+		// the error (routed to the error output when that is chosen), and every answer paid for is kept.
 		for (const name of request.names) {
 			const domain = found.get(name);
+			const error = failed.get(name);
 			if (domain) output.push({ json: deepCopy(domain), pairedItem });
+			else if (error) output.push({ json: { name, error: error.message }, error, pairedItem });
 			else if (request.includeNotFound) output.push({ json: { name, found: false } as IDataObject, pairedItem });
 		}
 	});

@@ -8,7 +8,6 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { describeValue, normalizeDomainName } from '../../helpers/domainName';
 import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
-import { asNodeError } from '../../helpers/nodeErrors';
 import { operationError } from '../../transport/errors';
 import { maxAttemptsOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
@@ -109,7 +108,6 @@ export async function execute(
 		(plan: ItemPlan) => [plan.name],
 	);
 	const { found, failed } = outcome;
-	const failure = failed ? asNodeError(node, failed.error) : undefined;
 
 	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the
 	// input row back into it; with "Continue (regular output)" nothing merges it, so the row keeps its fields.
@@ -124,9 +122,8 @@ export async function execute(
 		if ('error' in plan) {
 			return { json: failedItem(item, plan.error.message), pairedItem, ...passThrough };
 		}
-		if (failure && failed?.names.has(plan.name)) {
-			return { json: failedItem(item, failure.message), pairedItem, ...passThrough };
-		}
+		const failure = failed.get(plan.name);
+		if (failure) return { json: failedItem(item, failure.message), pairedItem, ...passThrough };
 		const domain = found.get(plan.name);
 		const value: IDataObject = domain ? deepCopy(domain) : { name: plan.name, found: false };
 		return { json: setFieldValue(item.json, plan.destination, value), pairedItem, ...passThrough };

@@ -152,6 +152,17 @@ interface PagingState {
 	started: boolean;
 }
 
+/** A domain object is a JSON object; anything else would become a broken item (a string spreads into "0", "1"…). */
+function isDomainObject(value: unknown): boolean {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'a list';
+	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function pagingInfo(state: PagingState): IDataObject {
 	return { total: state.total ?? null, searchAfter: state.cursor ?? null, hasMore: state.cursor !== undefined };
 }
@@ -187,7 +198,10 @@ async function searchForItem(
 	if (cursor) sentCursors.add(JSON.stringify(cursor));
 	let total: number | undefined;
 	let pages = 0;
+	/** Domains output. */
 	let read = 0;
+	/** Domains the service sent, also those past the limit. */
+	let received = 0;
 
 	while (read < limit) {
 		const size = Math.min(pageSize, limit - read);
@@ -204,16 +218,28 @@ async function searchForItem(
 		if (!Array.isArray(page.results)) {
 			throw unexpectedAnswerError(node, 'the search answer has no "results" list', itemIndex);
 		}
+		const results = page.results as unknown[];
+		const notDomain = results.findIndex((result) => !isDomainObject(result));
+		if (notDomain >= 0) {
+			throw unexpectedAnswerError(
+				node,
+				`search result ${notDomain + 1} of page ${pages} is ${kindOf(results[notDomain])}, not a domain object`,
+				itemIndex,
+			);
+		}
 		if (typeof page.total === 'number') total = Math.max(total ?? 0, page.total);
 		state.total = total;
-		const take = Math.min(page.results.length, limit - read);
+		received += results.length;
+		const take = Math.min(results.length, limit - read);
 		for (let index = 0; index < take; index++) {
-			output.push({ json: page.results[index] as IDataObject, pairedItem: { item: itemIndex } });
+			output.push({ json: results[index] as IDataObject, pairedItem: { item: itemIndex } });
 		}
 		read += take;
 
+		// The end: no further cursor, or a page without domains (whatever its cursor and `total` say: a
+		// cursor that brings nothing would be paid for page after page and never bring anything).
 		const next = page.search_after;
-		if (next === undefined || next === null) {
+		if (next === undefined || next === null || results.length === 0) {
 			cursor = undefined;
 			state.cursor = undefined;
 			break;
@@ -233,12 +259,17 @@ async function searchForItem(
 		cursor = next;
 		state.cursor = next;
 
-		// Never more pages than the announced total allows (plus the last, short one).
-		const maxPages = total !== undefined ? Math.ceil(total / pageSize) + 2 : MAX_PAGES_WITHOUT_TOTAL;
-		if (pages >= maxPages && read < limit) {
+		// Pages may be shorter than asked (a plan's cap): the guard counts domains, not pages. More domains
+		// than the announced total, by more than one page (a live index may shift a domain while it is read),
+		// means cursors that move but never end.
+		const runaway = total !== undefined ? received > total + pageSize : pages >= MAX_PAGES_WITHOUT_TOTAL;
+		if (runaway && read < limit) {
 			throw buildApiError(node, {
 				itemIndex,
-				message: `The search stopped after ${pages} pages: the service announced ${total ?? 'no'} results in all but kept giving further pages`,
+				message:
+					total !== undefined
+						? `The search stopped after ${pages} pages: the service announced ${total} results in all but sent ${received}`
+						: `The search stopped after ${pages} pages: the service announced no total and kept giving further pages`,
 				description: `${read} domains were read. This is a fault of the service; try again later.`,
 			});
 		}
