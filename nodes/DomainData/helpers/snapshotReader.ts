@@ -17,7 +17,7 @@ import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { DEFAULT_MAX_ATTEMPTS } from '../actions/common';
-import { apiStream, type DomainDataFunctions, isTransientError } from '../transport';
+import { apiStream, containsSecret, credentialSecret, type DomainDataFunctions, isTransientError, redact } from '../transport';
 import { listDatasets, unknownLabelError } from './datasets';
 import { bytesPerLine, excerpt, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { asNodeError } from './nodeErrors';
@@ -30,6 +30,9 @@ export type MalformedLineHandling = 'error' | 'skip';
 export const DEFAULT_READ_BATCH_SIZE = 1000;
 /** Pause before re-requesting a dropped stream, doubled on each further drop. */
 const RESUME_PAUSE_MS = 250;
+/** Why a line that holds the API key stops the read (whatever "On Malformed Line" says). */
+const KEY_ECHO_DESCRIPTION =
+	'No record of the service holds your API key: whatever answered echoes the request, headers included. The line is not output (not as an item, not in a file) and the read stops. Check the Base URL of the credential; if it is right, report it to the service and consider replacing the key.';
 /** Skipped line numbers remembered for messages (the count is always exact). */
 const SKIPPED_LINE_NUMBERS_KEPT = 20;
 
@@ -196,6 +199,7 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 	const dropFields = filterOnlyFields.length > 0;
 	const encoder = collectBytes && dropFields ? new TextEncoder() : undefined;
 	const signal = cancelSignal(this);
+	const secret = await credentialSecret.call(this);
 	stats.label = plan.label;
 	stats.requestedFields = plan.requestFields;
 
@@ -261,6 +265,15 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 						leaveOut(index);
 						continue;
 					}
+					if (containsSecret(line, secret)) {
+						// No record of the index holds the user's own API key: the other end echoes the request.
+						throw serviceDataError(
+							this,
+							plan,
+							`Line ${handled} of the dataset "${plan.label}" contains the API key of the credential`,
+							KEY_ECHO_DESCRIPTION,
+						);
+					}
 					let record: IDataObject | undefined;
 					let problem: string | undefined;
 					try {
@@ -276,7 +289,7 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 								this,
 								plan,
 								`Line ${handled} of the dataset "${plan.label}" cannot be read: ${problem}`,
-								`The line starts with: ${excerpt(line)}\nSet "On Malformed Line" to "Skip and Count" to leave such lines out; the output then tells how many were skipped.`,
+								`The line starts with: ${excerpt(redact(line, secret))}\nSet "On Malformed Line" to "Skip and Count" to leave such lines out; the output then tells how many were skipped.`,
 							);
 						}
 						stats.skippedLines++;

@@ -121,10 +121,18 @@ export function isTransientError(error: unknown): boolean {
 	return classifyNetworkCode(networkErrorCode(error)) !== 'fatal';
 }
 
+/** Very short keys would blank out ordinary words; real keys are long. */
+const MIN_MASKED_SECRET_LENGTH = 6;
+
+/** `text` with every occurrence of the API key replaced by ***. */
 export function redact(text: string, secret?: string): string {
-	// Very short keys would blank out ordinary words; real keys are long.
-	if (!secret || secret.length < 6) return text;
-	return text.split(secret).join('***');
+	if (!containsSecret(text, secret)) return text;
+	return text.split(secret as string).join('***');
+}
+
+/** Whether `text` holds the API key (keys shorter than 6 characters are not looked for). */
+export function containsSecret(text: string, secret?: string): boolean {
+	return !!secret && secret.length >= MIN_MASKED_SECRET_LENGTH && text.includes(secret);
 }
 
 /** `{"error": "..."}` as the service sends it. */
@@ -162,18 +170,21 @@ export interface ServiceMessage {
 
 /**
  * What an error body says. The service answers `{"error": "..."}`; a proxy may answer an HTML page
- * (only its title or first heading is kept, e.g. "502 Bad Gateway") or plain text.
+ * (only its title or first heading is kept, e.g. "502 Bad Gateway") or plain text. The API key is masked
+ * in the whole text before anything is cut from it, so no part of the key survives at the cut.
  */
-export function readServiceMessage(body: unknown, contentType = ''): ServiceMessage {
+export function readServiceMessage(body: unknown, contentType = '', secret?: string): ServiceMessage {
+	const mask = (text: string) => redact(text, secret);
 	const direct = errorField(body);
-	if (direct) return { text: clip(direct), fromService: true };
+	if (direct) return { text: clip(mask(direct)), fromService: true };
 	if (typeof body !== 'string') return { fromService: false };
-	const text = body.trim();
+	const text = mask(body.trim());
 	if (!text) return { fromService: false };
 	if (text.startsWith('{')) {
 		try {
 			const parsed = errorField(JSON.parse(text));
-			if (parsed) return { text: clip(parsed), fromService: true };
+			// JSON escapes (\u0041...) can spell the key: mask the decoded text again.
+			if (parsed) return { text: clip(mask(parsed)), fromService: true };
 		} catch {
 			// not JSON after all: treated as text below
 		}
@@ -181,10 +192,11 @@ export function readServiceMessage(body: unknown, contentType = ''): ServiceMess
 	if (/html/i.test(contentType) || /^<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
 		const heading =
 			/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
-		const clean = heading ? stripTags(heading) : '';
+		// Tags and entities removed can join the key together again: mask after stripping too.
+		const clean = heading ? mask(stripTags(heading)) : '';
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}
-	return { text: clip(text.replace(/\s+/g, ' ')), fromService: false };
+	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
 }
 
 export interface ErrorParts {
@@ -249,8 +261,8 @@ const BASE_URL_HINT =
 /** The error for a non-2xx answer that will not be tried again. */
 export function statusError(node: INode, answer: FailedAnswer, context: FailureContext): NodeApiError {
 	const { status } = answer;
-	const read = readServiceMessage(answer.body, answer.contentType);
-	const reason = read.text ? redact(read.text, context.secret) : undefined;
+	const read = readServiceMessage(answer.body, answer.contentType, context.secret);
+	const reason = read.text;
 	const httpCode = String(status);
 	const base = { httpCode, itemIndex: context.itemIndex, serviceMessage: reason };
 	const told = said(reason, read.fromService);

@@ -29,7 +29,7 @@ import {
 } from './errors';
 import { MAX_ATTEMPTS_UNREACHABLE, RETRY_TIMING, RETRYABLE_STATUSES, planWait, waitFor } from './retry';
 
-export { isTransientError } from './errors';
+export { containsSecret, isTransientError, redact } from './errors';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
@@ -73,6 +73,15 @@ async function resolveTarget(this: DomainDataFunctions, itemIndex?: number): Pro
 		});
 	}
 	return { root: resolved.root, shown: resolved.shown, secret: credentials.apiKey };
+}
+
+/**
+ * The credential's API key, only so that callers can keep it out of texts and records built from what the
+ * service sent (see redact and containsSecret).
+ */
+export async function credentialSecret(this: DomainDataFunctions): Promise<string | undefined> {
+	const credentials = await this.getCredentials<{ apiKey?: string }>('domainDataApi');
+	return typeof credentials.apiKey === 'string' ? credentials.apiKey : undefined;
 }
 
 function encodePath(this: DomainDataFunctions, request: ApiRequest): string {
