@@ -7,6 +7,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface ReceivedRequest {
+	/** Date.now() when the request arrived. */
+	time: number;
 	method: string;
 	url: string;
 	headers: IncomingHttpHeaders;
@@ -26,7 +28,7 @@ export async function startLocalServer(
 	const received: ReceivedRequest[] = [];
 	const sockets = new Set<Socket>();
 	const server = createServer((req, res) => {
-		received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+		received.push({ time: Date.now(), method: req.method ?? '', url: req.url ?? '', headers: req.headers });
 		handler(req, res);
 	});
 	server.on('connection', (socket) => {

@@ -16,7 +16,10 @@ export interface FailureContext {
 	path: string;
 	/** The service address as the credential names it (see baseUrl.ts). */
 	shown: string;
+	/** Requests made in a row without progress when the read gave up. */
 	attempts: number;
+	/** Every kind of failure met, when there was more than one, e.g. "2× HTTP 503, 1× connection dropped". */
+	failureSummary?: string;
 	itemIndex?: number;
 	notFoundMessage?: string;
 	notFoundDescription?: string;
@@ -65,6 +68,20 @@ const CONNECT_PROBLEMS: Record<string, string> = {
 };
 
 export type NetworkFailureKind = 'dropped' | 'unreachable' | 'fatal';
+
+/** How the final error of a read names a failure without an answer. */
+export function networkFailureLabel(code: string | undefined): string {
+	switch (classifyNetworkCode(code)) {
+		case 'dropped':
+			return code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT'
+				? 'no answer in time'
+				: 'connection dropped';
+		case 'unreachable':
+			return 'connection refused or host unreachable';
+		default:
+			return code ? `connection failed (${code})` : 'connection failed';
+	}
+}
 
 export function classifyNetworkCode(code: string | undefined): NetworkFailureKind {
 	if (code && DROPPED_CODES.has(code)) return 'dropped';
@@ -118,6 +135,8 @@ export function isTransientError(error: unknown): boolean {
 	if (!error || typeof error !== 'object') return false;
 	const context = (error as { context?: { transient?: unknown } }).context;
 	if (context && typeof context.transient === 'boolean') return context.transient;
+	// A body that stayed silent for the idle timeout (transport/idle.ts) is a dropped connection.
+	if ((error as { code?: unknown }).code === 'IDLE_TIMEOUT') return true;
 	return classifyNetworkCode(networkErrorCode(error)) !== 'fatal';
 }
 
@@ -251,8 +270,9 @@ function said(text: string | undefined, fromService = true): string {
 	return fromService ? ` The service said: "${text}".` : ` The answer was: "${text}".`;
 }
 
-function tries(attempts: number): string {
-	return attempts > 1 ? ` after ${attempts} tries` : '';
+function tries(context: FailureContext): string {
+	if (context.attempts <= 1) return '';
+	return ` after ${context.attempts} tries${context.failureSummary ? ` (${context.failureSummary})` : ''}`;
 }
 
 const BASE_URL_HINT =
@@ -315,14 +335,14 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 			return buildApiError(node, {
 				...base,
 				transient: true,
-				message: `The Domain Data service is still rate limiting the requests${tries(context.attempts)} (429)`,
+				message: `The Domain Data service is still rate limiting the requests${tries(context)} (429)`,
 				description: `Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
 			});
 		case status >= 500:
 			return buildApiError(node, {
 				...base,
 				transient: RETRYABLE_STATUSES.has(status),
-				message: `The Domain Data service failed with ${statusLabel}${tries(context.attempts)}`,
+				message: `The Domain Data service failed with ${statusLabel}${tries(context)}`,
 				description: `The service, or a proxy in front of it, has a problem; this is usually temporary. Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
 			});
 		default:
@@ -345,8 +365,8 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 			...base,
 			transient: true,
 			message: timedOut
-				? `The Domain Data service at ${context.shown} did not answer in time${tries(context.attempts)}`
-				: `The connection to the Domain Data service at ${context.shown} broke before an answer came${tries(context.attempts)}`,
+				? `The Domain Data service at ${context.shown} did not answer in time${tries(context)}`
+				: `The connection to the Domain Data service at ${context.shown} broke before an answer came${tries(context)}`,
 			description: `${code}: this is usually a passing network or service problem. Run the node again later, or raise Max Attempts in the options.`,
 		});
 	}
@@ -354,10 +374,11 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 		return buildApiError(node, {
 			...base,
 			transient: kind === 'unreachable',
-			message: `Could not connect to the Domain Data service at ${context.shown}${tries(context.attempts)}`,
+			message: `Could not connect to the Domain Data service at ${context.shown}${tries(context)}`,
 			description: `${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} If the address is right, the service may be down: try again later.`,
 		});
 	}
+	if (code && UNDECODABLE_CODES.has(code)) return undecodableBodyError(node, code, context.itemIndex);
 	if (code && /CERT|SSL|TLS/.test(code)) {
 		return buildApiError(node, {
 			...base,
@@ -379,6 +400,26 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 		transient: false,
 		message: `The request to the Domain Data service at ${context.shown} failed${code ? ` (${code})` : ''}`,
 		description: BASE_URL_HINT,
+	});
+}
+
+/** The body's Content-Encoding (gzip, deflate, br) does not match its bytes. */
+const UNDECODABLE_CODES: ReadonlySet<string> = new Set(['Z_DATA_ERROR', 'Z_NEED_DICT', 'ERR__ERROR_FORMAT_PADDING_1']);
+
+/** Whether an error is a body that claims a compression it does not have. */
+export function isUndecodableBody(error: unknown): boolean {
+	const code = networkErrorCode(error);
+	return code !== undefined && UNDECODABLE_CODES.has(code);
+}
+
+/** An answer whose Content-Encoding header says compressed (gzip...) while its bytes are not. */
+export function undecodableBodyError(node: INode, code: string | undefined, itemIndex?: number): NodeApiError {
+	return buildApiError(node, {
+		itemIndex,
+		networkCode: code,
+		transient: false,
+		message: 'The answer of the Domain Data service says it is compressed (Content-Encoding: gzip, deflate or br), but its bytes are not',
+		description: `The body cannot be decompressed${code ? ` (${code})` : ''}. A proxy in front of the service, or the service itself, sends a wrong Content-Encoding header; nothing of this answer is used. ${BASE_URL_HINT}`,
 	});
 }
 

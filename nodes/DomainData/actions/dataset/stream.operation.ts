@@ -18,6 +18,7 @@ import {
 	readSnapshotBytes,
 	type SnapshotReadStats,
 } from '../../helpers/snapshotReader';
+import { idleTimeoutMs } from '../../transport';
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsOption, returnAllOrLimit } from '../common';
 
 /** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
@@ -198,6 +199,15 @@ const properties: INodeProperties[] = [
 				description:
 					'The node stops with an error rather than output more records than this in all (n8n keeps every output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
 			},
+			{
+				displayName: 'Idle Timeout (Seconds)',
+				name: 'idleTimeout',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 60, // DEFAULT_IDLE_TIMEOUT_MS in seconds (the lint rule wants a literal)
+				description:
+					'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the connection counts as dropped and the read resumes under Max Attempts',
+			},
 			maxAttemptsOption,
 			{
 				displayName: 'On Malformed Line',
@@ -231,6 +241,7 @@ interface StreamOptions {
 	compression?: 'none' | 'gzip';
 	maxRecords?: number;
 	maxAttempts?: number;
+	idleTimeout?: number;
 	onMalformedLine?: MalformedLineHandling;
 }
 
@@ -245,6 +256,7 @@ interface StreamRequest {
 	compression: 'none' | 'gzip';
 	maxRecords: number;
 	maxAttempts: number;
+	idleTimeoutMs: number;
 	onMalformed: MalformedLineHandling;
 }
 
@@ -300,6 +312,7 @@ function readRequest(this: IExecuteFunctions, itemIndex: number): StreamRequest 
 		compression: options.compression === 'gzip' ? 'gzip' : 'none',
 		maxRecords,
 		maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+		idleTimeoutMs: idleTimeoutMs(options.idleTimeout),
 		onMalformed: options.onMalformedLine === 'skip' ? 'skip' : 'error',
 	};
 }
@@ -399,6 +412,7 @@ async function readIntoMemory(
 		limit: readLimit,
 		filter: request.filter,
 		maxAttempts: request.maxAttempts,
+		idleTimeoutMs: request.idleTimeoutMs,
 		onMalformed: request.onMalformed,
 		batchSize,
 		stats,
@@ -446,6 +460,7 @@ async function readIntoFile(
 		limit: request.limit,
 		filter: request.filter,
 		maxAttempts: request.maxAttempts,
+		idleTimeoutMs: request.idleTimeoutMs,
 		onMalformed: request.onMalformed,
 		stats,
 		itemIndex,
