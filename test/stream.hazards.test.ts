@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import { normalizeDomainName } from '../nodes/DomainData/helpers/domainName';
 import { apiRequest, type ApiRequest } from '../nodes/DomainData/transport';
@@ -28,7 +28,7 @@ beforeEach(() => {
 	server.received.length = 0;
 });
 
-function stream(options: IDataObject = {}, extra: { abortSignal?: AbortSignal; output?: string } = {}) {
+function stream(options: INodeParameters = {}, extra: { abortSignal?: AbortSignal; output?: string } = {}) {
 	return runNode({
 		parameters: {
 			resource: 'dataset',
