@@ -66,6 +66,23 @@ describe('error bodies: the key is masked before the text is cut', () => {
 		expect(keyPieces(views(error))).toEqual([]);
 	});
 
+	test('a reason phrase that holds the key (HTTP/1.1 502 <key>): masked in the message', async () => {
+		answer = (res) => res.writeHead(502, `Bad Gateway ${KEY}`, { 'content-type': 'text/plain' }).end('down');
+		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1 });
+		expect(error.message).toBe('The Domain Data service failed with 502 Bad Gateway ***');
+		expect(keyPieces(views(error))).toEqual([]);
+	});
+
+	test('a content type that holds the key, on a stream: masked in the message', async () => {
+		answer = (res) => res.writeHead(200, { 'content-type': `text/x-${KEY}` }).end('<html></html>');
+		const result = await runNode({
+			parameters: { resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, options: { maxAttempts: 1 } },
+			credentials: { apiKey: KEY, baseUrl: server.url },
+		});
+		expect(result.error?.message).toContain('instead of NDJSON records');
+		expect(keyPieces(views(result.error))).toEqual([]);
+	});
+
 	test('a short message that holds the key shows *** in its place', async () => {
 		answer = (res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad key ${KEY}` }));
 		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1 });

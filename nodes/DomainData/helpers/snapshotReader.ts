@@ -390,7 +390,7 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 		if (handled > handledBefore) budget.progress();
 		const wait = budget.afterFailure({ label: dropLabel(dropped), retryable: true });
 		if (wait === undefined) {
-			const cause = dropped instanceof Error ? dropped.message : String(dropped);
+			const cause = redact(dropped instanceof Error ? dropped.message : String(dropped), secret);
 			const requests = budget.requests;
 			throw serviceDataError(
 				this,

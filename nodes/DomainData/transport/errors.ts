@@ -286,7 +286,9 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 	const httpCode = String(status);
 	const base = { httpCode, itemIndex: context.itemIndex, serviceMessage: reason };
 	const told = said(reason, read.fromService);
-	const statusLabel = `${status}${answer.statusText ? ' ' + answer.statusText : ''}`;
+	// The reason phrase comes from the other end too: masked, then cut, like every text of the service.
+	const reasonPhrase = answer.statusText ? clip(redact(answer.statusText, context.secret).replace(/\s+/g, ' '), 60) : '';
+	const statusLabel = `${status}${reasonPhrase ? ' ' + reasonPhrase : ''}`;
 
 	switch (true) {
 		case status === 400:

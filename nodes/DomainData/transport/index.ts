@@ -336,7 +336,7 @@ export async function apiStream(
 		throw unexpectedBodyError(
 			this.getNode(),
 			answer.context,
-			`it answered ${answer.status} with ${contentType.split(';')[0].trim()} instead of NDJSON records${read.text ? `: "${read.text}"` : ''}`,
+			`it answered ${answer.status} with ${readServiceMessage(contentType.split(';')[0], 'text/plain', answer.context.secret).text ?? 'another content type'} instead of NDJSON records${read.text ? `: "${read.text}"` : ''}`,
 		);
 	}
 	if (isAsyncIterable(answer.body)) return answer.body as AsyncIterable<Uint8Array>;
