@@ -29,6 +29,7 @@ import {
 	isUndecodableBody,
 	networkErrorCode,
 	networkFailureLabel,
+	normalizeMaxAttempts,
 	redact,
 	RetryBudget,
 	type RetryTiming,
@@ -169,7 +170,7 @@ function planRead(context: DomainDataFunctions, options: ReadSnapshotOptions, co
 		recordLimit: limit,
 		// With a filter, "limit" counts matches, which the service cannot know: it must not cut the stream.
 		serviceLimit: predicate ? undefined : limit,
-		maxAttempts: new RetryBudget(options.maxAttempts).maxAttempts,
+		maxAttempts: normalizeMaxAttempts(options.maxAttempts),
 		idleTimeoutMs: options.idleTimeoutMs,
 		retryTiming: options.retryTiming,
 		onMalformed: options.onMalformed ?? 'error',
@@ -206,7 +207,6 @@ async function openStream(this: DomainDataFunctions, plan: ReadPlan, budget: Ret
 	}
 	throw asNodeError(this.getNode(), failure, plan.itemIndex);
 }
-
 
 function serviceDataError(context: DomainDataFunctions, plan: ReadPlan, message: string, description: string) {
 	return new NodeApiError(context.getNode(), { message } as JsonObject, {

@@ -34,7 +34,7 @@ import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 
 export { containsSecret, isTransientError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel, redact } from './errors';
 export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, idleTimeoutMs } from './idle';
-export { DEFAULT_MAX_ATTEMPTS, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
+export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
