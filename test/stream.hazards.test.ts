@@ -10,7 +10,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { normalizeDomainName } from '../nodes/DomainData/helpers/domainName';
 import { apiRequest, type ApiRequest } from '../nodes/DomainData/transport';
 import { startLocalServer, type LocalServer } from './harness/localServer';
-import { createExecuteContext, readBinary, runNode } from './harness/n8n';
+import { createExecuteContext, readBinary, runNode, runPoll } from './harness/n8n';
 
 const KEY = 'hazard-test-key-0123456789';
 const LABEL = '2025-06-30';
@@ -97,6 +97,27 @@ describe('idle timeout (no byte for N seconds counts as a dropped connection)', 
 		const error = await jsonFailure({ maxAttempts: 2, timeoutMs: 300 });
 		expect(error?.message).toBe(`The Domain Data service at ${server.url} did not answer in time after 2 tries`);
 		expect(server.received).toHaveLength(2);
+	});
+
+	test('the trigger\'s attached records: the same option and rule', async () => {
+		handle = (req, res) => {
+			if (req.url?.split('?')[0] === '/json/api/v1/historical/domain') {
+				res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ datasets: [{ label: LABEL, value: 'snap_1' }] }));
+				return;
+			}
+			ndjsonHeaders(res); // and then silence
+		};
+		const polled = runPoll({
+			parameters: { event: 'newDataset', attachRecords: true, recordCount: 3, options: { idleTimeout: 0.3, maxAttempts: 1 } },
+			credentials: { apiKey: KEY, baseUrl: server.url },
+			staticData: {},
+			mode: 'manual',
+		});
+		await expect(polled).rejects.toThrow('1 request in a row failed without new lines (1× no data for 0.3 s)');
+		expect(server.received.map((request) => request.url?.split('?')[0])).toEqual([
+			'/json/api/v1/historical/domain',
+			`/json/api/v1/historical/domain/${LABEL}`,
+		]);
 	});
 
 	test('a slow but steady stream is not cut: each chunk resets the idle time', async () => {

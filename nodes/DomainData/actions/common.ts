@@ -16,6 +16,17 @@ export const maxAttemptsOption: INodeProperties = {
 		'The most requests one read makes in a row without progress when the service is rate limiting (429), failing (5xx), refuses or drops the connection, or stops sending. A stream that has read new lines starts again from this number. Waits grow between requests and follow the Retry-After header when the service sends one.',
 };
 
+/** Goes into the `options` collection of every operation (and the trigger) that reads a dataset stream. */
+export const idleTimeoutOption: INodeProperties = {
+	displayName: 'Idle Timeout (Seconds)',
+	name: 'idleTimeout',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 60, // DEFAULT_IDLE_TIMEOUT_MS in seconds (the lint rule wants a literal; a test compares them)
+	description:
+		'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the connection counts as dropped and the read resumes under Max Attempts',
+};
+
 export function getMaxAttempts(this: IExecuteFunctions, itemIndex = 0): number {
 	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: number };
 	return options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;

@@ -45,11 +45,18 @@ function idleAfter(ms: number, stop: AbortSignal): Promise<typeof IDLE | undefin
 	);
 }
 
-/** The chunks of `body`, failing with IdleTimeoutError when none comes for `ms`. */
-export async function* withIdleTimeout<T>(body: AsyncIterable<T>, ms: number): AsyncGenerator<T> {
+/**
+ * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms`. Call it as soon as the
+ * answer's headers came: the silence is counted from then, as the socket's own timeout counts it.
+ */
+export function withIdleTimeout<T>(body: AsyncIterable<T>, ms: number): AsyncGenerator<T> {
+	return watch(body, ms, Date.now());
+}
+
+async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number): AsyncGenerator<T> {
 	const chunks = body[Symbol.asyncIterator]();
 	let finished = false;
-	let lastChunkAt = Date.now();
+	let lastChunkAt = answeredAt;
 	try {
 		for (;;) {
 			const stop = new AbortController();
@@ -65,7 +72,7 @@ export async function* withIdleTimeout<T>(body: AsyncIterable<T>, ms: number): A
 			if (broke) {
 				// n8n's HTTP client may close a silent socket at about the same moment (its `timeout`): that is
 				// this same idle timeout, and is named so.
-				if (Date.now() - lastChunkAt >= ms * 0.9) throw new IdleTimeoutError(ms);
+				if (Date.now() - lastChunkAt >= ms * 0.75) throw new IdleTimeoutError(ms);
 				throw broke.error;
 			}
 			lastChunkAt = Date.now();

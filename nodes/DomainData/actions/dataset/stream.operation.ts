@@ -19,7 +19,7 @@ import {
 	type SnapshotReadStats,
 } from '../../helpers/snapshotReader';
 import { idleTimeoutMs } from '../../transport';
-import { DEFAULT_MAX_ATTEMPTS, maxAttemptsOption, returnAllOrLimit } from '../common';
+import { DEFAULT_MAX_ATTEMPTS, idleTimeoutOption, maxAttemptsOption, returnAllOrLimit } from '../common';
 
 /** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
 export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
@@ -199,15 +199,7 @@ const properties: INodeProperties[] = [
 				description:
 					'The node stops with an error rather than output more records than this in all (n8n keeps every output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
 			},
-			{
-				displayName: 'Idle Timeout (Seconds)',
-				name: 'idleTimeout',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 60, // DEFAULT_IDLE_TIMEOUT_MS in seconds (the lint rule wants a literal)
-				description:
-					'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the connection counts as dropped and the read resumes under Max Attempts',
-			},
+			idleTimeoutOption,
 			maxAttemptsOption,
 			{
 				displayName: 'On Malformed Line',
