@@ -6,6 +6,36 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+/**
+ * The credential's Base URL as the transport reads it (transport/baseUrl.ts `resolveBaseUrl`), as an n8n
+ * expression: the API root for an accepted address, an expression error with the node's words otherwise.
+ */
+const BASE_URL_EXPRESSION = [
+	'={{ (() => {',
+	'const refuse = (problem) => extend(null, problem + ". The Test sent nothing: this Base URL", []);',
+	'const text = typeof $credentials.baseUrl === "string" ? $credentials.baseUrl.trim() : "";',
+	'if (!text) return refuse("The Base URL of the Domain Data credential is empty");',
+	'if (!/^[a-z][a-z0-9+.-]*:\\/\\//i.test(text)) return refuse("The Base URL \\"" + text + "\\" of the Domain Data credential must start with https:// or http://");',
+	// n8n's expressions have no URL class: the address is taken apart as the URL standard does for these rules.
+	'const parts = /^([a-z][a-z0-9+.-]*):\\/\\/([^\\/?#]*)([^?#]*)(\\?[^#]*)?(#.*)?$/i.exec(text);',
+	'const authority = parts ? parts[2] : "";',
+	'const hostPort = authority.slice(authority.lastIndexOf("@") + 1);',
+	'const hostParts = /^([^\\s:@\\/]+|\\[[0-9a-f:.]+\\])(?::(\\d{0,5}))?$/i.exec(hostPort);',
+	'if (!parts || /\\s/.test(text) || !hostParts || Number(hostParts[2] || 0) > 65535) return refuse("The Base URL \\"" + text + "\\" of the Domain Data credential is not a valid address");',
+	'const protocol = parts[1].toLowerCase() + ":";',
+	'if (protocol !== "http:" && protocol !== "https:") return refuse("The Base URL of the Domain Data credential must start with https:// or http:// (it starts with " + protocol + "//)");',
+	'if (authority.includes("@")) return refuse("The Base URL of the Domain Data credential must not contain a user name or password");',
+	'const port = hostParts[2] && Number(hostParts[2]) !== (protocol === "https:" ? 443 : 80) ? ":" + Number(hostParts[2]) : "";',
+	'const origin = protocol + "//" + hostParts[1].toLowerCase() + port;',
+	'const path = parts[3] || "/";',
+	'if ((parts[4] || "").length > 1 || (parts[5] || "").length > 1) return refuse("The Base URL \\"" + origin + path + "\\" of the Domain Data credential must not contain a query (?...) or a fragment (#...)");',
+	'return origin + path.replace(/\\/+$/, "").replace(/\\/json\\/api\\/v1$/i, "").replace(/\\/+$/, "") + "/json/api/v1";',
+	'})() }}',
+].join(' ');
+
+const REDIRECT_MESSAGE = (status: number) =>
+	`The Base URL redirects to another address (${status}). The Test does not follow redirects, so that the API key stays with the address entered: enter the address the service answers at.`;
+
 export class DomainDataApi implements ICredentialType {
 	name = 'domainDataApi';
 
@@ -50,14 +80,22 @@ export class DomainDataApi implements ICredentialType {
 	};
 
 	// A one-result search is the cheapest call every plan may make (the dataset list needs the historical
-	// feature). The base URL follows the rules of the transport (transport/baseUrl.ts): surrounding spaces,
-	// trailing slashes and a trailing /json/api/v1 are tolerated. n8n's credential test shows no text of the
-	// service; the rules give each status a message that says what to fix (n8n versions that do not keep the
-	// HTTP response on the error, such as 2.8, show their own text per status instead: still distinct).
+	// feature). The base URL goes through the rules of the transport (transport/baseUrl.ts, kept in step by
+	// test/credential.test.ts): surrounding spaces, trailing slashes and a trailing /json/api/v1 are
+	// tolerated, and what the node refuses (a user name or password, a query, no http(s)://) the Test refuses
+	// too, with the node's words and without sending anything. An n8n expression cannot throw an error of its
+	// own, so the refusal goes through n8n's `extend` on a null value, which throws an expression error named
+	// after its second argument (n8n appends "can't be used on null value").
+	// The Test never follows a redirect (n8n's default is to follow it and send the key along, to any origin):
+	// a Base URL that redirects fails, and the key stays with the address the user entered.
+	// n8n's credential test shows no text of the service; the rules give each status a message that says what
+	// to fix (n8n versions that do not keep the HTTP response on the error, such as 2.8, show their own text per
+	// status instead: still distinct).
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL:
-				'={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/json\\/api\\/v1$/i, "").replace(/\\/+$/, "")}}/json/api/v1',
+			baseURL: BASE_URL_EXPRESSION,
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
 			url: '/domain/search',
 			method: 'POST',
 			body: { pageSize: 1 },
@@ -98,6 +136,41 @@ export class DomainDataApi implements ICredentialType {
 				properties: {
 					value: 429,
 					message: 'The service is rate limiting this API key right now (429). Try again in a moment.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 301,
+					message: REDIRECT_MESSAGE(301),
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 302,
+					message: REDIRECT_MESSAGE(302),
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 303,
+					message: REDIRECT_MESSAGE(303),
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 307,
+					message: REDIRECT_MESSAGE(307),
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 308,
+					message: REDIRECT_MESSAGE(308),
 				},
 			},
 		],

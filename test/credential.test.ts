@@ -17,6 +17,7 @@ import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
 import { DomainDataApi } from '../credentials/DomainDataApi.credentials';
 import { resolveBaseUrl } from '../nodes/DomainData/transport/baseUrl';
+import { startLocalServer } from './harness/localServer';
 import { createExecuteContext } from './harness/n8n';
 import { KEYS, startSimulator, type Simulator } from './simulator';
 
@@ -80,6 +81,24 @@ describe('the base URL expression of the test request', () => {
 		const resolved = resolveBaseUrl(baseUrl);
 		if (!resolved.ok) throw new Error(resolved.problem);
 		expect(resolve(baseUrl)).toBe(resolved.root);
+	});
+
+	// What the node refuses, the Test refuses with the node's words (n8n appends its own few words).
+	test.each([
+		'',
+		'   ',
+		'api.domain-data.example',
+		'http:/api.domain-data.example',
+		'ftp://api.domain-data.example',
+		'http://user:pass@api.domain-data.example',
+		'http://user@api.domain-data.example',
+		'https://api.domain-data.example/?token=abc',
+		'https://api.domain-data.example/#x',
+		'http://exa mple.com',
+	])('%j is refused as the transport refuses it', (baseUrl) => {
+		const resolved = resolveBaseUrl(baseUrl);
+		if (resolved.ok) throw new Error(`the transport accepts ${baseUrl}`);
+		expect(() => resolve(baseUrl)).toThrow(resolved.problem);
 	});
 });
 
@@ -233,5 +252,43 @@ describe('Test (the credential test request)', () => {
 		const result = await testCredential({ apiKey: KEYS.pro, baseUrl: `http://127.0.0.1:${port}` });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/ECONNREFUSED|refused/);
+	});
+});
+
+describe('Test: the key never leaves the Base URL\'s origin', () => {
+	test.each([301, 302, 303, 307, 308])(
+		'a Base URL that answers %i to another origin: the Test fails, the other origin receives nothing',
+		async (status) => {
+			const other = await startLocalServer((_req, res) => res.end('{"domains":[]}'));
+			const redirecting = await startLocalServer((_req, res) => {
+				res.writeHead(status, { location: `${other.url}/json/api/v1/domain/search` }).end();
+			});
+			try {
+				const result = await testCredential({ apiKey: KEYS.pro, baseUrl: redirecting.url });
+				expect(result.status).toBe('Error');
+				expect(result.message).not.toContain(KEYS.pro);
+				expect(redirecting.received).toHaveLength(1);
+				expect(other.received.map((request) => request.headers.authorization)).toEqual([]);
+			} finally {
+				await other.close();
+				await redirecting.close();
+			}
+		},
+	);
+
+	test.each([
+		['http://user:pass@127.0.0.1', 'must not contain a user name or password'],
+		['http://127.0.0.1/?token=abc', 'must not contain a query'],
+		['http:/127.0.0.1', 'must start with https:// or http://'],
+	])('%j: refused before any request, with the node\'s words', async (baseUrl, words) => {
+		const server = await startLocalServer((_req, res) => res.end('{"domains":[]}'));
+		try {
+			const result = await testCredential({ apiKey: KEYS.pro, baseUrl: baseUrl.replace('127.0.0.1', `127.0.0.1:${server.port}`) });
+			expect(result.status).toBe('Error');
+			expect(result.message).toContain(words);
+			expect(server.received).toHaveLength(0);
+		} finally {
+			await server.close();
+		}
 	});
 });

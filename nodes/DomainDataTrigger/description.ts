@@ -2,7 +2,8 @@
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DEFAULT_MAX_ATTEMPTS, maxAttemptsOption } from '../DomainData/actions/common';
+import { DEFAULT_MAX_ATTEMPTS, idleTimeoutOption, maxAttemptsOption } from '../DomainData/actions/common';
+import { idleTimeoutMs } from '../DomainData/transport';
 import {
 	DEFAULT_SNAPSHOT_FIELDS,
 	SNAPSHOT_FIELDS,
@@ -65,19 +66,21 @@ export const eventProperties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		options: [maxAttemptsOption],
+		options: [{ ...idleTimeoutOption, displayOptions: { show: { '/attachRecords': [true] } } }, maxAttemptsOption],
 	},
 ];
 
 export interface TriggerOptions {
 	maxAttempts: number;
+	/** No byte for this long while attached records are read counts as a dropped connection. */
+	idleTimeoutMs: number;
 	/** Set when records are attached. */
 	records?: { count: number; fields?: SnapshotField[] };
 }
 
 export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
-	const { maxAttempts } = this.getNodeParameter('options', {}) as { maxAttempts?: number };
-	const options: TriggerOptions = { maxAttempts: maxAttempts ?? DEFAULT_MAX_ATTEMPTS };
+	const { maxAttempts, idleTimeout } = this.getNodeParameter('options', {}) as { maxAttempts?: number; idleTimeout?: number };
+	const options: TriggerOptions = { maxAttempts: maxAttempts ?? DEFAULT_MAX_ATTEMPTS, idleTimeoutMs: idleTimeoutMs(idleTimeout) };
 	if (!(this.getNodeParameter('attachRecords', false) as boolean)) return options;
 
 	const count = this.getNodeParameter('recordCount', 100) as number;

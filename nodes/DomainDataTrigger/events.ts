@@ -39,6 +39,7 @@ async function firstRecords(
 		fields: fields ?? DEFAULT_SNAPSHOT_FIELDS,
 		limit: count,
 		maxAttempts: options.maxAttempts,
+		idleTimeoutMs: options.idleTimeoutMs,
 	})) {
 		records.push(...batch);
 	}

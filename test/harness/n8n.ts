@@ -231,7 +231,7 @@ export interface NodeRunResult {
 
 /** A real n8n-core ExecuteContext for the Domain Data node, as n8n builds it for a manual execution. */
 export async function createExecuteContext(
-	options: HarnessNodeOptions & { input?: INodeExecutionData[] },
+	options: HarnessNodeOptions & { input?: INodeExecutionData[]; abortSignal?: AbortSignal },
 ) {
 	await ensureBinaryData();
 	const { workflow, node, additionalData } = makeWorkflow(options);
@@ -251,13 +251,14 @@ export async function createExecuteContext(
 		{ main: [input] },
 		executeData,
 		[],
+		options.abortSignal,
 	);
 	return { context, node, workflow };
 }
 
 /** Runs the Domain Data node once over `input` items (default: one empty item), as a manual execution. */
 export async function runNode(
-	options: HarnessNodeOptions & { input?: INodeExecutionData[] },
+	options: HarnessNodeOptions & { input?: INodeExecutionData[]; abortSignal?: AbortSignal },
 ): Promise<NodeRunResult> {
 	const { context, node } = await createExecuteContext(options);
 	const nodeType = nodeTypes.getByNameAndVersion(node.type);

@@ -1,7 +1,9 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-/** Default number of tries in all for one request; each retry waits longer (see transport/retry.ts). */
-export const DEFAULT_MAX_ATTEMPTS = 4;
+import { DEFAULT_MAX_ATTEMPTS } from '../transport/retry';
+
+/** Requests in a row without progress before a read gives up (the retry policy: transport/retry.ts). */
+export { DEFAULT_MAX_ATTEMPTS };
 
 /** Goes into the `options` collection of every operation that calls the service. */
 export const maxAttemptsOption: INodeProperties = {
@@ -11,7 +13,18 @@ export const maxAttemptsOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: 10 },
 	default: DEFAULT_MAX_ATTEMPTS,
 	description:
-		'How many times to try a request in all when the service is rate limiting (429), failing (5xx) or drops the connection. Waits grow between tries and follow the Retry-After header when the service sends one.',
+		'The most requests one read makes in a row without progress when the service is rate limiting (429), failing (5xx), refuses or drops the connection, or stops sending. A stream that has read new lines starts again from this number. Waits grow between requests and follow the Retry-After header when the service sends one.',
+};
+
+/** Goes into the `options` collection of every operation (and the trigger) that reads a dataset stream. */
+export const idleTimeoutOption: INodeProperties = {
+	displayName: 'Idle Timeout (Seconds)',
+	name: 'idleTimeout',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 60, // DEFAULT_IDLE_TIMEOUT_MS in seconds (the lint rule wants a literal; a test compares them)
+	description:
+		'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the connection counts as dropped and the read resumes under Max Attempts',
 };
 
 export function getMaxAttempts(this: IExecuteFunctions, itemIndex = 0): number {

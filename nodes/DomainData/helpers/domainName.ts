@@ -33,7 +33,8 @@ export function describeValue(value: unknown): string {
 export function normalizeDomainName(value: unknown, options: NormalizeOptions = {}): NormalizedName {
 	if (typeof value !== 'string') {
 		if (value === undefined || value === null) return { ok: false, reason: 'it is empty' };
-		return { ok: false, reason: `it is a ${Array.isArray(value) ? 'list' : typeof value}, not text` };
+		const kind = Array.isArray(value) ? 'list' : typeof value;
+		return { ok: false, reason: `it is ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}, not text` };
 	}
 	let text = value.trim();
 	if (!text) return { ok: false, reason: 'it is empty' };

@@ -8,16 +8,33 @@
  * - no gap, no duplicate: the endpoint has no offset, so after a drop the same request is sent again
  *   and its first N lines are skipped, N being the complete lines already handled (malformed and blank
  *   lines included: they are lines of the stream too). A half-received line is dropped and read again;
- * - bounded: `maxAttempts` stream requests in all (each re-request re-reads the first N lines).
+ * - bounded: one retry budget for the whole read (transport/retry.ts): at most `maxAttempts` requests in a
+ *   row without new lines, whatever failed (an HTTP status, a refused, dropped or silent connection); each
+ *   re-request re-reads the first N lines.
  *
  * Two ways out: `readSnapshot` yields batches of parsed records (shared with the trigger), and
  * `readSnapshotBytes` yields the NDJSON bytes of the kept lines (for the file output).
  */
-import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { DEFAULT_MAX_ATTEMPTS } from '../actions/common';
-import { apiStream, type DomainDataFunctions, isTransientError } from '../transport';
+import {
+	apiStream,
+	cancelSignal,
+	containsSecret,
+	credentialSecret,
+	type DomainDataFunctions,
+	IdleTimeoutError,
+	isTransientError,
+	isUndecodableBody,
+	networkErrorCode,
+	networkFailureLabel,
+	normalizeMaxAttempts,
+	redact,
+	RetryBudget,
+	type RetryTiming,
+	undecodableBodyError,
+} from '../transport';
 import { listDatasets, unknownLabelError } from './datasets';
 import { bytesPerLine, excerpt, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { asNodeError } from './nodeErrors';
@@ -28,8 +45,16 @@ export type MalformedLineHandling = 'error' | 'skip';
 
 /** Records per yielded batch of `readSnapshot` when the caller does not say. */
 export const DEFAULT_READ_BATCH_SIZE = 1000;
-/** Pause before re-requesting a dropped stream, doubled on each further drop. */
-const RESUME_PAUSE_MS = 250;
+/**
+ * One rule for bytes that are not valid UTF-8, in items and files alike: they become U+FFFD, the Unicode
+ * replacement character (what TextDecoder makes of them).
+ */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+const utf8 = new TextEncoder();
+
+/** Why a line that holds the API key stops the read (whatever "On Malformed Line" says). */
+const KEY_ECHO_DESCRIPTION =
+	'No record of the service holds your API key: whatever answered echoes the request, headers included. The line is not output (not as an item, not in a file) and the read stops. Check the Base URL of the credential; if it is right, report it to the service and consider replacing the key.';
 /** Skipped line numbers remembered for messages (the count is always exact). */
 const SKIPPED_LINE_NUMBERS_KEPT = 20;
 
@@ -84,8 +109,12 @@ export interface ReadSnapshotOptions {
 	limit?: number;
 	/** Only records that match; fields the filter reads but `fields` lacks are asked for and removed again. */
 	filter?: RecordFilter;
-	/** Stream requests in all, the first included (default 4). Also passed to the transport for 429/5xx. */
+	/** Requests in a row without new lines before the read gives up (default 4), whatever failed. */
 	maxAttempts?: number;
+	/** No byte for this long counts as a dropped connection (default 60 s). */
+	idleTimeoutMs?: number;
+	/** Backoff timing (tests pass a faster one); default RETRY_TIMING. */
+	retryTiming?: RetryTiming;
 	/** A line that is not a JSON object: fail (default) or skip it and count it in `stats`. */
 	onMalformed?: MalformedLineHandling;
 	/** Records per yielded array (default 1000; the last one can be shorter). */
@@ -105,6 +134,8 @@ interface ReadPlan {
 	/** `limit` query parameter: only when every line read is a record handed out (no filter). */
 	serviceLimit?: number;
 	maxAttempts: number;
+	idleTimeoutMs?: number;
+	retryTiming?: RetryTiming;
 	onMalformed: MalformedLineHandling;
 	itemIndex?: number;
 	/** Keep the parsed records (false when only bytes are wanted). */
@@ -139,7 +170,9 @@ function planRead(context: DomainDataFunctions, options: ReadSnapshotOptions, co
 		recordLimit: limit,
 		// With a filter, "limit" counts matches, which the service cannot know: it must not cut the stream.
 		serviceLimit: predicate ? undefined : limit,
-		maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)),
+		maxAttempts: normalizeMaxAttempts(options.maxAttempts),
+		idleTimeoutMs: options.idleTimeoutMs,
+		retryTiming: options.retryTiming,
 		onMalformed: options.onMalformed ?? 'error',
 		itemIndex: options.itemIndex,
 		collectRecords: collect.records,
@@ -148,7 +181,7 @@ function planRead(context: DomainDataFunctions, options: ReadSnapshotOptions, co
 }
 
 /** Opens the stream of the plan's label; a 404 becomes an error naming the labels that exist. */
-async function openStream(this: DomainDataFunctions, plan: ReadPlan): Promise<AsyncIterable<Uint8Array>> {
+async function openStream(this: DomainDataFunctions, plan: ReadPlan, budget: RetryBudget): Promise<AsyncIterable<Uint8Array>> {
 	const qs: Record<string, string | number> = { fields: plan.requestFields.join(',') };
 	if (plan.serviceLimit !== undefined) qs.limit = plan.serviceLimit;
 	const notFoundMessage = `The dataset "${plan.label}" does not exist`;
@@ -158,7 +191,8 @@ async function openStream(this: DomainDataFunctions, plan: ReadPlan): Promise<As
 			method: 'GET',
 			path: ['historical', 'domain', plan.label],
 			qs,
-			maxAttempts: plan.maxAttempts,
+			budget,
+			timeoutMs: plan.idleTimeoutMs,
 			itemIndex: plan.itemIndex,
 			notFoundMessage,
 		});
@@ -172,11 +206,6 @@ async function openStream(this: DomainDataFunctions, plan: ReadPlan): Promise<As
 		throw unknownLabelError.call(this, plan.label, datasets, plan.itemIndex);
 	}
 	throw asNodeError(this.getNode(), failure, plan.itemIndex);
-}
-
-function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
-	const execute = context as Partial<IExecuteFunctions>;
-	return typeof execute.getExecutionCancelSignal === 'function' ? execute.getExecutionCancelSignal() : undefined;
 }
 
 function serviceDataError(context: DomainDataFunctions, plan: ReadPlan, message: string, description: string) {
@@ -196,13 +225,25 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 	const dropFields = filterOnlyFields.length > 0;
 	const encoder = collectBytes && dropFields ? new TextEncoder() : undefined;
 	const signal = cancelSignal(this);
+	const secret = await credentialSecret.call(this);
 	stats.label = plan.label;
 	stats.requestedFields = plan.requestFields;
 
+	/** One budget for the whole read: the transport's retries and the resumes below spend it together. */
+	const budget = new RetryBudget(plan.maxAttempts, plan.retryTiming, signal);
 	/** Complete lines of the snapshot handled so far, in stream order: the resume point. */
 	let handled = 0;
-	for (let attempt = 1; ; attempt++) {
-		const body = await openStream.call(this, plan);
+	/** Lines that were records (before filters): a snapshot without any is not a snapshot. */
+	let parsed = 0;
+	for (;;) {
+		const handledBefore = handled;
+		let body: AsyncIterable<Uint8Array>;
+		try {
+			body = await openStream.call(this, plan, budget);
+		} catch (error) {
+			if (signal?.aborted) throw cancelledError(this, plan, stats);
+			throw asNodeError(this.getNode(), error, plan.itemIndex);
+		}
 		stats.requests++;
 		const splitter = new NdjsonLineSplitter();
 		const chunks = body[Symbol.asyncIterator]();
@@ -216,15 +257,13 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 				try {
 					step = await chunks.next();
 				} catch (error) {
+					// n8n aborts the body when the execution is cancelled.
+					if (signal?.aborted) throw cancelledError(this, plan, stats);
 					// Only the body can fail here, after a 2xx: normally the connection dropped mid-stream.
 					dropped = error;
 					break;
 				}
-				if (signal?.aborted) {
-					throw new NodeOperationError(this.getNode(), 'The execution was cancelled while the dataset was streaming', {
-						itemIndex: plan.itemIndex,
-					});
-				}
+				if (signal?.aborted) throw cancelledError(this, plan, stats);
 				let block;
 				try {
 					block = step.done ? splitter.end() : splitter.push(step.value);
@@ -244,6 +283,8 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 				const leaveOut = (index: number) => {
 					(kept ??= new Array<boolean>(lines.length).fill(true))[index] = false;
 				};
+				/** Lines whose bytes were not valid UTF-8, as the items see them (see REPLACEMENT_CHARACTER). */
+				let repaired: Map<number, Uint8Array> | undefined;
 				let limitReached = false;
 				let processed = 0;
 				while (processed < lines.length && !limitReached) {
@@ -261,6 +302,15 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 						leaveOut(index);
 						continue;
 					}
+					if (containsSecret(line, secret)) {
+						// No record of the index holds the user's own API key: the other end echoes the request.
+						throw serviceDataError(
+							this,
+							plan,
+							`Line ${handled} of the dataset "${plan.label}" contains the API key of the credential`,
+							KEY_ECHO_DESCRIPTION,
+						);
+					}
 					let record: IDataObject | undefined;
 					let problem: string | undefined;
 					try {
@@ -276,7 +326,7 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 								this,
 								plan,
 								`Line ${handled} of the dataset "${plan.label}" cannot be read: ${problem}`,
-								`The line starts with: ${excerpt(line)}\nSet "On Malformed Line" to "Skip and Count" to leave such lines out; the output then tells how many were skipped.`,
+								`The line starts with: ${excerpt(redact(line, secret))}\nSet "On Malformed Line" to "Skip and Count" to leave such lines out; the output then tells how many were skipped.`,
 							);
 						}
 						stats.skippedLines++;
@@ -284,6 +334,7 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 						leaveOut(index);
 						continue;
 					}
+					parsed++;
 					if (predicate && !predicate(record)) {
 						leaveOut(index);
 						continue;
@@ -291,15 +342,20 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 					if (dropFields) for (const field of filterOnlyFields) delete record[field];
 					if (collectRecords) out.records.push(record);
 					if (encoder) out.bytes.push(encoder.encode(JSON.stringify(record) + '\n'));
+					else if (collectBytes && line.includes(REPLACEMENT_CHARACTER)) {
+						// The decoder replaced invalid bytes (or the service sent U+FFFD itself: then the bytes are
+						// the same): the file gets the line as the items read it.
+						(repaired ??= new Map()).set(index, utf8.encode(line + '\n'));
+					}
 					stats.records++;
 					if (recordLimit !== undefined && stats.records >= recordLimit) limitReached = true;
 				}
 				if (collectBytes && !encoder) {
-					if (kept === undefined && processed === lines.length) {
+					if (kept === undefined && repaired === undefined && processed === lines.length) {
 						out.bytes = block.bytes; // the usual case: the service's bytes as they came
 					} else {
 						const perLine = bytesPerLine(block.bytes);
-						for (let i = 0; i < processed; i++) if (!kept || kept[i]) out.bytes.push(perLine[i]);
+						for (let i = 0; i < processed; i++) if (!kept || kept[i]) out.bytes.push(repaired?.get(i) ?? perLine[i]);
 					}
 				}
 				for (const piece of out.bytes) stats.bytes += piece.length;
@@ -317,6 +373,7 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 							'The snapshot changed between two requests, so the result cannot be completed without gaps. Nothing partial is returned. Run the node again.',
 						);
 					}
+					if (parsed === 0) throw noRecordError(this, plan, stats);
 					settled = true;
 					stats.complete = true;
 					return;
@@ -327,18 +384,65 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
 			if (!settled && dropped === undefined) await chunks.return?.();
 		}
 		splitter.discardPending();
+		if (isUndecodableBody(dropped)) throw undecodableBodyError(this.getNode(), networkErrorCode(dropped), plan.itemIndex);
 		if (!isTransientError(dropped)) throw asNodeError(this.getNode(), dropped, plan.itemIndex);
-		if (attempt >= plan.maxAttempts) {
-			const cause = dropped instanceof Error ? dropped.message : String(dropped);
-			throw new NodeApiError(this.getNode(), { message: cause } as JsonObject, {
-				message: `The connection dropped while the dataset "${plan.label}" was streaming, ${plan.maxAttempts} time${plan.maxAttempts > 1 ? 's' : ''} in all`,
-				description: `${handled} lines had been read when it dropped the last time (${cause}). Nothing partial is returned. Try again later, raise "Max Attempts", or read less with a Limit or filters.`,
-				itemIndex: plan.itemIndex,
-			});
+		// New lines read: the read got further, so the failures before do not count against the next ones.
+		if (handled > handledBefore) budget.progress();
+		const wait = budget.afterFailure({ label: dropLabel(dropped), retryable: true });
+		if (wait === undefined) {
+			const cause = redact(dropped instanceof Error ? dropped.message : String(dropped), secret);
+			const requests = budget.requests;
+			throw serviceDataError(
+				this,
+				plan,
+				`The dataset "${plan.label}" could not be read to the end: ${requests} request${requests > 1 ? 's' : ''} in a row failed without new lines (${budget.summary()})`,
+				`${handled} lines had been read when the connection failed the last time (${cause}). Nothing partial is returned. Try again later, raise "Max Attempts" or "Idle Timeout", or read less with a Limit or filters.`,
+			);
 		}
 		stats.reconnects++;
-		await sleep(RESUME_PAUSE_MS * 2 ** (attempt - 1));
+		try {
+			await budget.wait(wait);
+		} catch (error) {
+			if (signal?.aborted) throw cancelledError(this, plan, stats);
+			throw asNodeError(this.getNode(), error, plan.itemIndex);
+		}
 	}
+}
+
+/**
+ * The stream ended without a single record: an empty 200, or only lines that are not records (a proxy's
+ * page served as NDJSON, read with "Skip and Count"). Never a successful empty snapshot.
+ */
+function noRecordError(context: DomainDataFunctions, plan: ReadPlan, stats: SnapshotReadStats) {
+	const what =
+		stats.lines === 0
+			? 'the answer was empty'
+			: `none of its ${stats.lines.toLocaleString('en-US')} line${stats.lines === 1 ? ' is a record' : 's is a record'}${stats.skippedLines > 0 ? ` (${stats.skippedLines.toLocaleString('en-US')} skipped as malformed)` : ''}`;
+	return serviceDataError(
+		context,
+		plan,
+		`The dataset "${plan.label}" came back without any record: ${what}`,
+		'A snapshot holds records; something else answered (a proxy, or a service that failed without saying so). Nothing is output. Check the Base URL of the credential and try again later.',
+	);
+}
+
+/** How the final error names a failure of the body: "connection dropped", "no data for 60 s"... */
+function dropLabel(error: unknown): string {
+	if (error instanceof IdleTimeoutError) return error.label;
+	return networkFailureLabel(networkErrorCode(error) ?? 'ECONNRESET');
+}
+
+/** The execution was cancelled: say so, and how far the read got (nothing of it is output). */
+function cancelledError(context: DomainDataFunctions, plan: ReadPlan, stats: SnapshotReadStats) {
+	const records = stats.records.toLocaleString('en-US');
+	return new NodeOperationError(
+		context.getNode(),
+		`The execution was cancelled while the dataset "${plan.label}" was streaming, after ${records} record${stats.records === 1 ? '' : 's'} (${stats.lines.toLocaleString('en-US')} lines)`,
+		{
+			itemIndex: plan.itemIndex,
+			description: 'Someone stopped the execution (or n8n did, e.g. on a timeout of the workflow). The node outputs nothing of this read; run it again to read the dataset.',
+		},
+	);
 }
 
 /**

@@ -16,7 +16,10 @@ export interface FailureContext {
 	path: string;
 	/** The service address as the credential names it (see baseUrl.ts). */
 	shown: string;
+	/** Requests made in a row without progress when the read gave up. */
 	attempts: number;
+	/** Every kind of failure met, when there was more than one, e.g. "2× HTTP 503, 1× connection dropped". */
+	failureSummary?: string;
 	itemIndex?: number;
 	notFoundMessage?: string;
 	notFoundDescription?: string;
@@ -65,6 +68,20 @@ const CONNECT_PROBLEMS: Record<string, string> = {
 };
 
 export type NetworkFailureKind = 'dropped' | 'unreachable' | 'fatal';
+
+/** How the final error of a read names a failure without an answer. */
+export function networkFailureLabel(code: string | undefined): string {
+	switch (classifyNetworkCode(code)) {
+		case 'dropped':
+			return code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT'
+				? 'no answer in time'
+				: 'connection dropped';
+		case 'unreachable':
+			return 'connection refused or host unreachable';
+		default:
+			return code ? `connection failed (${code})` : 'connection failed';
+	}
+}
 
 export function classifyNetworkCode(code: string | undefined): NetworkFailureKind {
 	if (code && DROPPED_CODES.has(code)) return 'dropped';
@@ -118,13 +135,23 @@ export function isTransientError(error: unknown): boolean {
 	if (!error || typeof error !== 'object') return false;
 	const context = (error as { context?: { transient?: unknown } }).context;
 	if (context && typeof context.transient === 'boolean') return context.transient;
+	// A body that stayed silent for the idle timeout (transport/idle.ts) is a dropped connection.
+	if ((error as { code?: unknown }).code === 'IDLE_TIMEOUT') return true;
 	return classifyNetworkCode(networkErrorCode(error)) !== 'fatal';
 }
 
+/** Very short keys would blank out ordinary words; real keys are long. */
+const MIN_MASKED_SECRET_LENGTH = 6;
+
+/** `text` with every occurrence of the API key replaced by ***. */
 export function redact(text: string, secret?: string): string {
-	// Very short keys would blank out ordinary words; real keys are long.
-	if (!secret || secret.length < 6) return text;
-	return text.split(secret).join('***');
+	if (!containsSecret(text, secret)) return text;
+	return text.split(secret as string).join('***');
+}
+
+/** Whether `text` holds the API key (keys shorter than 6 characters are not looked for). */
+export function containsSecret(text: string, secret?: string): boolean {
+	return !!secret && secret.length >= MIN_MASKED_SECRET_LENGTH && text.includes(secret);
 }
 
 /** `{"error": "..."}` as the service sends it. */
@@ -162,18 +189,21 @@ export interface ServiceMessage {
 
 /**
  * What an error body says. The service answers `{"error": "..."}`; a proxy may answer an HTML page
- * (only its title or first heading is kept, e.g. "502 Bad Gateway") or plain text.
+ * (only its title or first heading is kept, e.g. "502 Bad Gateway") or plain text. The API key is masked
+ * in the whole text before anything is cut from it, so no part of the key survives at the cut.
  */
-export function readServiceMessage(body: unknown, contentType = ''): ServiceMessage {
+export function readServiceMessage(body: unknown, contentType = '', secret?: string): ServiceMessage {
+	const mask = (text: string) => redact(text, secret);
 	const direct = errorField(body);
-	if (direct) return { text: clip(direct), fromService: true };
+	if (direct) return { text: clip(mask(direct)), fromService: true };
 	if (typeof body !== 'string') return { fromService: false };
-	const text = body.trim();
+	const text = mask(body.trim());
 	if (!text) return { fromService: false };
 	if (text.startsWith('{')) {
 		try {
 			const parsed = errorField(JSON.parse(text));
-			if (parsed) return { text: clip(parsed), fromService: true };
+			// JSON escapes (\u0041...) can spell the key: mask the decoded text again.
+			if (parsed) return { text: clip(mask(parsed)), fromService: true };
 		} catch {
 			// not JSON after all: treated as text below
 		}
@@ -181,10 +211,11 @@ export function readServiceMessage(body: unknown, contentType = ''): ServiceMess
 	if (/html/i.test(contentType) || /^<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
 		const heading =
 			/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
-		const clean = heading ? stripTags(heading) : '';
+		// Tags and entities removed can join the key together again: mask after stripping too.
+		const clean = heading ? mask(stripTags(heading)) : '';
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}
-	return { text: clip(text.replace(/\s+/g, ' ')), fromService: false };
+	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
 }
 
 export interface ErrorParts {
@@ -239,8 +270,9 @@ function said(text: string | undefined, fromService = true): string {
 	return fromService ? ` The service said: "${text}".` : ` The answer was: "${text}".`;
 }
 
-function tries(attempts: number): string {
-	return attempts > 1 ? ` after ${attempts} tries` : '';
+function tries(context: FailureContext): string {
+	if (context.attempts <= 1) return '';
+	return ` after ${context.attempts} tries${context.failureSummary ? ` (${context.failureSummary})` : ''}`;
 }
 
 const BASE_URL_HINT =
@@ -249,12 +281,14 @@ const BASE_URL_HINT =
 /** The error for a non-2xx answer that will not be tried again. */
 export function statusError(node: INode, answer: FailedAnswer, context: FailureContext): NodeApiError {
 	const { status } = answer;
-	const read = readServiceMessage(answer.body, answer.contentType);
-	const reason = read.text ? redact(read.text, context.secret) : undefined;
+	const read = readServiceMessage(answer.body, answer.contentType, context.secret);
+	const reason = read.text;
 	const httpCode = String(status);
 	const base = { httpCode, itemIndex: context.itemIndex, serviceMessage: reason };
 	const told = said(reason, read.fromService);
-	const statusLabel = `${status}${answer.statusText ? ' ' + answer.statusText : ''}`;
+	// The reason phrase comes from the other end too: masked, then cut, like every text of the service.
+	const reasonPhrase = answer.statusText ? clip(redact(answer.statusText, context.secret).replace(/\s+/g, ' '), 60) : '';
+	const statusLabel = `${status}${reasonPhrase ? ' ' + reasonPhrase : ''}`;
 
 	switch (true) {
 		case status === 400:
@@ -303,14 +337,14 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 			return buildApiError(node, {
 				...base,
 				transient: true,
-				message: `The Domain Data service is still rate limiting the requests${tries(context.attempts)} (429)`,
+				message: `The Domain Data service is still rate limiting the requests${tries(context)} (429)`,
 				description: `Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
 			});
 		case status >= 500:
 			return buildApiError(node, {
 				...base,
 				transient: RETRYABLE_STATUSES.has(status),
-				message: `The Domain Data service failed with ${statusLabel}${tries(context.attempts)}`,
+				message: `The Domain Data service failed with ${statusLabel}${tries(context)}`,
 				description: `The service, or a proxy in front of it, has a problem; this is usually temporary. Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
 			});
 		default:
@@ -333,8 +367,8 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 			...base,
 			transient: true,
 			message: timedOut
-				? `The Domain Data service at ${context.shown} did not answer in time${tries(context.attempts)}`
-				: `The connection to the Domain Data service at ${context.shown} broke before an answer came${tries(context.attempts)}`,
+				? `The Domain Data service at ${context.shown} did not answer in time${tries(context)}`
+				: `The connection to the Domain Data service at ${context.shown} broke before an answer came${tries(context)}`,
 			description: `${code}: this is usually a passing network or service problem. Run the node again later, or raise Max Attempts in the options.`,
 		});
 	}
@@ -342,10 +376,11 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 		return buildApiError(node, {
 			...base,
 			transient: kind === 'unreachable',
-			message: `Could not connect to the Domain Data service at ${context.shown}${tries(context.attempts)}`,
+			message: `Could not connect to the Domain Data service at ${context.shown}${tries(context)}`,
 			description: `${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} If the address is right, the service may be down: try again later.`,
 		});
 	}
+	if (code && UNDECODABLE_CODES.has(code)) return undecodableBodyError(node, code, context.itemIndex);
 	if (code && /CERT|SSL|TLS/.test(code)) {
 		return buildApiError(node, {
 			...base,
@@ -367,6 +402,26 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 		transient: false,
 		message: `The request to the Domain Data service at ${context.shown} failed${code ? ` (${code})` : ''}`,
 		description: BASE_URL_HINT,
+	});
+}
+
+/** The body's Content-Encoding (gzip, deflate, br) does not match its bytes. */
+const UNDECODABLE_CODES: ReadonlySet<string> = new Set(['Z_DATA_ERROR', 'Z_NEED_DICT', 'ERR__ERROR_FORMAT_PADDING_1']);
+
+/** Whether an error is a body that claims a compression it does not have. */
+export function isUndecodableBody(error: unknown): boolean {
+	const code = networkErrorCode(error);
+	return code !== undefined && UNDECODABLE_CODES.has(code);
+}
+
+/** An answer whose Content-Encoding header says compressed (gzip...) while its bytes are not. */
+export function undecodableBodyError(node: INode, code: string | undefined, itemIndex?: number): NodeApiError {
+	return buildApiError(node, {
+		itemIndex,
+		networkCode: code,
+		transient: false,
+		message: 'The answer of the Domain Data service says it is compressed (Content-Encoding: gzip, deflate or br), but its bytes are not',
+		description: `The body cannot be decompressed${code ? ` (${code})` : ''}. A proxy in front of the service, or the service itself, sends a wrong Content-Encoding header; nothing of this answer is used. ${BASE_URL_HINT}`,
 	});
 }
 

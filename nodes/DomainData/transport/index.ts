@@ -8,18 +8,19 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
+	INode,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	IPollFunctions,
 } from 'n8n-workflow';
 
-import { DEFAULT_MAX_ATTEMPTS } from '../actions/common';
 import { encodePathSegment, resolveBaseUrl } from './baseUrl';
 import {
 	classifyNetworkCode,
 	networkError,
 	networkErrorCode,
+	networkFailureLabel,
 	operationError,
 	readServiceMessage,
 	statusError,
@@ -27,9 +28,13 @@ import {
 	type FailedAnswer,
 	type FailureContext,
 } from './errors';
-import { MAX_ATTEMPTS_UNREACHABLE, RETRY_TIMING, RETRYABLE_STATUSES, planWait, waitFor } from './retry';
+import { BodyTooLargeError, isAsyncIterable, JSON_BODY_LIMIT, readHead, readWhole } from './body';
+import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, withIdleTimeout } from './idle';
+import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 
-export { isTransientError } from './errors';
+export { containsSecret, isTransientError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel, redact } from './errors';
+export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, idleTimeoutMs } from './idle';
+export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
@@ -45,18 +50,25 @@ export interface ApiRequest {
 	notFoundDescription?: string;
 	/** What to do about a 400 (the error's description), e.g. a hint to lower Page Size. */
 	badRequestDescription?: string;
-	/** How many times to try in all before giving up on 429, 5xx and dropped connections. */
+	/** Requests in a row without progress before giving up on 429, 5xx, refused and dropped connections. */
 	maxAttempts?: number;
+	/**
+	 * The budget of a read that makes several requests (a stream and its resumes): the requests of this call
+	 * count against it. Without one, the call has a budget of its own (`maxAttempts`, `retryTiming`).
+	 */
+	budget?: RetryBudget;
+	/** Backoff timing (tests pass a faster one); default RETRY_TIMING. */
+	retryTiming?: RetryTiming;
 	itemIndex?: number;
-	/** Give up on an answer that does not start within this time (JSON requests only). Default 2 minutes. */
+	/**
+	 * Idle timeout: no byte for this long (waiting for the answer, or between two chunks of a stream) counts
+	 * as a dropped connection, retried under the retry policy. Default DEFAULT_IDLE_TIMEOUT_MS (60 s).
+	 */
 	timeoutMs?: number;
 	/** Told before each wait for another try (callers that run calls side by side hold back new ones). */
 	onRetry?: () => void;
 }
 
-const DEFAULT_TIMEOUT_MS = 120_000;
-/** Enough of an error body to read `{"error": ...}` or a proxy's page title; the rest is not read. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 interface Target {
 	root: string;
@@ -77,6 +89,15 @@ async function resolveTarget(this: DomainDataFunctions, itemIndex?: number): Pro
 	return { root: resolved.root, shown: resolved.shown, secret: credentials.apiKey };
 }
 
+/**
+ * The credential's API key, only so that callers can keep it out of texts and records built from what the
+ * service sent (see redact and containsSecret).
+ */
+export async function credentialSecret(this: DomainDataFunctions): Promise<string | undefined> {
+	const credentials = await this.getCredentials<{ apiKey?: string }>('domainDataApi');
+	return typeof credentials.apiKey === 'string' ? credentials.apiKey : undefined;
+}
+
 function encodePath(this: DomainDataFunctions, request: ApiRequest): string {
 	let path = '';
 	for (const segment of request.path) {
@@ -93,12 +114,7 @@ function encodePath(this: DomainDataFunctions, request: ApiRequest): string {
 	return path;
 }
 
-function attemptsFor(request: ApiRequest): number {
-	const wanted = Math.floor(Number(request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
-	return Number.isFinite(wanted) && wanted >= 1 ? wanted : 1;
-}
-
-function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
+export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
 	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
 	return typeof withSignal.getExecutionCancelSignal === 'function'
 		? withSignal.getExecutionCancelSignal()
@@ -112,37 +128,6 @@ function header(headers: unknown, name: string): string | undefined {
 	return value === undefined || value === null ? undefined : String(value);
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
-	return (
-		!!value &&
-		typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
-	);
-}
-
-/** Reads the small error body of a streamed request (and so releases its connection). */
-async function readErrorBody(body: unknown): Promise<unknown> {
-	if (!isAsyncIterable(body)) return body;
-	const decoder = new TextDecoder();
-	let text = '';
-	let size = 0;
-	try {
-		for await (const chunk of body) {
-			if (typeof chunk === 'string') {
-				text += chunk;
-				size += chunk.length;
-			} else {
-				text += decoder.decode(chunk, { stream: true });
-				size += chunk.byteLength;
-			}
-			// Leaving the loop destroys the rest of the body.
-			if (size >= ERROR_BODY_LIMIT) break;
-		}
-	} catch {
-		// The body broke off: the status alone has to tell the story.
-	}
-	return text + decoder.decode();
-}
-
 interface Answer {
 	status: number;
 	statusText?: string;
@@ -152,10 +137,21 @@ interface Answer {
 	context: FailureContext;
 }
 
+/** What the transport knows about a request that got no usable answer. */
+interface Failed {
+	answer?: FailedAnswer;
+	/** The system error code of a connection that failed, or of a body that broke. */
+	code?: string;
+	/** The body of a 2xx answer stayed silent for the idle timeout. */
+	idle?: IdleTimeoutError;
+	retryAfter?: string;
+}
+
 /**
- * Sends one request, trying again on 429, 500, 502, 503, 504 and connections that broke or could not be
- * made, and returns the first 2xx answer. Any other outcome throws an error that names what to do.
- * A 404 with the service's own error body resolves to undefined when `allowNotFound` is set.
+ * Sends one request under the retry policy (retry.ts) and returns the first 2xx answer: for a stream, its
+ * body as chunks (watched by the idle timeout); for JSON, its body read whole (capped) as text. Any other
+ * outcome throws an error that names what to do. A 404 with the service's own error body resolves to
+ * undefined when `allowNotFound` is set.
  */
 async function send(
 	this: DomainDataFunctions,
@@ -165,8 +161,8 @@ async function send(
 	const node = this.getNode();
 	const target = await resolveTarget.call(this, request.itemIndex);
 	const path = encodePath.call(this, request);
-	const maxAttempts = attemptsFor(request);
-	const signal = cancelSignal(this);
+	const idleMs = request.timeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+	const budget = request.budget ?? new RetryBudget(request.maxAttempts, request.retryTiming, cancelSignal(this));
 	const context: FailureContext = {
 		method: request.method,
 		path,
@@ -179,84 +175,124 @@ async function send(
 		secret: target.secret,
 	};
 
-	for (let attempt = 1; ; attempt++) {
+	for (;;) {
+		const attempt = budget.startRequest();
 		// A fresh options object per try: n8n's helpers add headers and remove empty bodies in place.
 		const options: IHttpRequestOptions = {
 			method: request.method,
 			url: target.root + path,
 			qs: request.qs,
 			body: request.body,
-			json: !mode.stream,
+			// Always a stream (body.ts): no body, not even an error page, is read whole before we decide.
+			json: false,
+			encoding: 'stream',
+			headers: { accept: mode.stream ? 'application/x-ndjson, application/json' : 'application/json' },
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			// The bearer key stays with the service's own address, also when a proxy redirects elsewhere.
 			sendCredentialsOnCrossOriginRedirect: false,
-			...(mode.stream ? { encoding: 'stream' as const } : { timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
+			// n8n's HTTP client applies `timeout` to a silent socket until the answer's headers came; the body is
+			// watched by withIdleTimeout.
+			timeout: idleMs,
 		};
+		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
 
-		let answer: Answer | undefined;
-		let code: string | undefined;
+		let failed: Failed;
 		try {
 			const response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
 				'domainDataApi',
 				options,
 			)) as IN8nHttpFullResponse;
-			answer = {
+			const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleMs) : response.body;
+			const answer: Answer = {
 				status: response.statusCode,
 				statusText: response.statusMessage,
 				headers: response.headers,
-				body: response.body,
+				body,
 				context,
 			};
+			if (answer.status >= 200 && answer.status < 300) {
+				if (mode.stream) return answer;
+				const read = await readJsonAnswer(node, answer);
+				if (read.ok) return answer;
+				failed = read.failed;
+			} else {
+				failed = {
+					answer: {
+						status: answer.status,
+						statusText: answer.statusText,
+						body: await readHead(body),
+						contentType: header(answer.headers, 'content-type'),
+					},
+					retryAfter: header(answer.headers, 'retry-after'),
+				};
+			}
 		} catch (error) {
 			// n8n wraps axios's error (which holds the request headers, so the key) into a NodeApiError:
 			// keep only the system error code.
-			code = networkErrorCode(error);
+			failed = { code: networkErrorCode(error) };
 		}
 
-		if (answer && answer.status >= 200 && answer.status < 300) return answer;
+		const kind = failed.idle ? 'dropped' : classifyNetworkCode(failed.code);
+		const wait = budget.afterFailure({
+			label: failed.answer
+				? `HTTP ${failed.answer.status}`
+				: (failed.idle?.label ?? networkFailureLabel(failed.code)),
+			retryable: failed.answer ? RETRYABLE_STATUSES.has(failed.answer.status) : kind !== 'fatal',
+			unreachable: !failed.answer && kind === 'unreachable',
+			retryAfter: failed.retryAfter,
+		});
 
-		context.attempts = attempt;
-		let failed: FailedAnswer | undefined;
-		if (answer) {
-			failed = {
-				status: answer.status,
-				statusText: answer.statusText,
-				body: mode.stream ? await readErrorBody(answer.body) : answer.body,
-				contentType: header(answer.headers, 'content-type'),
-			};
-		}
-
-		const kind = classifyNetworkCode(code);
-		const retryable = failed ? RETRYABLE_STATUSES.has(failed.status) : kind !== 'fatal';
-		const allowed = !failed && kind === 'unreachable' ? Math.min(maxAttempts, MAX_ATTEMPTS_UNREACHABLE) : maxAttempts;
-
-		if (!retryable || attempt >= allowed) {
-			if (!failed) throw networkError(node, code, context);
+		if (wait === undefined) {
+			context.attempts = budget.requests;
+			context.failureSummary = budget.kindsMet > 1 ? budget.summary() : undefined;
+			context.retryAfterNote = budget.retryAfterNote();
+			if (!failed.answer) throw networkError(node, failed.idle ? 'ETIMEDOUT' : failed.code, context);
 			// Only the service's own "not found" answer means "not in the index"; a 404 page of some other
 			// server at a wrong Base URL stays an error.
 			if (
-				failed.status === 404 &&
+				failed.answer.status === 404 &&
 				mode.allowNotFound &&
-				readServiceMessage(failed.body, failed.contentType).fromService
+				readServiceMessage(failed.answer.body, failed.answer.contentType).fromService
 			) {
 				return undefined;
 			}
-			throw statusError(node, failed, context);
+			throw statusError(node, failed.answer, context);
 		}
 
-		const wait = planWait(attempt, failed ? header(answer?.headers, 'retry-after') : undefined);
-		context.retryAfterNote =
-			wait.capped && wait.requestedMs !== undefined
-				? ` The service asked to wait ${Math.ceil(wait.requestedMs / 1000)} s before trying again; the node waits at most ${RETRY_TIMING.maxRetryAfterMs / 1000} s.`
-				: undefined;
 		this.logger.debug(
-			`Domain Data: ${failed ? `HTTP ${failed.status}` : code} on ${request.method} ${path}; try ${attempt + 1} of ${allowed} in ${wait.ms} ms`,
+			`Domain Data: ${failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? failed.code)} on ${request.method} ${path}; request ${attempt + 1} of at most ${budget.maxAttempts} in ${wait.ms} ms`,
 		);
 		request.onRetry?.();
-		await waitFor(wait.ms, signal);
+		await budget.wait(wait);
 	}
+}
+
+/**
+ * Reads a 2xx JSON answer whole (capped) and parses it into `answer.body`. A body that breaks off or stays
+ * silent is a failure to retry; a body too large or not JSON is not the service's (an error at once).
+ */
+async function readJsonAnswer(
+	node: INode,
+	answer: Answer,
+): Promise<{ ok: true } | { ok: false; failed: Failed }> {
+	let text: string;
+	try {
+		text = isAsyncIterable(answer.body) ? await readWhole(answer.body) : String(answer.body ?? '');
+	} catch (error) {
+		if (error instanceof BodyTooLargeError) {
+			throw unexpectedBodyError(node, answer.context, `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`);
+		}
+		if (error instanceof IdleTimeoutError) return { ok: false, failed: { idle: error } };
+		return { ok: false, failed: { code: networkErrorCode(error) ?? 'ECONNRESET' } };
+	}
+	try {
+		answer.body = JSON.parse(text) as unknown;
+	} catch {
+		answer.body = text;
+	}
+	return { ok: true };
 }
 
 /** Sends a JSON request and returns the service's JSON answer. */
@@ -285,15 +321,27 @@ function jsonObject(context: DomainDataFunctions, answer: Answer): IDataObject {
 }
 
 /**
- * Opens a streamed GET and returns its body as byte chunks once the service answered 2xx. Opening the
- * stream gets the retries and error mapping of apiRequest; a connection that breaks while the body is
- * read is the caller's to handle (`isTransientError` recognises it).
+ * Opens a streamed GET and returns its body as byte chunks once the service answered 2xx with NDJSON (or
+ * JSON, or no content type). Opening the stream gets the retries and error mapping of apiRequest; a
+ * connection that breaks or stays silent for the idle timeout (IdleTimeoutError) while the body is read is
+ * the caller's to handle, under the same retry budget (`request.budget`; `isTransientError` recognises both).
  */
 export async function apiStream(
 	this: DomainDataFunctions,
 	request: ApiRequest,
 ): Promise<AsyncIterable<Uint8Array>> {
 	const answer = (await send.call(this, request, { stream: true })) as Answer;
+	const contentType = header(answer.headers, 'content-type');
+	if (contentType !== undefined && !/json/i.test(contentType)) {
+		// A proxy's or a captive portal's page: say what came instead of reading it as lines.
+		const head = await readHead(answer.body);
+		const read = readServiceMessage(head, contentType, answer.context.secret);
+		throw unexpectedBodyError(
+			this.getNode(),
+			answer.context,
+			`it answered ${answer.status} with ${readServiceMessage(contentType.split(';')[0], 'text/plain', answer.context.secret).text ?? 'another content type'} instead of NDJSON records${read.text ? `: "${read.text}"` : ''}`,
+		);
+	}
 	if (isAsyncIterable(answer.body)) return answer.body as AsyncIterable<Uint8Array>;
 	throw unexpectedBodyError(this.getNode(), answer.context, 'the answer has no readable body');
 }

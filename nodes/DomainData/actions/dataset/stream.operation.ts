@@ -18,7 +18,8 @@ import {
 	readSnapshotBytes,
 	type SnapshotReadStats,
 } from '../../helpers/snapshotReader';
-import { DEFAULT_MAX_ATTEMPTS, maxAttemptsOption, returnAllOrLimit } from '../common';
+import { idleTimeoutMs } from '../../transport';
+import { DEFAULT_MAX_ATTEMPTS, idleTimeoutOption, maxAttemptsOption, returnAllOrLimit } from '../common';
 
 /** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
 export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
@@ -198,6 +199,7 @@ const properties: INodeProperties[] = [
 				description:
 					'The node stops with an error rather than output more records than this in all (n8n keeps every output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
 			},
+			idleTimeoutOption,
 			maxAttemptsOption,
 			{
 				displayName: 'On Malformed Line',
@@ -231,6 +233,7 @@ interface StreamOptions {
 	compression?: 'none' | 'gzip';
 	maxRecords?: number;
 	maxAttempts?: number;
+	idleTimeout?: number;
 	onMalformedLine?: MalformedLineHandling;
 }
 
@@ -245,6 +248,7 @@ interface StreamRequest {
 	compression: 'none' | 'gzip';
 	maxRecords: number;
 	maxAttempts: number;
+	idleTimeoutMs: number;
 	onMalformed: MalformedLineHandling;
 }
 
@@ -300,6 +304,7 @@ function readRequest(this: IExecuteFunctions, itemIndex: number): StreamRequest 
 		compression: options.compression === 'gzip' ? 'gzip' : 'none',
 		maxRecords,
 		maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+		idleTimeoutMs: idleTimeoutMs(options.idleTimeout),
 		onMalformed: options.onMalformedLine === 'skip' ? 'skip' : 'error',
 	};
 }
@@ -399,6 +404,7 @@ async function readIntoMemory(
 		limit: readLimit,
 		filter: request.filter,
 		maxAttempts: request.maxAttempts,
+		idleTimeoutMs: request.idleTimeoutMs,
 		onMalformed: request.onMalformed,
 		batchSize,
 		stats,
@@ -467,6 +473,7 @@ async function readIntoFile(
 			limit: request.limit,
 			filter: request.filter,
 			maxAttempts: request.maxAttempts,
+			idleTimeoutMs: request.idleTimeoutMs,
 			onMalformed: request.onMalformed,
 			stats,
 			itemIndex,

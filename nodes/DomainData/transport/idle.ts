@@ -1,0 +1,97 @@
+/**
+ * Our own idle timeout for response bodies: a body that sends no byte for `ms` counts as a dropped
+ * connection (the retry policy then applies), instead of waiting for n8n's or the operating system's
+ * much longer limits. n8n replaces the request's abort signal by the execution's cancel signal, so the
+ * wait is a race between the next chunk and a cancellable sleep, and a stalled body is destroyed.
+ */
+import { sleepWithAbort } from 'n8n-workflow';
+
+/** No byte for this long counts as a dropped connection, for JSON answers and streams alike. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** A body that stopped sending. Transient: the read is tried again under the retry policy. */
+export class IdleTimeoutError extends Error {
+	readonly code = 'IDLE_TIMEOUT';
+
+	constructor(readonly ms: number) {
+		super(`No data came for ${formatSeconds(ms)}`);
+		this.name = 'IdleTimeoutError';
+	}
+
+	/** How the final error of a read names this failure. */
+	get label(): string {
+		return `no data for ${formatSeconds(this.ms)}`;
+	}
+}
+
+function formatSeconds(ms: number): string {
+	const seconds = ms / 1000;
+	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+/** "Idle Timeout (Seconds)" as given: a positive number of seconds (else the default), in milliseconds. */
+export function idleTimeoutMs(seconds: unknown): number {
+	const value = Number(seconds);
+	return Number.isFinite(value) && value > 0 ? Math.round(value * 1000) : DEFAULT_IDLE_TIMEOUT_MS;
+}
+
+const IDLE = Symbol('idle');
+
+/** Resolves to IDLE after `ms`, unless `stop` is aborted first (then never resolves to IDLE). */
+function idleAfter(ms: number, stop: AbortSignal): Promise<typeof IDLE | undefined> {
+	return sleepWithAbort(ms, stop).then(
+		() => IDLE,
+		() => undefined,
+	);
+}
+
+/**
+ * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms`. Call it as soon as the
+ * answer's headers came: the silence is counted from then, as the socket's own timeout counts it.
+ */
+export function withIdleTimeout<T>(body: AsyncIterable<T>, ms: number): AsyncGenerator<T> {
+	return watch(body, ms, Date.now());
+}
+
+async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number): AsyncGenerator<T> {
+	const chunks = body[Symbol.asyncIterator]();
+	let finished = false;
+	let lastChunkAt = answeredAt;
+	try {
+		for (;;) {
+			const stop = new AbortController();
+			let step: IteratorResult<T> | typeof IDLE | undefined;
+			let broke: { error: unknown } | undefined;
+			try {
+				step = await Promise.race([chunks.next(), idleAfter(ms, stop.signal)]);
+			} catch (error) {
+				broke = { error };
+			} finally {
+				stop.abort();
+			}
+			if (broke) {
+				// n8n's HTTP client may close a silent socket at about the same moment (its `timeout`): that is
+				// this same idle timeout, and is named so.
+				if (Date.now() - lastChunkAt >= ms * 0.75) throw new IdleTimeoutError(ms);
+				throw broke.error;
+			}
+			lastChunkAt = Date.now();
+			if (step === IDLE || step === undefined) {
+				const error = new IdleTimeoutError(ms);
+				// The pending read cannot be cancelled otherwise: destroying the body makes it fail, and the
+				// connection is released.
+				(body as { destroy?: (error?: Error) => void }).destroy?.(error);
+				finished = true;
+				throw error;
+			}
+			if (step.done) {
+				finished = true;
+				return;
+			}
+			yield step.value;
+		}
+	} finally {
+		// Left early (the caller stopped, or a chunk failed): close the body now.
+		if (!finished) await chunks.return?.();
+	}
+}
