@@ -351,8 +351,14 @@ describe("a failed File output and n8n's binary data folder (filesystem mode)", 
 	});
 
 	it('a failure after records were written: the partial file stays with the execution, the error says so, and n8n removes it with the execution', async () => {
-		const { result, added } = await filesLeftBy(() => stream({ output: 'file', options: { maxAttempts: 1 } }, [{ dropAfterLines: 300 }]));
-		expect(result.error?.message).toBe(`The connection dropped while the dataset "${NEWEST}" was streaming, 1 time in all`);
+		// Request 1 writes 300 lines and drops (progress); request 2 drops before any new line: with Max Attempts 1
+		// that is the end of the read, after records were written.
+		const { result, added } = await filesLeftBy(() =>
+			stream({ output: 'file', options: { maxAttempts: 1 } }, [{ dropAfterLines: 300 }, { dropAfterLines: 0, count: 5 }]),
+		);
+		expect(result.error?.message).toBe(
+			`The dataset "${NEWEST}" could not be read to the end: 1 request in a row failed without new lines (1× connection dropped)`,
+		);
 		expect(added).toHaveLength(1);
 		expect(added[0]).toMatch(/^workflows\/harness-workflow\/executions\/harness-execution\/binary_data\/[0-9a-f-]{36}$/);
 		expect((result.error as { description?: string }).description).toMatch(
