@@ -65,7 +65,7 @@ interface Run {
 async function credentialReadsPerCall(sim: SimulatorProcess, credentials: { apiKey: string; baseUrl: string }): Promise<number> {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const core = require('n8n-core') as typeof import('n8n-core');
-	let owner: { getCredentials: (...args: unknown[]) => unknown } = core.ExecuteContext.prototype as never;
+	let owner: { getCredentials: (...args: unknown[]) => unknown } = core.ExecuteContext.prototype as unknown as typeof owner;
 	while (!Object.prototype.hasOwnProperty.call(owner, 'getCredentials')) owner = Object.getPrototypeOf(owner);
 	const original = owner.getCredentials;
 	let reads = 0;

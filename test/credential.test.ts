@@ -10,6 +10,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	INode,
 	INodeType,
+	INodeTypes,
 	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
@@ -48,12 +49,19 @@ describe('fields', () => {
 	});
 });
 
+/** The expression tests need a Workflow, but no node type of it is ever looked up. */
+const noNodeTypes = {
+	getByName: () => undefined,
+	getByNameAndVersion: () => undefined,
+	getKnownTypes: () => ({}),
+} as unknown as INodeTypes;
+
 describe('the base URL expression of the test request', () => {
 	const workflow = new Workflow({
 		nodes: [],
 		connections: {},
 		active: false,
-		nodeTypes: { getByName: () => undefined, getByNameAndVersion: () => undefined, getKnownTypes: () => ({}) } as never,
+		nodeTypes: noNodeTypes,
 	});
 	const node = { id: 'n', name: 'Temp-Node', type: 'x', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
 	const resolve = (baseUrl: string) =>

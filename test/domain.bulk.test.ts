@@ -2,7 +2,7 @@
  * Domain → Bulk Get over real HTTP: each distinct name asked once, 100 a call, a bounded number of calls
  * at a time, results in the order the names were asked (the simulator never answers in request order).
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from './harness/n8n';
 import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
@@ -27,7 +27,7 @@ const bulk = (
 	extra: { input?: Array<{ json: IDataObject }>; continueOnFail?: boolean; credentials?: typeof credentials } = {},
 ) =>
 	runNode({
-		parameters: { resource: 'domain', operation: 'bulk', domains: domains as string, options } as never,
+		parameters: { resource: 'domain', operation: 'bulk', domains: domains as string, options } as INodeParameters,
 		credentials: extra.credentials ?? credentials,
 		input: extra.input,
 		continueOnFail: extra.continueOnFail,

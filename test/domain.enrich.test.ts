@@ -2,7 +2,7 @@
  * Domain → Enrich Items over real HTTP: distinct names across all items, 100 a call; every input item
  * comes out (in order, paired) with the domain data or an explicit not-found marker; bad rows fail alone.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
 import { runNode } from './harness/n8n';
@@ -26,7 +26,7 @@ const enrich = (
 	extra: { continueOnFail?: boolean } = {},
 ) =>
 	runNode({
-		parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', ...parameters } as never,
+		parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', ...parameters } as INodeParameters,
 		credentials,
 		input,
 		continueOnFail: extra.continueOnFail,
@@ -160,7 +160,7 @@ describe('a service that fails the third of five calls (local server)', () => {
 	const input = SITE_NAMES.map((website, row) => ({ json: { row, website } }));
 	const run = (continueOnFail: boolean) =>
 		runNode({
-			parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', options: { maxAttempts: 3 } } as never,
+			parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', options: { maxAttempts: 3 } } as INodeParameters,
 			credentials: { apiKey: 'local-key-123', baseUrl: failingService().url },
 			input,
 			continueOnFail,

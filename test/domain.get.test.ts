@@ -3,7 +3,7 @@
  */
 import { domainToUnicode } from 'node:url';
 
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { DomainData } from '../nodes/DomainData/DomainData.node';
 import { runNode } from './harness/n8n';
@@ -24,7 +24,7 @@ beforeEach(() => sim.reset());
 
 const get = (domain: unknown, options: Record<string, unknown> = {}, extra: { input?: INodeExecutionData[]; continueOnFail?: boolean } = {}) =>
 	runNode({
-		parameters: { resource: 'domain', operation: 'get', domain: domain as string, options } as never,
+		parameters: { resource: 'domain', operation: 'get', domain: domain as string, options } as INodeParameters,
 		credentials,
 		...extra,
 	});

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runNode } from './harness/n8n';
 import { KEYS, startSimulator, type Simulator } from './simulator';
@@ -28,7 +28,7 @@ const search = (
 	extra: { input?: Array<{ json: IDataObject }>; continueOnFail?: boolean; credentials?: typeof credentials } = {},
 ) =>
 	runNode({
-		parameters: { resource: 'domain', operation: 'search', ...parameters } as never,
+		parameters: { resource: 'domain', operation: 'search', ...parameters } as INodeParameters,
 		credentials: extra.credentials ?? credentials,
 		input: extra.input,
 		continueOnFail: extra.continueOnFail,
@@ -226,7 +226,7 @@ describe('guards against endless paging (local server)', () => {
 
 	const run = (parameters: Record<string, unknown>) =>
 		runNode({
-			parameters: { resource: 'domain', operation: 'search', ...parameters } as never,
+			parameters: { resource: 'domain', operation: 'search', ...parameters } as INodeParameters,
 			credentials: { apiKey: 'local-key', baseUrl: base },
 		});
 
@@ -302,7 +302,7 @@ describe('guards against endless paging (local server)', () => {
 
 		oddResults = [[1, 2]];
 		const continued = await runNode({
-			parameters: { resource: 'domain', operation: 'search', limit: 5 } as never,
+			parameters: { resource: 'domain', operation: 'search', limit: 5 } as INodeParameters,
 			credentials: { apiKey: 'local-key', baseUrl: base },
 			continueOnFail: true,
 		});
