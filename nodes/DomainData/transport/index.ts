@@ -4,6 +4,7 @@
  * - the address comes from the credential's Base URL (baseUrl.ts) and every path segment is encoded;
  * - 429, 500, 502, 503, 504 and dropped connections are tried again with backoff and Retry-After (retry.ts);
  * - every failure becomes a NodeApiError that says what to do and never holds the API key (errors.ts).
+ * The service's interface, as this client implements it: docs/service-interface.md.
  */
 import type {
 	IDataObject,
