@@ -152,7 +152,7 @@ function resumeHint(done: number): string {
 function batchFailedError(this: IExecuteFunctions, run: SubWorkflowRun, progress: Progress, size: number, cause: unknown) {
 	const first = progress.done + 1;
 	const last = progress.done + size;
-	const reason = cause instanceof Error ? cause.message : String(cause);
+	const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/[.\s]+$/, '');
 	const executionId = (cause as { executionId?: unknown } | undefined)?.executionId;
 	const execution = typeof executionId === 'string' || typeof executionId === 'number' ? ` (execution ${executionId})` : '';
 	return operationError(
