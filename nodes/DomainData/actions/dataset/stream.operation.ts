@@ -502,7 +502,13 @@ async function streamToSubWorkflow(
 		stats,
 		itemIndex,
 	});
-	const summary = await runSubWorkflowPerBatch.call(this, target.workflow, records, { label, itemIndex, batchSize: request.batchSize, ...target });
+	const summary = await runSubWorkflowPerBatch.call(this, target.workflow, records, {
+		label,
+		itemIndex,
+		batchSize: request.batchSize,
+		skipRecords: target.skipRecords,
+		batchInfoField: target.batchInfoField,
+	});
 	if (request.onMalformed === 'skip') summary.json.skippedLines = stats.skippedLines;
 	addSkippedLinesHint.call(this, stats);
 	addNoMatchHint.call(this, request, stats);
