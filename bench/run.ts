@@ -7,7 +7,7 @@
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *
- * Sections: stream (throughput), memory, enrich (real n8n), search, trigger. See docs/benchmarks.md.
+ * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, subworkflow (real n8n). See docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -29,6 +29,7 @@ import { enrichment } from './enrich';
 import { memory } from './memory';
 import { search } from './search';
 import { streamThroughput } from './stream';
+import { subWorkflowSection } from './subworkflow';
 import { trigger } from './trigger';
 
 const SECTIONS: Record<(typeof SECTION_NAMES)[number], { title: string; run: (context: BenchContext) => Promise<SectionResult> }> = {
@@ -37,6 +38,7 @@ const SECTIONS: Record<(typeof SECTION_NAMES)[number], { title: string; run: (co
 	enrich: { title: 'Enrichment', run: enrichment },
 	search: { title: 'Search', run: search },
 	trigger: { title: 'Trigger', run: trigger },
+	subworkflow: { title: 'Sub-Workflow output (real n8n)', run: subWorkflowSection },
 };
 
 function renderMarkdown(

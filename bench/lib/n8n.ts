@@ -56,8 +56,13 @@ export async function n8nAvailable(context: BenchContext): Promise<string | unde
 export class BenchN8n {
 	private constructor(readonly instance: N8nInstance) {}
 
-	static async create(context: BenchContext, simulatorUrl: string, apiKey: string): Promise<BenchN8n> {
-		const instance = await N8nInstance.create({ package: await packOnce(context) });
+	static async create(
+		context: BenchContext,
+		simulatorUrl: string,
+		apiKey: string,
+		options: { env?: Record<string, string> } = {},
+	): Promise<BenchN8n> {
+		const instance = await N8nInstance.create({ package: await packOnce(context), env: options.env });
 		const credentials: CredentialImport[] = [
 			{ ...DOMAIN_DATA_CREDENTIAL, type: 'domainDataApi', data: { apiKey, baseUrl: simulatorUrl } },
 			// What a user without our package sets up for the HTTP Request node.

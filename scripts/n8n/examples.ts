@@ -15,6 +15,9 @@ export const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
 /** The credential every example refers to; the demo imports one with this id. */
 export const EXAMPLE_CREDENTIAL = { id: 'domainDataDemo01', name: 'Domain Data account' } as const;
 
+/** The PostgreSQL credential the database examples name (the demo does not create one: users pick theirs). */
+export const EXAMPLE_POSTGRES_CREDENTIAL = { id: 'postgresDemo0001', name: 'Postgres account' } as const;
+
 /** Where the examples' Write File nodes write. */
 export const EXAMPLE_FILES_DIR = '/home/node/.n8n-files';
 

@@ -18,9 +18,9 @@ function psqlArgs(target: PostgresTarget): string[] {
 	return ['-h', target.host ?? '127.0.0.1', '-p', String(target.port ?? 5432), '-U', target.user ?? 'postgres'];
 }
 
-async function psql(sql: string, target: PostgresTarget = {}): Promise<string> {
-	const { stdout } = await run('psql', [...psqlArgs(target), '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-Atc', sql], {
-		timeout: 30_000,
+async function psql(sql: string, target: PostgresTarget = {}, database = 'postgres'): Promise<string> {
+	const { stdout } = await run('psql', [...psqlArgs(target), '-d', database, '-v', 'ON_ERROR_STOP=1', '-Atc', sql], {
+		timeout: 120_000,
 	});
 	return stdout.trim();
 }
@@ -46,6 +46,12 @@ export async function createDatabase(name: string, target: PostgresTarget = {}):
 export async function dropDatabase(name: string, target: PostgresTarget = {}): Promise<void> {
 	assertIdentifier(name);
 	await psql(`drop database if exists ${name} with (force)`, target);
+}
+
+/** Runs SQL in one database (tests set up and check the tables their workflows write); returns psql's unaligned rows. */
+export async function queryDatabase(database: string, sql: string, target: PostgresTarget = {}): Promise<string> {
+	assertIdentifier(database);
+	return await psql(sql, target, database);
 }
 
 export interface RedisTarget {

@@ -98,6 +98,33 @@ export function domainDataTrigger(
 	});
 }
 
+/** "When Executed by Another Workflow", accepting all data: the start of a sub-workflow. */
+export function executeWorkflowTrigger(name = 'When Executed by Another Workflow'): WorkflowNode {
+	return node(name, 'n8n-nodes-base.executeWorkflowTrigger', 1.1, { inputSource: 'passthrough' });
+}
+
+/**
+ * n8n's Postgres node inserting its input items into `table` (columns mapped from the item keys), all
+ * items of a run in one query (a multi-statement query: one implicit transaction, all or nothing).
+ */
+export function postgresInsert(name: string, table: string, credential: CredentialRef): WorkflowNode {
+	return node(name, 'n8n-nodes-base.postgres', 2.5, {
+		operation: 'insert',
+		schema: { __rl: true, mode: 'list', value: 'public' },
+		table: { __rl: true, mode: 'name', value: table },
+		columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
+		options: { outputColumns: ['name'] },
+	}, { credentials: { postgres: { id: credential.id, name: credential.name } } });
+}
+
+/** Workflow settings of a sub-workflow run per batch: successful runs are not kept in the execution list. */
+export const BATCH_SUB_WORKFLOW_SETTINGS = {
+	executionOrder: 'v1',
+	saveDataSuccessExecution: 'none',
+	saveManualExecutions: false,
+	saveExecutionProgress: false,
+} as const;
+
 /** Connects nodes one after the other (main output 0 to main input 0) and lays them out left to right. */
 export function chain(...nodes: WorkflowNode[]): { nodes: WorkflowNode[]; connections: Record<string, unknown> } {
 	const connections: Record<string, unknown> = {};

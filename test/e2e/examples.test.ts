@@ -8,10 +8,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
-import { EXAMPLE_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
+import { randomBytes } from 'node:crypto';
+
+import { EXAMPLE_CREDENTIAL, EXAMPLE_POSTGRES_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
 import type { N8nInstance } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
+import { createDatabase, dropDatabase, isPostgresReachable, queryDatabase } from '../../scripts/n8n/services';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
 import { createInstance } from './support';
 
@@ -20,6 +23,13 @@ const DOMAINS = 3000;
 let sim: Simulator;
 let n8n: N8nInstance;
 let runs: Map<string, ExecutionResult>;
+/** The snapshot-into-PostgreSQL example writes into a database of its own, created for this run. */
+const POSTGRES_TARGET = `dd_e2e_examples_${process.pid}_${randomBytes(3).toString('hex')}`;
+let postgresCreated = false;
+
+/** Examples that write into a database (a Postgres node, or a sub-workflow that has one) run in their own test. */
+const needsDatabase = (workflow: { nodes: Array<Record<string, unknown>> }) =>
+	workflow.nodes.some((node) => node.type === 'n8n-nodes-base.postgres' || (node.parameters as { output?: string } | undefined)?.output === 'subWorkflow');
 
 /** Parses the CSV that n8n's Convert to File node writes (a BOM, a header row, quoted cells as needed). */
 function parseCsv(text: string): Array<Record<string, string>> {
@@ -66,13 +76,16 @@ beforeAll(async () => {
 	});
 	const examples = loadExamples({ filesDir: n8n.filesDir });
 	await n8n.importWorkflows(examples.map((example) => example.workflow));
-	const manual = examples.filter((example) => example.workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger'));
+	const manual = examples.filter(
+		(example) => example.workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger') && !needsDatabase(example.workflow),
+	);
 	runs = await n8n.executeBatch(manual.map((example) => example.workflow.id));
 }, 10 * 60_000);
 
 afterAll(async () => {
 	await n8n?.dispose();
 	await sim?.close();
+	if (postgresCreated) await dropDatabase(POSTGRES_TARGET);
 });
 
 test('every example names the shared credential and only nodes of n8n and this package', () => {
@@ -118,3 +131,24 @@ test('export a whole snapshot: the gzip file holds every record of the newest sn
 	const text = gunzipSync(readFileSync(join(n8n.filesDir, `${newest}.ndjson.gz`))).toString('utf8');
 	expect(text).toBe(Array.from({ length: DOMAINS }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
 });
+
+test('newest snapshot into PostgreSQL: the sub-workflow inserts every record of the newest snapshot once', async () => {
+	if (!(await isPostgresReachable())) throw new Error('This example needs PostgreSQL on 127.0.0.1:5432 (user postgres)');
+	await createDatabase(POSTGRES_TARGET);
+	postgresCreated = true;
+	// The table the example's note asks for.
+	await queryDatabase(POSTGRES_TARGET, 'create table domains (name text primary key, rank integer, title text, country_code text, language_code text, label text)');
+	await n8n.importCredentials([{
+		...EXAMPLE_POSTGRES_CREDENTIAL,
+		type: 'postgres',
+		data: { host: '127.0.0.1', port: 5432, database: POSTGRES_TARGET, user: 'postgres', password: '', ssl: 'disable' },
+	}]);
+	await n8n.mustRun(['publish:workflow', '--id=ddExampleToPgSub']);
+	const run = await n8n.execute('ddExampleToPg001');
+	const newest = sim.datasets()[0].label;
+	expect(run.describe()).toBe('ok');
+	expect(run.json('Stream Into PostgreSQL')).toEqual([expect.objectContaining({ label: newest, records: DOMAINS, batches: 2 })]);
+	const first = JSON.parse(sim.index.lineAt(0, newest, 'name,rank,country_code')) as { name: string; rank: number; country_code: string };
+	expect(await queryDatabase(POSTGRES_TARGET, 'select count(*), count(distinct name), min(label) from domains')).toBe(`${DOMAINS}|${DOMAINS}|${newest}`);
+	expect(await queryDatabase(POSTGRES_TARGET, `select rank, country_code from domains where name = '${first.name}'`)).toBe(`${first.rank}|${first.country_code}`);
+}, 5 * 60_000);

@@ -70,7 +70,8 @@ class HarnessNodeTypes implements INodeTypes {
 	getByNameAndVersion(nodeType: string): INodeType {
 		let instance = this.cache.get(nodeType);
 		if (!instance) {
-			const make = nodeClasses[nodeType];
+			// n8n names a node used as an AI tool `<type>Tool` and runs the same class.
+			const make = nodeClasses[nodeType] ?? nodeClasses[nodeType.replace(/Tool$/, '')];
 			if (!make) throw new Error(`Unknown node type ${nodeType}`);
 			instance = make();
 			this.cache.set(nodeType, instance);
@@ -169,6 +170,10 @@ export interface HarnessNodeOptions {
 	continueOnFail?: boolean;
 	/** Kept across polls to play the part of the workflow's saved static data. */
 	staticData?: IDataObject;
+	/** Plays the part of n8n's CLI when the node runs a sub-workflow (`additionalData.executeWorkflow`). */
+	executeWorkflow?: IWorkflowExecuteAdditionalData['executeWorkflow'];
+	/** The node's type as n8n names it (e.g. `…domainDataTool` when it runs as an AI tool). */
+	nodeTypeName?: string;
 }
 
 function makeWorkflow(options: HarnessNodeOptions) {
@@ -186,7 +191,7 @@ function makeWorkflow(options: HarnessNodeOptions) {
 	const node: INode = {
 		id: 'node-under-test',
 		name: options.type === 'domainDataTrigger' ? 'Domain Data Trigger' : 'Domain Data',
-		type,
+		type: options.nodeTypeName ?? type,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters,
@@ -218,6 +223,7 @@ function makeWorkflow(options: HarnessNodeOptions) {
 		userId: 'harness-user',
 		setExecutionStatus: () => {},
 		hooks: undefined,
+		executeWorkflow: options.executeWorkflow,
 	} as unknown as IWorkflowExecuteAdditionalData;
 	return { workflow, node, additionalData };
 }

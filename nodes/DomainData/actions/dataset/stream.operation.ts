@@ -18,6 +18,14 @@ import {
 	readSnapshotBytes,
 	type SnapshotReadStats,
 } from '../../helpers/snapshotReader';
+import {
+	readSubWorkflowParameters,
+	runSubWorkflowPerBatch,
+	SUB_WORKFLOW_OUTPUT,
+	subWorkflowOptions,
+	subWorkflowOutputOption,
+	workflowIdProperty,
+} from '../../helpers/subWorkflow';
 import { idleTimeoutMs } from '../../transport';
 import { DEFAULT_MAX_ATTEMPTS, idleTimeoutOption, maxAttemptsOption, returnAllOrLimit } from '../common';
 
@@ -27,7 +35,7 @@ const DEFAULT_BATCH_SIZE = 1000;
 const NDJSON_MIME_TYPE = 'application/x-ndjson';
 const GZIP_MIME_TYPE = 'application/gzip';
 
-type StreamOutput = 'items' | 'batches' | 'file';
+type StreamOutput = 'items' | 'batches' | 'file' | typeof SUB_WORKFLOW_OUTPUT;
 
 const FIELD_OPTIONS: Record<SnapshotField, string> = {
 	name: 'Domain name',
@@ -91,16 +99,18 @@ const properties: INodeProperties[] = [
 				value: 'file',
 				description: 'One item with the records as an NDJSON file; for whole snapshots (streamed to n8n\'s binary storage)',
 			},
+			subWorkflowOutputOption,
 		],
 	},
+	workflowIdProperty,
 	{
 		displayName: 'Batch Size',
 		name: 'batchSize',
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: DEFAULT_BATCH_SIZE,
-		description: 'Records per output item',
-		displayOptions: { show: { output: ['batches'] } },
+		description: 'Records per output item (Batches) or per run of the sub-workflow (Sub-Workflow)',
+		displayOptions: { show: { output: ['batches', SUB_WORKFLOW_OUTPUT] } },
 	},
 	{
 		displayName: 'Put Output File in Field',
@@ -201,6 +211,7 @@ const properties: INodeProperties[] = [
 			},
 			idleTimeoutOption,
 			maxAttemptsOption,
+			...subWorkflowOptions,
 			{
 				displayName: 'On Malformed Line',
 				name: 'onMalformedLine',
@@ -272,10 +283,10 @@ function readRequest(this: IExecuteFunctions, itemIndex: number): StreamRequest 
 		throw new NodeOperationError(node, `The parameter "Limit" must be a whole number of 1 or more, got ${limit}`, { itemIndex });
 	}
 	const output = this.getNodeParameter('output', itemIndex, 'items') as StreamOutput;
-	if (!['items', 'batches', 'file'].includes(output)) {
-		throw new NodeOperationError(node, `The parameter "Output" must be items, batches or file, got "${output}"`, { itemIndex });
+	if (!['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT].includes(output)) {
+		throw new NodeOperationError(node, `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`, { itemIndex });
 	}
-	const batchSize = output === 'batches' ? Number(this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE)) : DEFAULT_BATCH_SIZE;
+	const batchSize = output === 'batches' || output === SUB_WORKFLOW_OUTPUT ? Number(this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE)) : DEFAULT_BATCH_SIZE;
 	if (!Number.isInteger(batchSize) || batchSize < 1) {
 		throw new NodeOperationError(node, `The parameter "Batch Size" must be a whole number of 1 or more, got ${batchSize}`, { itemIndex });
 	}
@@ -505,6 +516,40 @@ async function readIntoFile(
 	return { json, binary: { [request.binaryPropertyName]: binary }, pairedItem: { item: itemIndex } };
 }
 
+/** Sub-Workflow: the records go to the chosen workflow batch by batch; the node outputs a summary. */
+async function streamToSubWorkflow(
+	this: IExecuteFunctions,
+	request: StreamRequest,
+	labels: LabelResolver,
+	itemIndex: number,
+): Promise<INodeExecutionData> {
+	const target = readSubWorkflowParameters.call(this, itemIndex);
+	const label = await labels.resolve(request.label, request.maxAttempts, itemIndex);
+	const stats = createReadStats(label);
+	const records = readSnapshot.call(this, {
+		label,
+		fields: request.fields,
+		limit: request.limit,
+		filter: request.filter,
+		maxAttempts: request.maxAttempts,
+		onMalformed: request.onMalformed,
+		batchSize: request.batchSize,
+		stats,
+		itemIndex,
+	});
+	const summary = await runSubWorkflowPerBatch.call(this, target.workflow, records, {
+		label,
+		itemIndex,
+		batchSize: request.batchSize,
+		skipRecords: target.skipRecords,
+		batchInfoField: target.batchInfoField,
+	});
+	if (request.onMalformed === 'skip') summary.json.skippedLines = stats.skippedLines;
+	addSkippedLinesHint.call(this, stats);
+	addNoMatchHint.call(this, request, stats);
+	return summary;
+}
+
 /**
  * Runs once per input item. Items and Batches count their records across all input items against
  * "Max Records in Memory", because n8n holds the whole output of the node at once.
@@ -516,6 +561,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			const request = readRequest.call(this, itemIndex);
+			if (request.output === SUB_WORKFLOW_OUTPUT) {
+				output.push(await streamToSubWorkflow.call(this, request, labels, itemIndex));
+				continue;
+			}
 			if (request.output !== 'file' && cannotFit(request, held)) {
 				// Known before any call: the slice asked for cannot fit.
 				throw limitTooHighError.call(this, request, itemIndex, held);

@@ -1,0 +1,230 @@
+/**
+ * The Sub-Workflow output in real n8n 2.8.4, from the packed package: whole snapshots go, batch by batch,
+ * through a sub-workflow whose Postgres node (n8n's own) inserts them into a table of a database created
+ * for this run (PostgreSQL on 127.0.0.1, dropped afterwards). Regular mode: 1,000,000 records, and a run
+ * that fails at a batch and is resumed with Skip Records. Queue mode (main + worker): 100,000 records,
+ * run by the worker.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+import { queueModeEnv } from '../../scripts/n8n/env';
+import type { CredentialImport, N8nInstance, N8nProcess, WorkflowImport } from '../../scripts/n8n/instance';
+import { N8nRestClient } from '../../scripts/n8n/rest';
+import { fromApiExecution } from '../../scripts/n8n/run-data';
+import {
+	createDatabase,
+	deleteRedisKeys,
+	dropDatabase,
+	isPostgresReachable,
+	isRedisReachable,
+	queryDatabase,
+} from '../../scripts/n8n/services';
+import {
+	BATCH_SUB_WORKFLOW_SETTINGS,
+	chain,
+	domainData,
+	executeWorkflowTrigger,
+	manualTrigger,
+	postgresInsert,
+	webhook,
+	workflow,
+	workflowId,
+} from '../../scripts/n8n/workflows';
+import { startSimulator, type Simulator } from '../simulator';
+import { CREDENTIALS, createInstance, credentialImports } from './support';
+
+const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
+const TARGET = `dd_e2e_subwf_${suffix}`;
+const QUEUE_N8N_DATABASE = `dd_e2e_subwfq_${suffix}`;
+const REDIS_DB = Number(process.env.N8N_E2E_REDIS_DB ?? 7);
+const REDIS_PREFIX = `dd-e2e-subwf-${suffix.replace(/_/g, '-')}`;
+const WHOLE = 1_000_000;
+const QUEUE_RECORDS = 100_000;
+const RESUME_RECORDS = 50_000;
+const BATCH = 5000;
+const FIELDS = ['name', 'rank'];
+
+const POSTGRES = { id: workflowId('credPostgresSubWf'), name: 'Postgres (e2e target)' };
+const postgresCredential: CredentialImport = {
+	...POSTGRES,
+	type: 'postgres',
+	data: { host: '127.0.0.1', port: 5432, database: TARGET, user: 'postgres', password: '', ssl: 'disable' },
+};
+
+let sim: Simulator;
+let newest: string;
+const created: string[] = [];
+const startedAt = Date.now();
+
+async function sql(text: string): Promise<string> {
+	return await queryDatabase(TARGET, text);
+}
+
+async function createTable(table: string): Promise<void> {
+	await sql(`create table ${table} (name text not null, rank integer not null, label text not null)`);
+}
+
+/** Rows, distinct names, and a digest of the sorted names: equal to `expectedNames` only if every record is there once. */
+async function tableState(table: string): Promise<{ rows: number; distinct: number; digest: string; labels: string }> {
+	const [rows, distinct, digest, labels] = (
+		await sql(`select count(*), count(distinct name), md5(coalesce(string_agg(name, ',' order by name collate "C"), '')), string_agg(distinct label, ',') from ${table}`)
+	).split('|');
+	return { rows: Number(rows), distinct: Number(distinct), digest, labels };
+}
+
+/** The name of the record at a 0-based position of the newest snapshot's stream. */
+function nameAt(position: number): string {
+	return (JSON.parse(sim.index.lineAt(position, newest, 'name')) as { name: string }).name;
+}
+
+function digestOfFirst(count: number): string {
+	const names: string[] = [];
+	for (let position = 0; position < count; position++) names.push(nameAt(position));
+	names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+	return createHash('md5').update(names.join(',')).digest('hex');
+}
+
+/** A sub-workflow inserting each batch into `table`, and a caller streaming the newest snapshot into it. */
+function pair(stem: string, table: string, stream: Record<string, unknown>, trigger = manualTrigger()): { sub: WorkflowImport; caller: WorkflowImport } {
+	const sub = workflow(workflowId(`${stem}Sub`), `Sub-workflow: insert a batch into ${table}`, chain(
+		executeWorkflowTrigger(), postgresInsert('Insert Rows', table, POSTGRES),
+	), { settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } });
+	const caller = workflow(workflowId(`${stem}Caller`), `Stream the newest snapshot into ${table}`, chain(
+		trigger,
+		domainData('Stream', {
+			resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, output: 'subWorkflow',
+			workflowId: { __rl: true, mode: 'id', value: sub.id }, batchSize: BATCH, ...stream,
+		}, CREDENTIALS.pro),
+	));
+	return { sub, caller };
+}
+
+async function importAndPublish(n8n: N8nInstance, workflows: Array<{ sub: WorkflowImport; caller: WorkflowImport }>): Promise<void> {
+	await n8n.importWorkflows(workflows.flatMap(({ sub, caller }) => [sub, caller]));
+	// n8n 2.x runs a called workflow only in its published version.
+	for (const { sub } of workflows) await n8n.mustRun(['publish:workflow', `--id=${sub.id}`]);
+}
+
+beforeAll(async () => {
+	if (!(await isPostgresReachable())) throw new Error('These tests need PostgreSQL on 127.0.0.1:5432 (user postgres)');
+	await createDatabase(TARGET);
+	created.push(TARGET);
+	sim = await startSimulator({ domains: WHOLE, snapshots: 2 });
+	newest = sim.datasets()[0].label;
+}, 120_000);
+
+afterAll(async () => {
+	await sim?.close();
+	for (const database of created) await dropDatabase(database);
+	console.log(`subworkflow e2e: ${((Date.now() - startedAt) / 1000).toFixed(0)} s in all`);
+}, 120_000);
+
+describe('regular mode', () => {
+	let n8n: N8nInstance;
+	const whole = pair('subWhole', 'domains_whole', { returnAll: true });
+	const failing = pair('subResume', 'domains_resume', { returnAll: false, limit: RESUME_RECORDS });
+
+	beforeAll(async () => {
+		await createTable('domains_whole');
+		await createTable('domains_resume');
+		n8n = await createInstance(sim, { credentials: [postgresCredential] });
+		await importAndPublish(n8n, [whole, failing]);
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await n8n?.dispose();
+	});
+
+	test('1,000,000 records of the newest snapshot end up in the table, each exactly once', async () => {
+		const run = await n8n.execute(whole.caller.id, { timeoutMs: 30 * 60_000 });
+		expect(run.describe()).toBe('ok');
+		expect(run.json('Stream')).toEqual([
+			expect.objectContaining({ label: newest, records: WHOLE, batches: WHOLE / BATCH, skippedRecords: 0, durationMs: expect.any(Number) }),
+		]);
+		const state = await tableState('domains_whole');
+		expect(state).toEqual({ rows: WHOLE, distinct: WHOLE, digest: digestOfFirst(WHOLE), labels: newest });
+		const first = JSON.parse(sim.index.lineAt(0, newest, FIELDS.join(','))) as { name: string; rank: number };
+		expect(await sql(`select rank from domains_whole where name = '${first.name}'`)).toBe(String(first.rank));
+	}, 30 * 60_000);
+
+	test('a sub-workflow failing at batch 4 stops the node there; resumed with Skip Records, every record is in the table once', async () => {
+		// Batch 4 holds records 15,001-20,000: the table refuses record 15,001, so that whole insert fails.
+		const refused = nameAt(15_000);
+		await sql(`alter table domains_resume add constraint refuse_one check (name <> '${refused}')`);
+		const failed = await n8n.execute(failing.caller.id, { timeoutMs: 10 * 60_000 });
+		expect(failed.ok).toBe(false);
+		expect(failed.error?.message).toBe(`The sub-workflow failed at batch 4 (records 15,001-20,000 of the dataset "${newest}"); 15,000 records were done`);
+		expect(failed.error?.description).toContain('refuse_one');
+		const resumeAt = Number(/"Skip Records" set to (\d+)/.exec(String(failed.error?.description))?.[1]);
+		expect(resumeAt).toBe(15_000);
+		// The failed batch was one statement: nothing of it stayed.
+		expect((await tableState('domains_resume')).rows).toBe(15_000);
+
+		await sql('alter table domains_resume drop constraint refuse_one');
+		const resumed = pair('subResumed', 'domains_resume', { returnAll: false, limit: RESUME_RECORDS, options: { skipRecords: resumeAt } });
+		await importAndPublish(n8n, [resumed]);
+		const run = await n8n.execute(resumed.caller.id, { timeoutMs: 10 * 60_000 });
+		expect(run.describe()).toBe('ok');
+		expect(run.json('Stream')).toEqual([
+			expect.objectContaining({ records: RESUME_RECORDS - 15_000, batches: 7, skippedRecords: 15_000 }),
+		]);
+		expect(await tableState('domains_resume')).toEqual({
+			rows: RESUME_RECORDS, distinct: RESUME_RECORDS, digest: digestOfFirst(RESUME_RECORDS), labels: newest,
+		});
+	}, 20 * 60_000);
+});
+
+describe('queue mode', () => {
+	let n8n: N8nInstance;
+	let main: N8nProcess;
+	let worker: N8nProcess;
+	let rest: N8nRestClient;
+	const hookPath = `dd-e2e-subwf-${suffix}`;
+	const queued = pair('subQueue', 'domains_queue', { returnAll: false, limit: QUEUE_RECORDS }, webhook('Webhook', hookPath));
+
+	beforeAll(async () => {
+		if (!(await isRedisReachable({ db: REDIS_DB }))) throw new Error('Queue mode needs Redis on 127.0.0.1:6379');
+		await createTable('domains_queue');
+		await createDatabase(QUEUE_N8N_DATABASE);
+		created.push(QUEUE_N8N_DATABASE);
+		n8n = await createInstance(sim, {
+			credentials: false,
+			env: queueModeEnv({ postgres: { database: QUEUE_N8N_DATABASE }, redis: { db: REDIS_DB, prefix: REDIS_PREFIX } }),
+		});
+		await n8n.importCredentials([...credentialImports(sim), postgresCredential]);
+		await importAndPublish(n8n, [queued]);
+		main = await n8n.start();
+		worker = await n8n.startWorker();
+		rest = new N8nRestClient(n8n.url);
+		await rest.ensureOwner();
+		await rest.createApiKey();
+		await rest.activateWorkflow(queued.caller.id);
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await n8n?.dispose();
+		await deleteRedisKeys(REDIS_PREFIX, { db: REDIS_DB }).catch(() => undefined);
+	}, 120_000);
+
+	test('100,000 records go through the sub-workflow on the worker that runs the node', async () => {
+		const response = await fetch(`${n8n.url}/webhook/${hookPath}`, { method: 'POST', signal: AbortSignal.timeout(15 * 60_000) });
+		expect(response.status).toBe(200);
+		const answer = (await response.json()) as unknown[];
+		expect(answer).toEqual([expect.objectContaining({ label: newest, records: QUEUE_RECORDS, batches: QUEUE_RECORDS / BATCH })]);
+
+		const [run] = await rest.waitForExecutions(queued.caller.id, 1);
+		const executionId = run.execution.id;
+		await worker.waitForOutput(new RegExp(`Worker finished execution ${executionId}\\b`), 60_000);
+		expect(worker.output()).toMatch(new RegExp(`Worker started execution ${executionId}\\b`));
+		expect(main.output()).toMatch(new RegExp(`Enqueued execution ${executionId}\\b`));
+		expect(fromApiExecution(run.execution).json('Stream')).toEqual(answer);
+		// Sub-executions are not queued: they run inside the worker's execution. None is enqueued by main.
+		expect(main.output().match(/Enqueued execution/g)).toHaveLength(1);
+		// The sub-workflow saves no successful execution: the list holds nothing of its 20 runs.
+		expect(await rest.executions(queued.sub.id, { includeData: false })).toHaveLength(0);
+
+		expect(await tableState('domains_queue')).toEqual({
+			rows: QUEUE_RECORDS, distinct: QUEUE_RECORDS, digest: digestOfFirst(QUEUE_RECORDS), labels: newest,
+		});
+	}, 20 * 60_000);
+});
