@@ -3,7 +3,13 @@
  * over HTTP. n8n's CLI part (loading and running the sub-workflow) is played by a recorder that keeps
  * what each run received; the real thing runs in test/e2e/subworkflow.test.ts.
  */
-import type { ExecuteWorkflowOptions, IDataObject, IExecuteWorkflowInfo, INodeParameters } from 'n8n-workflow';
+import type {
+	ExecuteWorkflowOptions,
+	IDataObject,
+	IExecuteWorkflowInfo,
+	INodeParameters,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 import { runNode } from './harness/n8n';
 import { KEYS, startSimulator, type Simulator } from './simulator';
@@ -22,6 +28,9 @@ afterAll(async () => {
 beforeEach(() => {
 	sim.reset();
 });
+
+/** What n8n's CLI provides for sub-workflow runs; the recorder below plays it. */
+type ExecuteWorkflow = IWorkflowExecuteAdditionalData['executeWorkflow'];
 
 interface SubRun {
 	workflowId?: string;
@@ -47,12 +56,12 @@ function recorder(fail?: (run: number) => boolean) {
 		}
 		return { executionId: String(runs.length), data: [options.inputData ?? []] };
 	};
-	return { runs, executeWorkflow: executeWorkflow as never };
+	return { runs, executeWorkflow: executeWorkflow as unknown as ExecuteWorkflow };
 }
 
 function subWorkflow(
 	parameters: INodeParameters,
-	executeWorkflow: never,
+	executeWorkflow: ExecuteWorkflow,
 	extra: { continueOnFail?: boolean; nodeTypeName?: string } = {},
 ) {
 	return runNode({
