@@ -5,12 +5,12 @@
  * field. Many snapshot pairs, field choices, filters and change kinds; faults on each side and in each
  * pass; and the number of stream requests per snapshot, from the simulator's request log.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { readBinary, runNode } from './harness/n8n';
+import { bruteForce, fileSummaryOf, rawSnapshot as fetchSnapshot, type Question, type Record_ } from './harness/bruteForceDiff';
 import { useSimulator } from './harness/simulator';
 import { KEYS, RECORD_FIELDS, type Faults, type Simulator, type SnapshotEdits } from './simulator';
 
@@ -24,134 +24,7 @@ beforeEach(() => {
 	sim = simulator();
 });
 
-type Record_ = Record<string, unknown> & { name: string };
-
-/** The whole snapshot with every field, read with a plain fetch (not through the node's reader). */
-async function rawSnapshot(label: string): Promise<Record_[]> {
-	const response = await fetch(`${sim.url}/json/api/v1/historical/domain/${label}?fields=${RECORD_FIELDS.join(',')}`, {
-		headers: { authorization: `Bearer ${KEYS.pro}` },
-	});
-	expect(response.status).toBe(200);
-	const text = await response.text();
-	return text
-		.split('\n')
-		.filter((line) => line.length > 0)
-		.map((line) => JSON.parse(line) as Record_);
-}
-
-interface FilterParameters {
-	countryCodes?: string;
-	languageCodes?: string;
-	technologies?: string;
-	categoryPrefix?: string;
-	maxRank?: number;
-	tld1?: string;
-}
-
-interface Question {
-	fields: string[];
-	changes?: string[];
-	filters?: FilterParameters;
-	minRankMove?: number;
-}
-
-const LISTS = new Set(['technologies', 'categories', 'contact_information']);
-const FILTER_FIELD: Record<keyof FilterParameters, string> = {
-	countryCodes: 'country_code',
-	languageCodes: 'language_code',
-	technologies: 'technologies',
-	categoryPrefix: 'categories',
-	maxRank: 'rank',
-	tld1: 'tld1',
-};
-
-const words = (text: string | undefined, separator: RegExp) => (text ?? '').split(separator).map((word) => word.trim().toLowerCase()).filter(Boolean);
-
-/** The filters as the product documents them, written out by hand. */
-function selectedBy(filters: FilterParameters | undefined): (record: Record_) => boolean {
-	if (!filters) return () => true;
-	return (record) => {
-		if (filters.maxRank !== undefined && !((record.rank as number) <= filters.maxRank)) return false;
-		if (filters.countryCodes && !words(filters.countryCodes, /[\s,]+/).includes(String(record.country_code).toLowerCase())) return false;
-		if (filters.languageCodes && !words(filters.languageCodes, /[\s,]+/).includes(String(record.language_code).toLowerCase())) return false;
-		if (filters.tld1 && !words(filters.tld1, /[\s,]+/).includes(String(record.tld1).toLowerCase())) return false;
-		if (filters.technologies) {
-			const wanted = words(filters.technologies, /,/);
-			if (!(record.technologies as string[]).some((name) => wanted.includes(name.toLowerCase()))) return false;
-		}
-		if (filters.categoryPrefix) {
-			const prefixes = words(filters.categoryPrefix, /\n/);
-			if (!(record.categories as string[]).some((category) => prefixes.some((prefix) => category.toLowerCase().startsWith(prefix)))) return false;
-		}
-		return true;
-	};
-}
-
-function fieldDiff(field: string, before: unknown, after: unknown, minRankMove: number): unknown {
-	if (LISTS.has(field)) {
-		const had = (before as unknown[]) ?? [];
-		const has = (after as unknown[]) ?? [];
-		const added = has.filter((entry) => !had.some((old) => isDeepStrictEqual(old, entry)));
-		const removed = had.filter((entry) => !has.some((now) => isDeepStrictEqual(now, entry)));
-		return added.length || removed.length ? { added, removed } : undefined;
-	}
-	if (field === 'rank') return Math.abs((after as number) - (before as number)) >= minRankMove ? { from: before, to: after } : undefined;
-	return isDeepStrictEqual(before ?? null, after ?? null) ? undefined : { from: before ?? null, to: after ?? null };
-}
-
-function diffs(before: Record_, after: Record_, fields: string[], threshold: (field: string) => number): Record<string, unknown> {
-	const result: Record<string, unknown> = {};
-	for (const field of fields) {
-		const change = fieldDiff(field, before[field], after[field], threshold(field));
-		if (change !== undefined) result[field] = change;
-	}
-	return result;
-}
-
-/** The brute-force diff, in the documented order: gone domains (older order), then the rest (newer order). */
-function bruteForce(newer: Record_[], older: Record_[], labels: { label: string; baseLabel: string }, question: Question): IDataObject[] {
-	const kinds = new Set(question.changes ?? ['added', 'removed', 'changed']);
-	const selected = selectedBy(question.filters);
-	const minRankMove = question.minRankMove ?? 1;
-	const filterFields = Object.keys(question.filters ?? {}).map((key) => FILTER_FIELD[key as keyof FilterParameters]);
-	const explainFields = RECORD_FIELDS.filter((field) => question.fields.includes(field) || filterFields.includes(field));
-	const explainThreshold = (field: string) => (field === 'rank' && filterFields.includes('rank') ? 1 : minRankMove);
-	const compared = RECORD_FIELDS.filter((field) => question.fields.includes(field));
-	const pick = (record: Record_) => Object.fromEntries([['name', record.name], ...compared.map((field) => [field, record[field] ?? null])]);
-	const item = (change: string, reason: string, record: Record_, changes: Record<string, unknown> = {}) => ({
-		change,
-		reason,
-		name: record.name,
-		...labels,
-		record: pick(record),
-		changes,
-	});
-	const newerByName = new Map(newer.map((record) => [record.name, record]));
-	const olderByName = new Map(older.map((record) => [record.name, record]));
-	const result: IDataObject[] = [];
-	for (const record of older) {
-		if (!newerByName.has(record.name) && selected(record) && kinds.has('removed')) result.push(item('removed', 'goneFromIndex', record));
-	}
-	for (const record of newer) {
-		const before = olderByName.get(record.name);
-		const inNew = selected(record);
-		if (!before) {
-			if (inNew && kinds.has('added')) result.push(item('added', 'newToIndex', record));
-			continue;
-		}
-		const inOld = selected(before);
-		if (inNew && inOld && kinds.has('changed')) {
-			const changes = diffs(before, record, question.fields, () => minRankMove);
-			if (Object.keys(changes).length > 0) result.push(item('changed', 'valuesChanged', record, changes));
-		} else if (inNew && !inOld && kinds.has('added')) {
-			result.push(item('added', 'enteredSelection', record, diffs(before, record, explainFields, explainThreshold)));
-		} else if (!inNew && inOld && kinds.has('removed')) {
-			result.push(item('removed', 'leftSelection', before, diffs(before, record, explainFields, explainThreshold)));
-		}
-	}
-	return result;
-}
-
+const rawSnapshot = (label: string) => fetchSnapshot(sim.url, label);
 const raw = new Map<string, Record_[]>();
 /** The records of NEWEST that a snapshot `label` (added without edits) also holds: names that edits may use. */
 async function inBoth(label: string): Promise<Record_[]> {
@@ -380,15 +253,8 @@ describe('Dataset → Compare, outputs', () => {
 		const [item] = result.items;
 		const content = (await readBinary(item)).toString('utf8');
 		expect(content).toBe(expected.map((change) => JSON.stringify(change) + '\n').join(''));
-		const count = (kind: string) => expected.filter((change) => change.change === kind).length;
 		expect(item.json).toEqual({
-			label: NEWEST,
-			baseLabel: PREVIOUS,
-			fileName: `changes-${PREVIOUS}-${NEWEST}.ndjson`,
-			recordCount: expected.length,
-			added: count('added'),
-			removed: count('removed'),
-			changed: count('changed'),
+			...fileSummaryOf(expected, { label: NEWEST, baseLabel: PREVIOUS }),
 			sizeBytes: Buffer.byteLength(content),
 			fields: ['title', 'country_code', 'technologies'],
 		});
