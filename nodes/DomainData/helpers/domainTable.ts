@@ -24,25 +24,23 @@ export class DomainTable {
 	private sortedLo = new Uint32Array(0);
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
 
-	/** Appends a domain; returns its ordinal. */
-	add(name: string, valueKey: string, rank: number, flags: number): number {
+	/** Appends a domain with the hash of its compared values; returns its ordinal. */
+	add(name: string, values: Hash64, rank: number, flags: number): number {
 		if (this.count === this.flags.length) this.grow();
 		const at = this.count++;
+		this.valueHi[at] = values.hi;
+		this.valueLo[at] = values.lo;
 		const hash = hash64(name, this.scratch);
 		this.nameHi[at] = hash.hi;
 		this.nameLo[at] = hash.lo;
-		hash64(valueKey, hash);
-		this.valueHi[at] = hash.hi;
-		this.valueLo[at] = hash.lo;
 		this.rank[at] = rank;
 		this.flags[at] = flags;
 		return at;
 	}
 
-	/** True when `valueKey` hashes to the stored value hash of `ordinal`. */
-	sameValues(ordinal: number, valueKey: string): boolean {
-		const hash = hash64(valueKey, this.scratch);
-		return this.valueHi[ordinal] === hash.hi && this.valueLo[ordinal] === hash.lo;
+	/** True when `values` is the stored hash of the compared values of `ordinal`. */
+	sameValues(ordinal: number, values: Hash64): boolean {
+		return this.valueHi[ordinal] === values.hi && this.valueLo[ordinal] === values.lo;
 	}
 
 	/**

@@ -7,11 +7,13 @@
  *   its keys in another order is the same value); a missing field is null. A difference is `{ from, to }`.
  * - Rank moves smaller than `minRankMove` are no difference (rank moves a little every week).
  *
- * `comparisonKey` turns the compared fields of a record into one text that is equal exactly when
- * `diffRecords` finds no difference, so that a 64-bit hash of it can stand for the record (rank aside:
- * its threshold is not an equality, so rank is kept as a number).
+ * `hashCompared` hashes the compared fields of a record so that two versions hash alike exactly when
+ * `diffRecords` finds no difference (up to 64-bit collisions), and the hash can stand for the record
+ * (rank aside: its threshold is not an equality, so rank is kept as a number).
  */
 import type { IDataObject } from 'n8n-workflow';
+
+import type { Hash64, Hasher64 } from './hash64';
 
 import type { SnapshotField } from './snapshotFields';
 
@@ -33,24 +35,37 @@ function entriesOf(value: unknown): unknown[] {
 	return Array.isArray(value) ? value : [];
 }
 
-/** The set's entries as canonical texts, sorted and without repeats. */
-function setKey(value: unknown): string {
-	const texts = [...new Set(entriesOf(value).map(canonicalJson))].sort();
-	return texts.join('\u0001');
-}
+const FIELD_END = 0;
+const ENTRY_END = 1;
+const STRING_VALUE = 2;
 
 /**
- * One text for the compared fields of a record (rank left out: see the file comment). Field values are
- * separated by a character that canonical JSON never contains unescaped.
+ * Hashes the compared fields of a record (rank left out: see the file comment) into `out`: per field, a
+ * list's distinct entries in sorted order, or the value (a string as is, marked as a string; any other
+ * value as canonical JSON), each followed by a separator.
  */
-export function comparisonKey(record: IDataObject, fields: readonly SnapshotField[]): string {
-	let key = '';
+export function hashCompared(record: IDataObject, fields: readonly SnapshotField[], hasher: Hasher64, out: Hash64): Hash64 {
+	hasher.reset();
 	for (const field of fields) {
 		if (field === 'rank') continue;
 		const value = record[field];
-		key += (LIST_FIELDS.has(field) ? setKey(value) : canonicalJson(value)) + '\u0000';
+		if (LIST_FIELDS.has(field)) {
+			const texts = entriesOf(value).map((entry) => (typeof entry === 'string' ? entry : canonicalJson(entry)));
+			if (texts.length > 1) texts.sort();
+			let previous: string | undefined;
+			for (const text of texts) {
+				if (text === previous) continue;
+				previous = text;
+				hasher.text(text).code(ENTRY_END);
+			}
+		} else if (typeof value === 'string') {
+			hasher.code(STRING_VALUE).text(value);
+		} else {
+			hasher.text(canonicalJson(value));
+		}
+		hasher.code(FIELD_END);
 	}
-	return key;
+	return hasher.digest(out);
 }
 
 /** The difference in one field, or undefined when there is none. */

@@ -21,8 +21,10 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { DomainDataFunctions } from '../transport';
 import { DomainTable, NOT_FOUND } from './domainTable';
+import { KeptRecords } from './keptRecords';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
-import { comparisonKey, diffField, diffRecords, type FieldChange } from './recordDiff';
+import { Hasher64, type Hash64 } from './hash64';
+import { diffField, diffRecords, hashCompared, type FieldChange } from './recordDiff';
 import { withFields, type SnapshotField } from './snapshotFields';
 import { createReadStats, type MalformedLineHandling, readSnapshot, type SnapshotReadStats } from './snapshotReader';
 
@@ -68,8 +70,9 @@ export interface CompareSpec {
 /** What the passes did: one read's stats per pass, in order (new, base, new). */
 export interface CompareStats {
 	reads: SnapshotReadStats[];
-	/** Older records kept for pass 3 at most at once. */
+	/** Older records kept for pass 3 at most at once, and the bytes they took. */
 	keptPeak: number;
+	keptBytesPeak: number;
 }
 
 const SELECTED = 1;
@@ -77,7 +80,7 @@ const SEEN_IN_BASE = 2;
 const READ_BATCH = 1000;
 
 export function createCompareStats(): CompareStats {
-	return { reads: [], keptPeak: 0 };
+	return { reads: [], keptPeak: 0, keptBytesPeak: 0 };
 }
 
 function serviceError(context: DomainDataFunctions, spec: CompareSpec, message: string, description: string) {
@@ -146,13 +149,15 @@ export async function* compareSnapshots(
 
 	// Pass 1: the newer snapshot into the table.
 	const table = new DomainTable();
+	const hasher = new Hasher64();
+	const values: Hash64 = { hi: 0, lo: 0 };
 	{
 		const { readStats, batches } = read(label);
 		for await (const batch of batches) {
 			for (const record of batch) {
 				const name = nameOf(this, spec, record, label, readStats);
 				const rank = typeof record.rank === 'number' ? record.rank : -1;
-				table.add(name, comparisonKey(record, fields), rank, selects(record) ? SELECTED : 0);
+				table.add(name, hashCompared(record, fields, hasher, values), rank, selects(record) ? SELECTED : 0);
 			}
 		}
 	}
@@ -168,7 +173,7 @@ export async function* compareSnapshots(
 
 	// Pass 2: the older snapshot, looked up by name.
 	/** Older records (JSON of the request fields) kept for pass 3, by the newer snapshot's ordinal. */
-	const kept = new Map<number, string>();
+	const kept = new KeptRecords(table.count);
 	/** With a Limit, kept ordinals above this can never be output (enough smaller ones are kept). */
 	let keepBelow = Infinity;
 	const keep = (ordinal: number, record: IDataObject) => {
@@ -178,11 +183,13 @@ export async function* compareSnapshots(
 		const room = limit - output;
 		if (kept.size > 2 * room && room > 0) {
 			// Only the `room` smallest ordinals can still be output: forget the others.
-			const ordinals = [...kept.keys()].sort((a, b) => a - b);
+			const ordinals = kept.ordinals();
 			keepBelow = ordinals[room];
 			for (const dropped of ordinals.slice(room)) kept.delete(dropped);
+			kept.compact();
 		}
 		stats.keptPeak = Math.max(stats.keptPeak, kept.size);
+		stats.keptBytesPeak = Math.max(stats.keptBytesPeak, kept.byteLength);
 	};
 	{
 		const { readStats, batches } = read(baseLabel);
@@ -213,7 +220,7 @@ export async function* compareSnapshots(
 				if (inNew && inBase) {
 					if (!kinds.has('changed')) continue;
 					const rankMoved = compareRank && Math.abs(table.rank[ordinal] - (typeof record.rank === 'number' ? record.rank : -1)) >= minRankMove;
-					if (rankMoved || !table.sameValues(ordinal, comparisonKey(record, fields))) keep(ordinal, record);
+					if (rankMoved || !table.sameValues(ordinal, hashCompared(record, fields, hasher, values))) keep(ordinal, record);
 				} else if (inNew ? kinds.has('added') : inBase && kinds.has('removed')) {
 					keep(ordinal, record);
 				}
