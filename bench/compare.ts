@@ -142,8 +142,8 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 			]),
 		),
 		`Memory: each measurement is a fresh process (see Memory above for the method), medians of ${memoryRuns} run(s). What the ` +
-			'node holds: about 33 bytes a domain of the newer snapshot in typed arrays (hashes of name and compared values, rank, flags, ' +
-			'the sorted index) and, between the second and third pass, the older records of the domains that changed (their compared ' +
+			'node holds: about 37 bytes a domain of the newer snapshot in typed arrays (hashes of name and compared values, rank, flags, ' +
+			'a hash table of the names) and, between the second and third pass, the older records of the domains that changed (their compared ' +
 			'fields as JSON text): these grow with the number of changes, not with the snapshot.',
 		markdownTable(
 			['records a side', 'changes', 'RSS before MB', 'peak RSS MB (VmHWM)', 'peak − before MB', 'peak JS heap + Buffers MB (sampled)', 'wall s'],

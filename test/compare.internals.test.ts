@@ -2,6 +2,8 @@
  * The memory structures of Dataset → Compare on their own: the name table, the kept records and the
  * streaming hash. (The operation itself is tested over HTTP in dataset.compare.test.ts.)
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { DomainTable, NOT_FOUND } from '../nodes/DomainData/helpers/domainTable';
 import { hash64, Hasher64 } from '../nodes/DomainData/helpers/hash64';
 import { KeptRecords } from '../nodes/DomainData/helpers/keptRecords';
@@ -10,7 +12,7 @@ import { hashCompared } from '../nodes/DomainData/helpers/recordDiff';
 const zero = () => ({ hi: 0, lo: 0 });
 
 describe('DomainTable', () => {
-	it('finds every name it holds by binary search after the radix sort, and no other', () => {
+	it('finds every name it holds through its hash table, and no other', () => {
 		const table = new DomainTable();
 		const names = Array.from({ length: 50_000 }, (_, i) => `site-${(i * 7919) % 50_000}.example`);
 		names.forEach((name, i) => table.add(name, zero(), i + 1, 0));
@@ -52,7 +54,7 @@ describe('hashes', () => {
 	});
 
 	it('hashes lists as sets and tells a string from other values', () => {
-		const hash = (record: Record<string, unknown>) => hashCompared(record, ['technologies', 'title'], new Hasher64(), zero());
+		const hash = (record: IDataObject) => hashCompared(record, ['technologies', 'title'], new Hasher64(), zero());
 		expect(hash({ technologies: ['B', 'A', 'A'], title: 'x' })).toEqual(hash({ technologies: ['A', 'B'], title: 'x' }));
 		expect(hash({ technologies: [], title: 'null' })).not.toEqual(hash({ technologies: [], title: null }));
 		expect(hash({ technologies: ['A'], title: 'x' })).not.toEqual(hash({ technologies: ['A', 'B'], title: 'x' }));

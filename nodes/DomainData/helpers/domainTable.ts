@@ -1,13 +1,12 @@
 /**
  * The per-domain memory of Dataset → Compare: for each record of one snapshot, in stream order (its
  * ordinal), a 64-bit hash of the name, a 64-bit hash of the compared values, the rank and a few flag
- * bits, in typed arrays: 21 bytes a domain, plus 12 for the sorted name index (about 33 MB for a
- * million domains, whatever the fields). Names are found by binary search over the sorted hashes.
+ * bits, in typed arrays: 21 bytes a domain, plus 8 to 16 for the name index, a hash table of the name
+ * hashes (about 37 MB for a million domains, whatever the fields).
  */
 import { hash64, type Hash64 } from './hash64';
 
 const INITIAL_CAPACITY = 1 << 14;
-const RADIX_BUCKETS = 1 << 16;
 export const NOT_FOUND = -1;
 
 export class DomainTable {
@@ -18,10 +17,9 @@ export class DomainTable {
 	valueLo = new Uint32Array(INITIAL_CAPACITY);
 	rank = new Int32Array(INITIAL_CAPACITY);
 	flags = new Uint8Array(INITIAL_CAPACITY);
-	/** After `index()`: ordinals sorted by name hash, and the hashes in that order. */
-	private order = new Uint32Array(0);
-	private sortedHi = new Uint32Array(0);
-	private sortedLo = new Uint32Array(0);
+	/** After `index()`: the name hash table (see there). */
+	private slots = new Uint32Array(2);
+	private mask = 0;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
 
 	/** Appends a domain with the hash of its compared values; returns its ordinal. */
@@ -44,62 +42,51 @@ export class DomainTable {
 	}
 
 	/**
-	 * Sorts the names for lookups (an LSD radix sort, 4 passes of 16 bits: linear, no comparisons).
-	 * Returns the number of names that occur more than once (0 for a well-formed snapshot).
+	 * Builds the name index: an open-addressing hash table (linear probing) of slot pairs
+	 * [ordinal + 1, high half of the name hash], so that most lookups touch one cache line instead of the
+	 * ~20 scattered reads of a binary search over a million names. Returns the number of names that occur
+	 * more than once (0 for a well-formed snapshot); a repeat is left out of the index.
 	 */
 	index(): number {
-		const n = this.count;
-		let order = new Uint32Array(n);
-		let spare = new Uint32Array(n);
-		for (let i = 0; i < n; i++) order[i] = i;
-		const counts = new Uint32Array(RADIX_BUCKETS);
-		for (const [keys, shift] of [
-			[this.nameLo, 0],
-			[this.nameLo, 16],
-			[this.nameHi, 0],
-			[this.nameHi, 16],
-		] as Array<[Uint32Array, number]>) {
-			counts.fill(0);
-			for (let i = 0; i < n; i++) counts[(keys[order[i]] >>> shift) & 0xffff]++;
-			let sum = 0;
-			for (let bucket = 0; bucket < RADIX_BUCKETS; bucket++) {
-				const size = counts[bucket];
-				counts[bucket] = sum;
-				sum += size;
-			}
-			for (let i = 0; i < n; i++) {
-				const ordinal = order[i];
-				spare[counts[(keys[ordinal] >>> shift) & 0xffff]++] = ordinal;
-			}
-			[order, spare] = [spare, order];
-		}
-		this.order = order;
-		this.sortedHi = spare; // reuse the spare buffer
-		this.sortedLo = new Uint32Array(n);
+		let capacity = 1024;
+		while (capacity < this.count * 1.5) capacity *= 2;
+		const slots = new Uint32Array(capacity * 2);
+		const mask = capacity - 1;
 		let repeats = 0;
-		for (let i = 0; i < n; i++) {
-			this.sortedHi[i] = this.nameHi[order[i]];
-			this.sortedLo[i] = this.nameLo[order[i]];
-			if (i > 0 && this.sortedHi[i] === this.sortedHi[i - 1] && this.sortedLo[i] === this.sortedLo[i - 1]) repeats++;
+		for (let ordinal = 0; ordinal < this.count; ordinal++) {
+			const hi = this.nameHi[ordinal];
+			const lo = this.nameLo[ordinal];
+			let slot = lo & mask;
+			for (;;) {
+				const held = slots[slot * 2];
+				if (held === 0) {
+					slots[slot * 2] = ordinal + 1;
+					slots[slot * 2 + 1] = hi;
+					break;
+				}
+				if (slots[slot * 2 + 1] === hi && this.nameLo[held - 1] === lo) {
+					repeats++;
+					break;
+				}
+				slot = (slot + 1) & mask;
+			}
 		}
+		this.slots = slots;
+		this.mask = mask;
 		return repeats;
 	}
 
 	/** The ordinal of `name`, or NOT_FOUND. Call `index()` first. */
 	find(name: string): number {
 		const { hi, lo } = hash64(name, this.scratch);
-		const sortedHi = this.sortedHi;
-		const sortedLo = this.sortedLo;
-		let low = 0;
-		let high = this.count - 1;
-		while (low <= high) {
-			const middle = (low + high) >>> 1;
-			const midHi = sortedHi[middle];
-			if (midHi < hi || (midHi === hi && sortedLo[middle] < lo)) low = middle + 1;
-			else if (midHi > hi || sortedLo[middle] > lo) high = middle - 1;
-			else return this.order[middle];
+		const slots = this.slots;
+		let slot = lo & this.mask;
+		for (;;) {
+			const held = slots[slot * 2];
+			if (held === 0) return NOT_FOUND;
+			if (slots[slot * 2 + 1] === hi && this.nameLo[held - 1] === lo) return held - 1;
+			slot = (slot + 1) & this.mask;
 		}
-		return NOT_FOUND;
 	}
 
 	private grow(): void {

@@ -2,7 +2,7 @@
  * The changes between two snapshots, found in three streamed passes without holding either snapshot:
  *
  * 1. the newer snapshot: per domain a name hash, a hash of the compared values, the rank and whether
- *    the filters select it (DomainTable, about 33 bytes a domain);
+ *    the filters select it (DomainTable, about 37 bytes a domain);
  * 2. the older snapshot: each record is looked up by name. Not found: the domain is gone from the index
  *    (`removed`, output at once). Found: the hashes tell whether it changed, entered or left the
  *    selection; the older record of those (the compared and filter fields only) is kept for pass 3;
