@@ -7,7 +7,7 @@
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *
- * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, subworkflow (real n8n). See docs/benchmarks.md.
+ * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n). See docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -25,6 +25,7 @@ import {
 } from './lib/report';
 import { pinCores } from './lib/simulator-process';
 import { disposePackage } from './lib/n8n';
+import { compare } from './compare';
 import { enrichment } from './enrich';
 import { memory } from './memory';
 import { search } from './search';
@@ -38,6 +39,7 @@ const SECTIONS: Record<(typeof SECTION_NAMES)[number], { title: string; run: (co
 	enrich: { title: 'Enrichment', run: enrichment },
 	search: { title: 'Search', run: search },
 	trigger: { title: 'Trigger', run: trigger },
+	compare: { title: 'Compare', run: compare },
 	subworkflow: { title: 'Sub-Workflow output (real n8n)', run: subWorkflowSection },
 };
 

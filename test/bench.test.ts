@@ -38,7 +38,7 @@ describe('bench arguments', () => {
 			tiny: false,
 			n8n: true,
 			out: COMMITTED_REPORT,
-			only: ['stream', 'memory', 'enrich', 'search', 'trigger', 'subworkflow'],
+			only: ['stream', 'memory', 'enrich', 'search', 'trigger', 'compare', 'subworkflow'],
 			profile: false,
 		});
 	});
@@ -107,6 +107,10 @@ describe('npm run bench -- --tiny', () => {
 			"harness: time vs the same loop over n8n's HTTP helper, 50 ms latency (the node's own overhead)",
 		]);
 		expect(measured('Trigger')).toHaveLength(2);
+		expect(measured('Compare').map((row) => row.split(' | ')[1])).toEqual([
+			'time to compare two 2,000-record snapshots vs reading both with the fastest reader',
+			'peak RSS 1,000 → 2,000 records a side (File output)',
+		]);
 		// Real n8n is left out of the tiny run, and the report says so.
 		expect(report).toContain('the tiny run skips real n8n unless given --n8n');
 	});

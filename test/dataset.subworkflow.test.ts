@@ -218,3 +218,63 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		expect(none.runs).toHaveLength(0);
 	});
 });
+
+describe('Dataset → Compare, Sub-Workflow output', () => {
+	const compare = (parameters: INodeParameters, executeWorkflow?: ExecuteWorkflow) =>
+		runNode({
+			parameters: {
+				resource: 'dataset',
+				operation: 'compare',
+				label: 'latest',
+				fields: ['title', 'technologies'],
+				returnAll: true,
+				...parameters,
+			},
+			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+			executeWorkflow,
+		});
+
+	it('sends the same changes, in the same order, as the Items output, batch by batch, and a summary that counts them', async () => {
+		const asItems = await compare({ output: 'items' });
+		expect(asItems.error).toBeUndefined();
+		const expected = asItems.items.map((item) => item.json);
+		expect(expected.length).toBeGreaterThan(20);
+
+		sim.reset();
+		const { runs, executeWorkflow } = recorder();
+		const workflowId = { __rl: true, mode: 'id', value: 'changesWf' };
+		const result = await compare({ output: 'subWorkflow', workflowId, batchSize: 20 }, executeWorkflow);
+		expect(result.error).toBeUndefined();
+		expect(runs.map((run) => run.records.length)).toEqual(
+			Array.from({ length: Math.ceil(expected.length / 20) }, (_, index) => Math.min(20, expected.length - index * 20)),
+		);
+		expect(runs.flatMap((run) => run.records)).toEqual(expected);
+
+		const counts = { added: 0, removed: 0, changed: 0 };
+		for (const change of expected) counts[change.change as keyof typeof counts]++;
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0].json).toMatchObject({
+			label: NEWEST,
+			baseLabel: expected[0].baseLabel,
+			records: expected.length,
+			batches: runs.length,
+			skippedRecords: 0,
+			...counts,
+		});
+	});
+
+	it('resumes after Skip Records changes: the rest goes out, nothing twice', async () => {
+		const all = recorder();
+		await compare({ output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: 'w' }, batchSize: 25 }, all.executeWorkflow);
+		const sent = all.runs.flatMap((run) => run.records);
+
+		const rest = recorder();
+		const result = await compare(
+			{ output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: 'w' }, batchSize: 25, options: { skipRecords: 30 } },
+			rest.executeWorkflow,
+		);
+		expect(result.error).toBeUndefined();
+		expect(rest.runs.flatMap((run) => run.records)).toEqual(sent.slice(30));
+		expect(result.items[0].json).toMatchObject({ records: sent.length - 30, skippedRecords: 30 });
+	});
+});

@@ -89,6 +89,60 @@ describe('vocabulary needs no JSON escaping (the fast writers only add quotes)',
 	});
 });
 
+describe('snapshot drift', () => {
+	const index = new DomainIndex(20_000, SEED);
+	const registry = new SnapshotRegistry(SEED, 4);
+	const [newest, previous] = registry.datasets().map((dataset) => registry.resolve(dataset.label)!);
+	const byName = (snapshot: Parameters<DomainIndex['recordAt']>[1]) =>
+		new Map(Array.from({ length: index.size }, (_, position) => index.recordAt(position, snapshot)).map((record) => [record.name, record]));
+
+	test('two snapshots differ in a few percent of their common domains, in every drifting field, and reproducibly', () => {
+		const newer = byName(newest);
+		const older = byName(previous);
+		const common = [...newer.keys()].filter((name) => older.has(name));
+		const differing = (field: 'technologies' | 'title' | 'categories' | 'country_code' | 'language_code') =>
+			common.filter((name) => JSON.stringify(newer.get(name)![field]) !== JSON.stringify(older.get(name)![field])).length / common.length;
+		expect(differing('technologies')).toBeGreaterThan(0.03);
+		expect(differing('technologies')).toBeLessThan(0.07);
+		for (const field of ['title', 'categories'] as const) {
+			expect(differing(field)).toBeGreaterThan(0.012);
+			expect(differing(field)).toBeLessThan(0.05);
+		}
+		expect(differing('country_code')).toBeGreaterThan(0.005);
+		expect(differing('country_code')).toBeLessThan(0.03);
+		expect(differing('language_code')).toBeGreaterThan(0.003);
+		// Domains come and go too (about 3% each way), and fields that do not drift never change.
+		expect(index.size - common.length).toBeGreaterThan(index.size * 0.03);
+		expect(index.size - common.length).toBeLessThan(index.size * 0.09);
+		expect(common.every((name) => newer.get(name)!.tld1 === older.get(name)!.tld1 && JSON.stringify(newer.get(name)!.dns) === JSON.stringify(older.get(name)!.dns))).toBe(true);
+		// Deterministic per label: a second registry with the same seed gives the same records.
+		const again = new SnapshotRegistry(SEED, 4).resolve(newest.label)!;
+		for (let position = 0; position < index.size; position += 97) expect(index.recordAt(position, again)).toEqual(index.recordAt(position, newest));
+	});
+
+	test('adopting or dropping a technology changes one entry; the live index does not drift', () => {
+		const newer = byName(newest);
+		const older = byName(previous);
+		let adopted = 0;
+		let dropped = 0;
+		for (const [name, record] of newer) {
+			const before = older.get(name);
+			if (!before || JSON.stringify(before.technologies) === JSON.stringify(record.technologies)) continue;
+			const added = record.technologies.filter((tech) => !before.technologies.includes(tech));
+			const removed = before.technologies.filter((tech) => !record.technologies.includes(tech));
+			expect(added.length + removed.length).toBeLessThanOrEqual(2);
+			if (added.length > removed.length) adopted++;
+			if (removed.length > added.length) dropped++;
+		}
+		expect(adopted).toBeGreaterThan(50);
+		expect(dropped).toBeGreaterThan(50);
+		for (let rank = 1; rank <= 2000; rank += 13) {
+			const live = index.domainAt(rank);
+			expect(index.recordAt(rank - 1)).toMatchObject({ name: live.name, title: live.title, technologies: live.technologies ?? [] });
+		}
+	});
+});
+
 describe('stream lines', () => {
 	const index = new DomainIndex(5000, SEED);
 	const registry = new SnapshotRegistry(SEED, 4);
@@ -106,9 +160,9 @@ describe('stream lines', () => {
 				let expected = '';
 				for (let position = 0; position < 5000; position += label === 'live' ? 1 : 7) {
 					const key = index.keyAt(position, snapshot);
-					bytes(key, position + 1, chunk);
+					bytes(key, position + 1, chunk, snapshot?.salt);
 					chunk.byte(10);
-					const line = text(key, position + 1);
+					const line = text(key, position + 1, snapshot?.salt);
 					expected += `${line}\n`;
 					if (position % 50 === 0) expect(JSON.parse(line)).toEqual(pickFields(index.recordAt(position, snapshot), parsed.fields));
 				}

@@ -347,6 +347,31 @@ describe('GET /historical/domain', () => {
 		labels = (await get('/historical/domain')).json.datasets.map((d: { label: string }) => d.label);
 		expect(labels[0]).toBe('2025-06-30');
 	});
+
+	test('a snapshot can be published with chosen changes (fields replaced, domains dropped), in process and over /__sim/snapshots', async () => {
+		const before = lines((await get('/historical/domain/latest?fields=name,technologies,country_code')).text).map((line) => JSON.parse(line));
+		// Names that the next snapshot holds too (same label, same data: add it plain, look, remove it).
+		sim.addSnapshot('2025-07-07');
+		const next = new Set(lines((await get('/historical/domain/2025-07-07?fields=name')).text).map((line) => JSON.parse(line).name));
+		sim.removeSnapshot('2025-07-07');
+		const [edited, dropped] = before.filter((record) => next.has(record.name));
+		sim.addSnapshot('2025-07-07', { records: { [edited.name]: { technologies: ['Shopify'], country_code: 'DE' } }, drop: [dropped.name] });
+		const after = lines((await get('/historical/domain/2025-07-07?fields=name,technologies,country_code')).text).map((line) => JSON.parse(line));
+		expect(after).toHaveLength(1000);
+		expect(after.find((record) => record.name === edited.name)).toEqual({ name: edited.name, technologies: ['Shopify'], country_code: 'DE' });
+		expect(after.some((record) => record.name === dropped.name)).toBe(false);
+		const position = after.findIndex((record) => record.name === edited.name);
+		expect(sim.index.recordAt(position, '2025-07-07')).toMatchObject({ name: edited.name, technologies: ['Shopify'], country_code: 'DE' });
+		expect(sim.index.lineAt(position, '2025-07-07', 'name,country_code')).toBe(`{"name":"${edited.name}","country_code":"DE"}`);
+
+		const overHttp = await call('POST', '/__sim/snapshots', { body: { label: '2025-07-14', edits: { drop: ['no-such-domain.example'] } } });
+		expect(overHttp.status).toBe(400);
+		expect(overHttp.json.error).toBe('snapshot 2025-07-14 has no domain "no-such-domain.example"');
+		expect(sim.datasets()[0].label).toBe('2025-07-07'); // a refused snapshot is not added
+		const badField = await call('POST', '/__sim/snapshots', { body: { label: '2025-07-14', edits: { records: { [edited.name]: { rank: 1 } } } } });
+		expect(badField.status).toBe(400);
+		expect((await call('POST', '/__sim/snapshots', { body: { label: '2025-07-14', edits: { records: { [edited.name]: { title: 'Hello' } } } } })).status).toBe(201);
+	});
 });
 
 describe('GET /historical/domain/<label>', () => {

@@ -141,8 +141,11 @@ const BYTE_WRITERS: Partial<Record<RecordField, ByteWriter>> = {
 	tld1: (_g, f, _r, out) => quotedAscii(f.identity.tld1, out),
 };
 
-/** (key, rank, out) -> appends the line (without line ending) for this field selection to `out`. */
-export function chunkLineWriter(generator: DomainGenerator, fields: readonly RecordField[]): (key: number, rank: number, out: ByteChunk) => void {
+/** (key, rank, out, snapshot salt) -> appends the line (without line ending) for this field selection to `out`. */
+export function chunkLineWriter(
+	generator: DomainGenerator,
+	fields: readonly RecordField[],
+): (key: number, rank: number, out: ByteChunk, snapshotSalt?: number) => void {
 	const writers: ByteWriter[] = fields.map((field) => {
 		const fast = BYTE_WRITERS[field];
 		if (fast) return fast;
@@ -151,8 +154,8 @@ export function chunkLineWriter(generator: DomainGenerator, fields: readonly Rec
 	});
 	const prefixes = fields.map((field, index) => Buffer.from(`${index === 0 ? '{' : ','}"${field}":`));
 	const count = fields.length;
-	return (key, rank, out) => {
-		const facts = generator.facts(key);
+	return (key, rank, out, snapshotSalt) => {
+		const facts = generator.facts(key, snapshotSalt);
 		for (let i = 0; i < count; i++) {
 			out.bytes(prefixes[i]);
 			writers[i](generator, facts, rank, out);

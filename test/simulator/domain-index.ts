@@ -8,8 +8,8 @@
  */
 import { DomainGenerator, MAX_INDEX_SIZE } from './generator';
 import { hash2, hash3 } from './random';
-import type { Snapshot } from './snapshots';
-import type { DomainObject, DomainRecord } from './types';
+import type { Snapshot, SnapshotEdits } from './snapshots';
+import { RECORD_FIELDS, type DomainObject, type DomainRecord, type RecordField } from './types';
 
 const SHUFFLE_BLOCK = 32;
 const CHURN_SALT = 0x43485552;
@@ -45,8 +45,53 @@ export class DomainIndex {
 			const multiplier = (h & 31) | 1;
 			source = blockStart + (((position - blockStart) * multiplier + (h >>> 5)) & (SHUFFLE_BLOCK - 1));
 		}
-		const replaced = hash3(snapshot.salt, source, CHURN_SALT) % 1000 < CHURN_PER_MILLE;
-		return 2 * source + (replaced ? 1 : 0);
+		return 2 * source + (this.replacedAt(source, snapshot) ? 1 : 0);
+	}
+
+	/** True when the snapshot holds the non-live domain (key 2q + 1) for source position q. */
+	private replacedAt(source: number, snapshot: Snapshot): boolean {
+		const churned = hash3(snapshot.salt, source, CHURN_SALT) % 1000 < CHURN_PER_MILLE;
+		return snapshot.dropped?.has(source) ? !churned : churned;
+	}
+
+	/**
+	 * Applies chosen changes to a snapshot that is being added (see SnapshotEdits). Throws, naming the
+	 * domain, when a name is not in the snapshot or a field cannot be set.
+	 */
+	applyEdits(snapshot: Snapshot, edits: SnapshotEdits): void {
+		const keyInSnapshot = (name: string): number => {
+			const key = typeof name === 'string' ? this.generator.names.keyOf(name) : undefined;
+			const source = key === undefined ? -1 : Math.floor(key / 2);
+			if (key === undefined || source >= this.size || 2 * source + (this.replacedAt(source, snapshot) ? 1 : 0) !== key) {
+				throw new Error(`snapshot ${snapshot.label} has no domain ${JSON.stringify(name)}`);
+			}
+			return key;
+		};
+		const dropped = new Set<number>();
+		for (const name of edits.drop ?? []) dropped.add(Math.floor(keyInSnapshot(name) / 2));
+		const overrides = new Map<number, Partial<DomainRecord>>();
+		for (const [name, values] of Object.entries(edits.records ?? {})) {
+			const key = keyInSnapshot(name);
+			if (dropped.has(Math.floor(key / 2))) throw new Error(`domain ${name} is both dropped and edited`);
+			for (const field of Object.keys(values ?? {})) {
+				if (!(RECORD_FIELDS as readonly string[]).includes(field) || field === 'name' || field === 'rank') {
+					throw new Error(`cannot set field ${JSON.stringify(field)} of ${name}: any record field but name and rank`);
+				}
+			}
+			overrides.set(key, { ...values });
+		}
+		if (dropped.size > 0) snapshot.dropped = dropped;
+		if (overrides.size > 0) snapshot.overrides = overrides;
+	}
+
+	/** The stream line of an edited domain, or undefined when the domain at `key` is not edited. */
+	editedLine(snapshot: Snapshot | undefined, key: number, rank: number, fields: readonly RecordField[]): string | undefined {
+		const values = snapshot?.overrides?.get(key);
+		if (!values) return undefined;
+		const record = { ...this.generator.record(key, rank, snapshot?.salt), ...values };
+		const picked: Record<string, unknown> = {};
+		for (const field of fields) picked[field] = record[field];
+		return JSON.stringify(picked);
 	}
 
 	/** Live position of a name, or undefined when the name is not in the live index. O(1). */
@@ -79,7 +124,10 @@ export class DomainIndex {
 	/** Full record (every field) at a 0-based position of a snapshot, or of the live index. */
 	recordAt(position: number, snapshot?: Snapshot): DomainRecord {
 		this.checkPosition(position);
-		return this.generator.record(this.keyAt(position, snapshot), position + 1);
+		const key = this.keyAt(position, snapshot);
+		const record = this.generator.record(key, position + 1, snapshot?.salt);
+		const values = snapshot?.overrides?.get(key);
+		return values ? { ...record, ...values } : record;
 	}
 
 	private checkPosition(position: number): void {

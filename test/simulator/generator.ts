@@ -5,11 +5,11 @@
  * Every field draws from its own hash (seed, key, field salt), so fields can be produced independently
  * (the stream only computes the fields that were selected).
  */
-import { hash3, HashStream, Permutation } from './random';
+import { hash2, hash3, HashStream, Permutation } from './random';
 import { NameCodec, type DomainIdentity } from './names';
 import { COMPILED_TEXTS, EMOJI, type CompiledTexts, type TextTemplate } from './texts';
 import {
-	CALLING_CODES, CATEGORY_LEAVES, CONTACT_TYPES, PUBLIC_SUFFIXES, TECHNOLOGIES, type ContactType, type Locale,
+	CALLING_CODES, CATEGORY_LEAVES, CONTACT_TYPES, GENERIC_LOCALES, PUBLIC_SUFFIXES, TECHNOLOGIES, type ContactType, type Locale,
 } from './vocabulary';
 import type { ContactInformation, DnsRecords, DomainObject, DomainRecord } from './types';
 
@@ -35,7 +35,31 @@ const Salt = {
 	Contacts: 12,
 	Ids: 13,
 	Topic: 14,
+	Drift: 15,
 } as const;
+
+/**
+ * How snapshots differ from each other beyond membership and rank: per snapshot, each domain draws once
+ * (from the snapshot's salt and its key) whether it shows a drifted value in some fields. Rates per 1024:
+ * about 2.4% of domains adopt or drop one technology, 1.2% change title, 1.2% categories and 0.6% country
+ * and language. Two snapshots thus differ in a few percent of their common domains, deterministically.
+ */
+export const DriftFlag = { Technologies: 1, Title: 2, Categories: 4, Locale: 8 } as const;
+const DRIFT_RATES_PER_1024 = { technologies: 25, title: 12, categories: 12, locale: 6 } as const;
+
+/** Which fields of `key` drift in the snapshot with this salt (0 = none; the live index never drifts). */
+export function driftOf(snapshotSalt: number | undefined, key: number): { flags: number; hash: number } {
+	if (snapshotSalt === undefined) return NO_DRIFT;
+	const h = hash3(snapshotSalt, key, Salt.Drift);
+	let flags = 0;
+	if ((h & 1023) < DRIFT_RATES_PER_1024.technologies) flags |= DriftFlag.Technologies;
+	if (((h >>> 10) & 1023) < DRIFT_RATES_PER_1024.title) flags |= DriftFlag.Title;
+	if (((h >>> 20) & 1023) < DRIFT_RATES_PER_1024.categories) flags |= DriftFlag.Categories;
+	const h2 = hash2(h, key);
+	if ((h2 & 1023) < DRIFT_RATES_PER_1024.locale) flags |= DriftFlag.Locale;
+	return flags === 0 ? NO_DRIFT : { flags, hash: h2 >>> 10 };
+}
+const NO_DRIFT = { flags: 0, hash: 0 };
 
 /** Sum of the locale weights of each suffix, computed once. */
 const LOCALE_WEIGHT_TOTALS = new Map(PUBLIC_SUFFIXES.map((suffix) => [suffix.locales, suffix.locales.reduce((sum, l) => sum + l.weight, 0)]));
@@ -50,6 +74,9 @@ export interface DomainFacts {
 	/** The site's topic (in its language), shared by title, description and keywords. */
 	topic: string;
 	topicIndex: number;
+	/** DriftFlag bits of the fields that drift in this snapshot, and the hash that picks the drifted values. */
+	drift: number;
+	driftHash: number;
 }
 
 /** Which template and emoji a title or description uses (the stream renders it to bytes from this). */
@@ -77,7 +104,9 @@ export class DomainGenerator {
 		this.ids = new Permutation(ID_SPACE, seed ^ Salt.Ids);
 	}
 
-	facts(key: number): DomainFacts {
+	/** Facts of a domain; `snapshotSalt` (undefined for the live index) decides its drift in that snapshot. */
+	facts(key: number, snapshotSalt?: number): DomainFacts {
+		const { flags: drift, hash: driftHash } = driftOf(snapshotSalt, key);
 		const identity = this.names.identity(key);
 		const locales = identity.suffix.locales;
 		let locale = locales[0];
@@ -91,9 +120,15 @@ export class DomainGenerator {
 				}
 			}
 		}
+		if (drift & DriftFlag.Locale) {
+			// Another locale than the usual one: the site moved country, language or both.
+			const at = GENERIC_LOCALES.indexOf(locale);
+			const count = GENERIC_LOCALES.length;
+			locale = at < 0 ? GENERIC_LOCALES[driftHash % count] : GENERIC_LOCALES[(at + 1 + (driftHash % (count - 1))) % count];
+		}
 		const texts = COMPILED_TEXTS[locale.language];
 		const topicIndex = hash3(this.seed, key, Salt.Topic) % texts.topics.length;
-		return { key, identity, locale, texts, brand: identity.brand, topic: texts.topics[topicIndex], topicIndex };
+		return { key, identity, locale, texts, brand: identity.brand, topic: texts.topics[topicIndex], topicIndex, drift, driftHash };
 	}
 
 	id(key: number): number {
@@ -103,8 +138,11 @@ export class DomainGenerator {
 	titleChoice(facts: DomainFacts): TextChoice {
 		const h = hash3(this.seed, facts.key, Salt.Title);
 		const titles = facts.texts.titles;
+		let template = h % titles.length;
+		// A drifted title uses another template (a retitled home page).
+		if (facts.drift & DriftFlag.Title) template = (template + 1 + (facts.driftHash % (titles.length - 1))) % titles.length;
 		// 4% of titles end with an emoji (a surrogate pair in UTF-16, 4 bytes in UTF-8).
-		return { template: titles[h % titles.length], emoji: (h >>> 8) % 100 < 4 ? (h >>> 16) % EMOJI.length : -1 };
+		return { template: titles[template], emoji: (h >>> 8) % 100 < 4 ? (h >>> 16) % EMOJI.length : -1 };
 	}
 
 	title(facts: DomainFacts): string {
@@ -139,6 +177,12 @@ export class DomainGenerator {
 			const second = (h >>> 16) % 4 === 0 ? (first + 1 + ((h >>> 20) % (leafCount - 1))) % leafCount : -1;
 			choice = 1 + first * (leafCount + 1) + (second + 1);
 		}
+		if (facts.drift & DriftFlag.Categories) {
+			// A recategorised site: one leaf (with its ancestors), another choice than the usual one.
+			let leaf = facts.driftHash % leafCount;
+			if (1 + leaf * (leafCount + 1) === choice) leaf = (leaf + 1) % leafCount;
+			choice = 1 + leaf * (leafCount + 1);
+		}
 		let cached = this.categoryCache.get(choice);
 		if (!cached) {
 			const list: string[] = [];
@@ -159,12 +203,24 @@ export class DomainGenerator {
 	/** Indexes (in TECHNOLOGIES) of the detected technologies; empty for the ~25% of sites with none. */
 	technologyIndexes(facts: DomainFacts): number[] {
 		const random = new HashStream(hash3(this.seed, facts.key, Salt.Technologies));
-		if (random.chance(0.25)) return [];
-		const count = 1 + random.below(7);
 		const picked: number[] = [];
-		for (let i = 0; i < count; i++) {
-			const technology = random.below(TECHNOLOGIES.length);
-			if (!picked.includes(technology)) picked.push(technology);
+		if (!random.chance(0.25)) {
+			const count = 1 + random.below(7);
+			for (let i = 0; i < count; i++) {
+				const technology = random.below(TECHNOLOGIES.length);
+				if (!picked.includes(technology)) picked.push(technology);
+			}
+		}
+		if (facts.drift & DriftFlag.Technologies) {
+			// Adopted one more technology (appended, as a scan finds it last) or dropped one.
+			const pick = facts.driftHash;
+			if (picked.length > 0 && (pick & 1) === 1) {
+				picked.splice((pick >>> 1) % picked.length, 1);
+			} else {
+				let technology = (pick >>> 1) % TECHNOLOGIES.length;
+				while (picked.includes(technology)) technology = (technology + 1) % TECHNOLOGIES.length;
+				picked.push(technology);
+			}
 		}
 		return picked;
 	}
@@ -264,8 +320,8 @@ export class DomainGenerator {
 	}
 
 	/** Full snapshot record with every selectable field, in canonical order. */
-	record(key: number, rank: number): DomainRecord {
-		const facts = this.facts(key);
+	record(key: number, rank: number, snapshotSalt?: number): DomainRecord {
+		const facts = this.facts(key, snapshotSalt);
 		return {
 			name: facts.identity.name,
 			rank,

@@ -16,7 +16,7 @@ import { lineBuilder, parseFields } from './record-lines';
 import { resetState, stats } from './routes/control';
 import { SearchEngine } from './search';
 import { listen } from './server';
-import { SnapshotRegistry } from './snapshots';
+import { SnapshotRegistry, type SnapshotEdits } from './snapshots';
 import type { SimulatorState } from './state';
 import type { Dataset, DomainObject, DomainRecord } from './types';
 
@@ -24,6 +24,7 @@ export { KEYS, PLANS } from './auth';
 export type { PlanName } from './auth';
 export type { Faults, RequestFault, StreamFault, FaultScope } from './faults';
 export type { RequestLogEntry } from './log';
+export type { SnapshotEdits } from './snapshots';
 export type { Dataset, DomainObject, DomainRecord, RecordField, EndpointName } from './types';
 export { RECORD_FIELDS, DEFAULT_RECORD_FIELDS, FIELD_ALIASES } from './types';
 export { DEFAULT_PAGE_SIZE, SEARCH_FILTER_KEYS } from './search';
@@ -73,8 +74,11 @@ export interface Simulator {
 	index: SimulatorIndex;
 	/** Datasets, newest first. */
 	datasets(): Dataset[];
-	/** Adds a snapshot; default label: one week after the newest. */
-	addSnapshot(label?: string): Dataset;
+	/**
+	 * Adds a snapshot; default label: one week after the newest. `edits` publishes it with chosen changes
+	 * (domains dropped, field values replaced; see SnapshotEdits).
+	 */
+	addSnapshot(label?: string, edits?: SnapshotEdits): Dataset;
 	/** Removes a snapshot by label (or id). */
 	removeSnapshot(label: string): void;
 	/** Replaces the given parts of the faults (see faults.ts). */
@@ -132,13 +136,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			lineAt: (position, label, fields) => {
 				const selection = parseFields(fields);
 				if (!selection.ok) throw new Error(selection.message);
-				return lineBuilder(index.generator, selection.fields)(index.keyAt(position, snapshotFor(label)), position + 1);
+				const snapshot = snapshotFor(label);
+				const key = index.keyAt(position, snapshot);
+				return index.editedLine(snapshot, key, position + 1, selection.fields) ?? lineBuilder(index.generator, selection.fields)(key, position + 1, snapshot?.salt);
 			},
 			domainAt: (rank) => index.domainAt(rank),
 			findByName: (name) => index.findByName(name),
 		},
 		datasets: () => state.snapshots.datasets(),
-		addSnapshot: (label) => state.snapshots.add(label),
+		addSnapshot: (label, edits) => state.snapshots.add(label, edits && ((snapshot) => index.applyEdits(snapshot, edits))),
 		removeSnapshot: (label) => state.snapshots.remove(label),
 		setFaults: (faults) => state.faults.set(faults),
 		resetFaults: () => state.faults.reset(),

@@ -68,13 +68,16 @@ export function parseFields(raw: string | undefined): FieldSelection {
 	return { ok: true, fields: RECORD_FIELDS.filter((field) => chosen.has(field)) };
 }
 
-/** Builds lines for one field selection: (key, rank) -> JSON text without line ending. */
-export function lineBuilder(generator: DomainGenerator, fields: readonly RecordField[]): (key: number, rank: number) => string {
+/** Builds lines for one field selection: (key, rank, snapshot salt) -> JSON text without line ending. */
+export function lineBuilder(
+	generator: DomainGenerator,
+	fields: readonly RecordField[],
+): (key: number, rank: number, snapshotSalt?: number) => string {
 	const writers = fields.map((field) => WRITERS[field]);
 	const prefixes = fields.map((field, index) => `${index === 0 ? '{' : ','}"${field}":`);
 	const count = fields.length;
-	return (key, rank) => {
-		const facts = generator.facts(key);
+	return (key, rank, snapshotSalt) => {
+		const facts = generator.facts(key, snapshotSalt);
 		let line = '';
 		for (let i = 0; i < count; i++) line += prefixes[i] + writers[i](generator, facts, rank);
 		return `${line}}`;

@@ -1,11 +1,21 @@
 /**
  * The dated snapshots (datasets) of the index. A snapshot stores only its label, id and a salt; its
  * records are derived per position from the live index (see DomainIndex.keyAt): ranks move inside
- * blocks of 32 and ~3% of the domains are replaced by domains that are not in the live index.
- * Because the salt comes from (seed, label), the same label always yields the same data.
+ * blocks of 32, ~3% of the domains are replaced by domains that are not in the live index, and a few
+ * percent of the others drift (technologies, title, categories, country and language: generator.ts
+ * `driftOf`). Because the salt comes from (seed, label), the same label always yields the same data.
+ * Tests can add chosen changes on top (`SnapshotEdits`, applied by DomainIndex.applyEdits).
  */
 import { hash2, hash3, hashString } from './random';
-import type { Dataset } from './types';
+import type { Dataset, DomainRecord } from './types';
+
+/** Chosen changes of one snapshot, by domain name (the names must be in that snapshot). */
+export interface SnapshotEdits {
+	/** Domains left out of this snapshot: each one's place goes to a domain that is new to the index. */
+	drop?: string[];
+	/** Field values that replace the generated ones in this snapshot (any field but name and rank). */
+	records?: Record<string, Partial<DomainRecord>>;
+}
 
 /** Newest default snapshot; older defaults are one week apart. Fixed so that runs are reproducible. */
 export const DEFAULT_NEWEST_LABEL = '2025-06-30';
@@ -14,6 +24,10 @@ const LABEL_FORMAT = /^\d{4}-\d{2}-\d{2}$/;
 
 export interface Snapshot extends Dataset {
 	salt: number;
+	/** Source positions whose domain is swapped for the other key (SnapshotEdits.drop). */
+	dropped?: Set<number>;
+	/** Replaced field values by domain key (SnapshotEdits.records). */
+	overrides?: Map<number, Partial<DomainRecord>>;
 }
 
 export class SnapshotRegistry {
@@ -42,8 +56,11 @@ export class SnapshotRegistry {
 		return this.snapshots[0];
 	}
 
-	/** Adds a snapshot; the default label is one week after the newest (or the default newest date). */
-	add(label?: string): Dataset {
+	/**
+	 * Adds a snapshot; the default label is one week after the newest (or the default newest date).
+	 * `prepare` may fill in the snapshot's edits; if it throws, the snapshot is not added.
+	 */
+	add(label?: string, prepare?: (snapshot: Snapshot) => void): Dataset {
 		const chosen = label ?? this.nextLabel();
 		if (!LABEL_FORMAT.test(chosen) || formatDate(Date.parse(`${chosen}T00:00:00Z`)) !== chosen) {
 			throw new Error(`snapshot label must be a date YYYY-MM-DD, got "${chosen}"`);
@@ -51,7 +68,9 @@ export class SnapshotRegistry {
 		if (this.snapshots.some((s) => s.label === chosen)) throw new Error(`snapshot ${chosen} already exists`);
 		const salt = hash2(this.seed, hashString(chosen));
 		const value = snapshotId(this.seed, chosen);
-		this.snapshots.push({ label: chosen, value, salt });
+		const snapshot: Snapshot = { label: chosen, value, salt };
+		prepare?.(snapshot);
+		this.snapshots.push(snapshot);
 		this.snapshots.sort((a, b) => (a.label < b.label ? 1 : a.label > b.label ? -1 : 0));
 		return { label: chosen, value };
 	}

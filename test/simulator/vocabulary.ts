@@ -78,7 +78,7 @@ export interface Locale {
 }
 
 /** Locales of the generic suffixes (.com, .net, ...). */
-const GENERIC_LOCALES: Locale[] = [
+export const GENERIC_LOCALES: Locale[] = [
 	{ language: 'en', country: 'US', weight: 55 },
 	{ language: 'en', country: 'GB', weight: 6 },
 	{ language: 'en', country: 'IN', weight: 4 },

@@ -69,6 +69,8 @@ export const subWorkflowOptions: INodeProperties[] = [
 export interface SubWorkflowRun {
 	/** The concrete snapshot label: added to every record and named in the summary. */
 	label: string;
+	/** Compare: the older snapshot's concrete label, named in the summary. */
+	baseLabel?: string;
 	batchSize: number;
 	skipRecords: number;
 	/** Field for the batch information, or '' for none. */
@@ -191,6 +193,7 @@ export async function runSubWorkflowPerBatch(
 	const cancel = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	const summary = (): IDataObject => ({
 		label: run.label,
+		...(run.baseLabel !== undefined ? { baseLabel: run.baseLabel } : {}),
 		records: progress.done - run.skipRecords,
 		batches: progress.batches,
 		skippedRecords: run.skipRecords,

@@ -1,7 +1,7 @@
 /**
  * Control endpoints for tests and demos, under /__sim/ and without authentication:
  *   GET/POST/DELETE /__sim/faults           current faults / set (Partial<Faults>) / clear
- *   GET/POST        /__sim/snapshots        datasets / add one ({"label"?: "YYYY-MM-DD"})
+ *   GET/POST        /__sim/snapshots        datasets / add one ({"label"?: "YYYY-MM-DD", "edits"?: SnapshotEdits})
  *   DELETE          /__sim/snapshots/<label>
  *   GET/DELETE      /__sim/log[?endpoint=]  request log / clear it
  *   GET/POST        /__sim/keys             keys with plan and credits / set one ({"key","plan","credits"?})
@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PlanName } from '../auth';
 import type { Faults } from '../faults';
 import { isPlainObject, parseJson, readBody, sendError, sendJson } from '../http-utils';
+import type { Snapshot, SnapshotEdits } from '../snapshots';
 import type { SimulatorState } from '../state';
 
 export const CONTROL_PREFIX = '/__sim';
@@ -50,7 +51,10 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, s
 			case 'POST /snapshots': {
 				const label = isPlainObject(body) ? body.label : undefined;
 				if (label !== undefined && typeof label !== 'string') return sendError(res, 400, 'label must be a string YYYY-MM-DD.');
-				return sendJson(res, 201, state.snapshots.add(label));
+				const edits = isPlainObject(body) ? body.edits : undefined;
+				if (edits !== undefined && !isPlainObject(edits)) return sendError(res, 400, 'edits must be an object {"drop"?: [names], "records"?: {name: {field: value}}}.');
+				const prepare = edits && ((snapshot: Snapshot) => state.index.applyEdits(snapshot, edits as SnapshotEdits));
+				return sendJson(res, 201, state.snapshots.add(label, prepare));
 			}
 			case 'DELETE /snapshots/*':
 				state.snapshots.remove(decodeURIComponent(path.slice('/snapshots/'.length)));

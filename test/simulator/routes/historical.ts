@@ -39,8 +39,16 @@ export async function streamDataset({ res, state, param, url, entry }: ApiContex
 		res,
 		{
 			total,
-			appendLine: (position, out) => writeLine(index.keyAt(position, snapshot), position + 1, out),
-			lineText: (position) => lineText(index.keyAt(position, snapshot), position + 1),
+			appendLine: (position, out) => {
+				const key = index.keyAt(position, snapshot);
+				const edited = snapshot.overrides && index.editedLine(snapshot, key, position + 1, selection.fields);
+				if (edited === undefined) writeLine(key, position + 1, out, snapshot.salt);
+				else out.utf8(edited);
+			},
+			lineText: (position) => {
+				const key = index.keyAt(position, snapshot);
+				return index.editedLine(snapshot, key, position + 1, selection.fields) ?? lineText(key, position + 1, snapshot.salt);
+			},
 		},
 		fault,
 	);

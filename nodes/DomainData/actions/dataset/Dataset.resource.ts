@@ -1,9 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as compare from './compare.operation';
 import * as list from './list.operation';
 import * as stream from './stream.operation';
 
-export const operations = { list, stream };
+export const operations = { list, stream, compare };
 
 export const description: INodeProperties[] = [
 	{
@@ -13,6 +14,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['dataset'] } },
 		options: [
+			{
+				name: 'Compare',
+				value: 'compare',
+				description: 'What changed between two snapshots: added, removed and changed domains',
+				action: 'Compare two datasets',
+			},
 			{
 				name: 'List',
 				value: 'list',
@@ -30,4 +37,5 @@ export const description: INodeProperties[] = [
 	},
 	...list.description,
 	...stream.description,
+	...compare.description,
 ];
