@@ -78,16 +78,28 @@ const streamNode = (ref: CredentialRef): WorkflowNode =>
 		returnAll: false, limit: 300, output: 'items',
 	}, ref);
 
+/**
+ * Posts to a production webhook. n8n 2.41 registers the webhooks of an activated workflow a moment after the
+ * activation call returns: until then it answers 404 "is not registered" (and runs nothing), so that answer
+ * is retried for a bounded time.
+ */
 async function postWebhook(path: string, body: unknown): Promise<unknown> {
-	const response = await fetch(`${n8n.url}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-		signal: AbortSignal.timeout(120_000),
-	});
-	const text = await response.text();
-	if (response.status !== 200) throw new Error(`webhook ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-	return JSON.parse(text);
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const response = await fetch(`${n8n.url}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+			signal: AbortSignal.timeout(120_000),
+		});
+		const text = await response.text();
+		if (response.status === 404 && /is not registered/.test(text) && Date.now() < deadline) {
+			await new Promise((r) => setTimeout(r, 250));
+			continue;
+		}
+		if (response.status !== 200) throw new Error(`webhook ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+		return JSON.parse(text);
+	}
 }
 
 /**
