@@ -5,7 +5,7 @@
  * `latest` tag, 2.41.3, failed with ETARGET (`@n8n/agents@0.26.2` is not on the registry) and 2.41.1
  * resolved: NEWEST_N8N_VERSION in versions.ts.
  *
- *   npm run n8n:newest [-- --major 2] [--tries 5]      (about a minute per version tried)
+ *   npm run n8n:newest [-- --major 2] [--tries 5]      (one to two minutes per version tried)
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,8 +39,13 @@ async function resolves(version: string): Promise<{ ok: boolean; reason?: string
 		return { ok: true };
 	} catch (error) {
 		const text = `${(error as { stderr?: string }).stderr ?? ''}`;
-		const reason = text.split('\n').find((line) => /notarget|E404|ETARGET|ERESOLVE/i.test(line)) ?? text.trim().split('\n').pop();
-		return { ok: false, reason };
+		const lines = text.split('\n');
+		// npm's most telling line first ("No matching version found for @n8n/agents@0.26.2."), then its code.
+		const reason =
+			lines.find((line) => /No matching version|404 Not Found|Could not resolve/i.test(line)) ??
+			lines.find((line) => /E404|ETARGET|ERESOLVE/i.test(line)) ??
+			lines.filter(Boolean).pop();
+		return { ok: false, reason: reason?.replace(/^npm error\s+(notarget\s+)?/, '') };
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
