@@ -134,11 +134,12 @@ describe('credential test (the editor\'s "Test" button, POST /rest/credentials/t
 		else expect(result.message).toMatch(/could not be found/);
 	});
 
-	// n8n 2.8 says "The service refused the connection - perhaps it is offline"; n8n 2.41 the error code ECONNREFUSED.
 	test('a Base URL where nothing listens fails and says the connection was refused', async () => {
 		const result = await check({ apiKey: KEYS.pro, baseUrl: 'http://127.0.0.1:9' });
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/refused/i);
+		// n8n 2.41 answers with the bare error code, 2.8 with its own sentence.
+		if (showsRuleMessages) expect(result.message).toBe('ECONNREFUSED');
+		else expect(result.message).toMatch(/The service refused the connection/);
 	});
 });
 
