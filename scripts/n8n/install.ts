@@ -87,13 +87,14 @@ export async function ensureN8n(version = DEFAULT_N8N_VERSION, options: EnsureN8
 }
 
 /**
- * Installs several versions, at most as many at once as the machine has cores (at least two: an install
- * mostly waits for the network and the disk), the first named first.
+ * Installs several versions at once: as many as the machine has cores, and at least three (the test matrix),
+ * because an install mostly waits for the network and the disk; only its native builds (2 to 3 minutes) use
+ * a core. The first named starts first.
  */
 export async function ensureN8nVersions(versions: string[], options: EnsureN8nOptions = {}): Promise<string[]> {
 	const dirs: string[] = new Array(versions.length);
 	let next = 0;
-	const lanes = Array.from({ length: Math.min(versions.length, Math.max(2, availableParallelism())) }, async () => {
+	const lanes = Array.from({ length: Math.min(versions.length, Math.max(3, availableParallelism())) }, async () => {
 		while (next < versions.length) {
 			const index = next++;
 			dirs[index] = await ensureN8n(versions[index], options);
