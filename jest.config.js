@@ -1,3 +1,5 @@
+const { matrix } = require('./scripts/n8n/matrix.json');
+
 /** @type {import('jest').Config} */
 const shared = {
 	preset: 'ts-jest',
@@ -7,9 +9,30 @@ const shared = {
 	},
 };
 
+// The n8n versions the end-to-end tests run against (scripts/n8n/matrix.json; scripts/n8n/versions.ts says
+// why each): one jest project per version, named `e2e-<version>`. A "full" version runs every file of
+// test/e2e except the smoke run; a "smoke" version runs test/e2e/smoke.test.ts only. A test reads its
+// project's version through e2eVersion() in test/e2e/support.ts. `N8N_E2E_VERSIONS=2.41.1,2.8.4` narrows a run.
+const wanted = (process.env.N8N_E2E_VERSIONS || '').split(',').map((v) => v.trim()).filter(Boolean);
+const SMOKE = '<rootDir>/test/e2e/smoke.test.ts';
+const e2eProjects = matrix
+	.filter((entry) => wanted.length === 0 || wanted.includes(entry.version))
+	.map(({ version, suite }) => ({
+		...shared,
+		displayName: `e2e-${version}`,
+		roots: ['<rootDir>/test/e2e'],
+		testMatch: suite === 'smoke' ? [SMOKE] : ['**/*.test.ts'],
+		testPathIgnorePatterns: suite === 'smoke' ? ['/node_modules/'] : ['/node_modules/', SMOKE],
+		globals: { N8N_E2E_VERSION: version, N8N_E2E_SUITE: suite },
+		// Installs every version of the run that is missing from the cache (several at once), builds and packs
+		// the package once; jest runs it once for all e2e projects.
+		globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+		globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+	}));
+
 module.exports = {
-	// Two projects so that the end-to-end set-up (install n8n once, build and pack the package) runs only
-	// when an end-to-end test is selected: `npx jest test/foo.test.ts` stays fast, `npm test` runs both.
+	// The end-to-end set-up (install n8n, build and pack the package) runs only when an end-to-end test is
+	// selected: `npx jest test/foo.test.ts` stays fast, `npm test` runs everything.
 	projects: [
 		{
 			...shared,
@@ -18,15 +41,7 @@ module.exports = {
 			testMatch: ['**/*.test.ts'],
 			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
 		},
-		{
-			...shared,
-			displayName: 'e2e',
-			roots: ['<rootDir>/test/e2e'],
-			testMatch: ['**/*.test.ts'],
-			// Installs n8n 2.8.4 and 1.123.81 into the cache when missing (both at once), builds and packs.
-			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
-			globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
-		},
+		...e2eProjects,
 	],
 	testTimeout: 60_000,
 	// Several suites start HTTP servers and n8n processes; two workers keep the machine responsive.

@@ -1,9 +1,10 @@
 /**
- * `npm run demo`: n8n 2.8.4 with this package installed the way n8n installs community packages, the
- * example workflows and a credential, all pointed at the Domain Data simulator. Prints the address and the
+ * `npm run demo`: the newest installable n8n (2.41.1, on Node 24 from the npm registry when this machine's
+ * Node is older; see scripts/n8n/node-runtime.ts), or the version `--n8n` names, with this package installed
+ * the way n8n installs community packages, the example workflows and a credential, all pointed at the Domain Data simulator. Prints the address and the
  * login; Ctrl-C stops everything it started.
  *
- *   npm run demo [-- --fresh] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]
+ *   npm run demo [-- --fresh] [--n8n 2.41.1] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]
  *
  * The first run installs n8n into the cache (about 8 minutes, once); later runs reuse the cache and the
  * demo's n8n data (`<cache>/demo-<version>`: owner account, workflows, executions) and start in seconds.
@@ -18,22 +19,26 @@ import { EXAMPLE_CREDENTIAL, loadExamples } from './n8n/examples';
 import { ensureN8n } from './n8n/install';
 import { N8nInstance, tail, type N8nProcess, type WorkflowImport } from './n8n/instance';
 import { buildAndPack, CREDENTIAL_TYPE, installPackage, NODE_TYPES } from './n8n/package';
-import { cacheRoot, DEFAULT_N8N_VERSION } from './n8n/paths';
+import { cacheRoot } from './n8n/paths';
+import { NEWEST_N8N_VERSION } from './n8n/versions';
 import { freePort, isPortFree } from './n8n/ports';
 import { DEFAULT_OWNER, N8nRestClient } from './n8n/rest';
 
 interface DemoOptions {
 	fresh: boolean;
+	/** The n8n version to run (any version on the npm registry; default the newest installable). */
+	n8nVersion: string;
 	port: number;
 	simPort: number;
 	domains: number;
 	snapshots: number;
 }
 
-const USAGE = 'usage: npm run demo [-- --fresh] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]';
+const USAGE =
+	`usage: npm run demo [-- --fresh] [--n8n ${NEWEST_N8N_VERSION}] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]`;
 
 function parseArguments(argv: string[]): DemoOptions {
-	const options: DemoOptions = { fresh: false, port: 5678, simPort: 8787, domains: 100_000, snapshots: 6 };
+	const options: DemoOptions = { fresh: false, n8nVersion: NEWEST_N8N_VERSION, port: 5678, simPort: 8787, domains: 100_000, snapshots: 6 };
 	for (let i = 0; i < argv.length; i++) {
 		const flag = argv[i];
 		if (flag === '--help' || flag === '-h') {
@@ -42,6 +47,12 @@ function parseArguments(argv: string[]): DemoOptions {
 		}
 		if (flag === '--fresh') {
 			options.fresh = true;
+			continue;
+		}
+		if (flag === '--n8n') {
+			const version = argv[++i] ?? '';
+			if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`--n8n needs a version such as ${NEWEST_N8N_VERSION}\n${USAGE}`);
+			options.n8nVersion = version;
 			continue;
 		}
 		const value = Number(argv[++i]);
@@ -106,12 +117,13 @@ async function apiKey(rest: N8nRestClient, file: string): Promise<void> {
 
 async function main(): Promise<void> {
 	const options = parseArguments(process.argv.slice(2));
-	const userFolder = join(cacheRoot(), `demo-${DEFAULT_N8N_VERSION}`);
+	const version = options.n8nVersion;
+	const userFolder = join(cacheRoot(), `demo-${version}`);
 	if (options.fresh) rmSync(userFolder, { recursive: true, force: true });
 	const firstRun = !existsSync(join(userFolder, '.n8n', 'database.sqlite'));
 
-	console.log('Domain Data demo: n8n with the n8n-nodes-domain-data package, on the Domain Data simulator');
-	await ensureN8n(DEFAULT_N8N_VERSION, { log: step });
+	console.log(`Domain Data demo: n8n ${version} with the n8n-nodes-domain-data package, on the Domain Data simulator`);
+	await ensureN8n(version, { log: step });
 
 	process.once('SIGINT', () => void stop(0));
 	process.once('SIGTERM', () => void stop(0));
@@ -121,6 +133,7 @@ async function main(): Promise<void> {
 	step(`simulator on ${sim.url} (${options.domains.toLocaleString('en-US')} domains, ${sim.datasets().length} snapshots)`);
 
 	const n8n = await N8nInstance.create({
+		version,
 		userFolder,
 		port: await portOrFree(options.port, 'n8n'),
 		encryptionKey: 'n8n-nodes-domain-data-demo',
@@ -164,7 +177,7 @@ async function main(): Promise<void> {
 	const seconds = ((Date.now() - demoStarted) / 1000).toFixed(0);
 	const datasets = sim.datasets();
 	console.log(`
-Ready in ${seconds} s. Open n8n in your browser:
+Ready in ${seconds} s. Open n8n ${version} (on Node ${n8n.runtime.version}) in your browser:
 
   n8n        ${n8n.url}
   login      ${DEFAULT_OWNER.email}  /  ${DEFAULT_OWNER.password}

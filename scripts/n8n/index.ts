@@ -6,9 +6,9 @@
  * ```ts
  * import { ensureN8n, buildAndPack, N8nInstance, chain, manualTrigger, domainData, workflow } from '../scripts/n8n';
  *
- * await ensureN8n('2.8.4');                                  // once per machine; 4-8 min, then instant
+ * await ensureN8n('2.41.1');                                 // once per machine; 4-10 min, then instant
  * const packed = await buildAndPack();                       // npm run build + npm pack + unpack
- * const n8n = await N8nInstance.create({ package: packed }); // fresh N8N_USER_FOLDER, free port
+ * const n8n = await N8nInstance.create({ version: '2.41.1', package: packed }); // fresh N8N_USER_FOLDER, free port, its Node
  * await n8n.importCredentials([{ id: 'cred1', name: 'Domain Data', type: 'domainDataApi',
  *                                data: { apiKey: KEYS.pro, baseUrl: sim.url } }]);
  * await n8n.importWorkflows([workflow('wf1', 'Get', chain(manualTrigger(),
@@ -29,11 +29,20 @@
  * ```
  *
  * Modules
- * - paths.ts     DEFAULT_N8N_VERSION (2.8.4), N8N_1X_VERSION (1.123.81), cacheRoot() (`$N8N_DOMAIN_DATA_CACHE`,
+ * - versions.ts  the test matrix (matrix.json: NEWEST_N8N_VERSION 2.41.1, NODE20_N8N_VERSION 2.8.4,
+ *                N8N_1X_VERSION 1.123.81; which suite runs on each), selectedMatrix() (`N8N_E2E_VERSIONS`),
+ *                compareVersions(), isAtLeast(), REGISTRY_NODE_VERSION (24.21.0).
+ * - paths.ts     DEFAULT_N8N_VERSION (2.8.4: in-process tools and benchmarks), cacheRoot() (`$N8N_DOMAIN_DATA_CACHE`,
  *                else `~/.cache/n8n-domain-data`), n8nInstallDir(version), n8nBin(version), REPO_ROOT.
- * - install.ts   ensureN8n(version): atomic, locked, verified install into the cache (xlsx override, own
- *                .npmrc so that sqlite3 compiles); isN8nInstalled(version); cleanNpmEnv(). CLI:
- *                `npx ts-node --transpile-only scripts/n8n/install.ts 2.8.4 1.123.81`.
+ * - install.ts   ensureN8n(version), ensureN8nVersions(versions): atomic, locked, verified install into the
+ *                cache with the Node the version needs (xlsx override, own .npmrc so that native modules
+ *                compile for that Node); n8nRuntime(version); isN8nInstalled(version); cleanNpmEnv(). CLI:
+ *                `npm run n8n:install [-- version ...]` (default: the whole matrix).
+ * - node-runtime.ts  chooseRuntime(n8nVersion): the machine's Node when n8n's `engines` allow it, else
+ *                Node 24 from the npm registry (ensureNodeRuntime, cached like n8n); satisfiesEngine(range, v);
+ *                withRuntimePath(runtime, env) puts its `bin` first on PATH.
+ * - lock.ts      acquireLock(), removeDeadPartials(): several processes filling the cache at once.
+ * - newest.ts    `npm run n8n:newest`: the newest n8n release that installs from the registry, by trying.
  * - package.ts   buildAndPack() → { tarball, dir, version, files }; installPackage(userFolder, packed) puts it
  *                at `<userFolder>/.n8n/nodes/node_modules/n8n-nodes-domain-data`; NODE_TYPES, CREDENTIAL_TYPE.
  * - env.ts       n8nEnv() (private folder, ports, 127.0.0.1, quiet: no telemetry, version checks, templates),
@@ -63,10 +72,13 @@ export * from './env';
 export * from './examples';
 export * from './install';
 export * from './instance';
+export * from './lock';
+export * from './node-runtime';
 export * from './package';
 export * from './paths';
 export * from './ports';
 export * from './rest';
 export * from './run-data';
 export * from './services';
+export * from './versions';
 export * from './workflows';

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { n8nEnv } from './env';
+import { n8nRuntime } from './install';
+import { withRuntimePath, type NodeRuntime } from './node-runtime';
 import { installPackage, type PackedPackage } from './package';
 import { DEFAULT_N8N_VERSION, n8nBin } from './paths';
 import { freePort } from './ports';
@@ -15,7 +17,7 @@ import { N8nRestClient } from './rest';
 import { parseBatchSnapshot, parseExecuteOutput, type ExecutionResult } from './run-data';
 
 export interface N8nInstanceOptions {
-	/** An installed n8n version (see ensureN8n); default 2.8.4. */
+	/** An installed n8n version (see ensureN8n); default DEFAULT_N8N_VERSION (2.8.4). */
 	version?: string;
 	/** Default: a new folder under the OS temp folder, removed by `dispose()`. */
 	userFolder?: string;
@@ -89,8 +91,8 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * needs Node 22: on an older Node, n8n 1.x runs with the "legacy" engine (the one n8n 2.8 uses). See
  * install.ts for why isolated-vm is not even built there.
  */
-function versionEnv(version: string): Record<string, string> {
-	const nodeMajor = Number(process.versions.node.split('.')[0]);
+function versionEnv(version: string, runtime: NodeRuntime): Record<string, string> {
+	const nodeMajor = Number(runtime.version.split('.')[0]);
 	return version.startsWith('1.') && nodeMajor < 22 ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {};
 }
 
@@ -105,6 +107,14 @@ export class N8nInstance {
 	 * only `~/.n8n-files` by default): `<userFolder>/files`.
 	 */
 	readonly filesDir: string;
+	/**
+	 * The Node every process of this instance runs on: the one its n8n version was installed with (Node 24
+	 * from the registry for n8n 2.36 and later on an older machine Node; see node-runtime.ts).
+	 */
+	get runtime(): NodeRuntime {
+		return n8nRuntime(this.version);
+	}
+
 	private readonly extraEnv: Record<string, string | undefined>;
 	private readonly ownsFolder: boolean;
 	private readonly processes: N8nProcess[] = [];
@@ -142,13 +152,15 @@ export class N8nInstance {
 
 	/** The environment of a process of this instance; each process gets its own broker port. */
 	async env(extra: Record<string, string | undefined> = {}): Promise<NodeJS.ProcessEnv> {
-		return n8nEnv({
+		const env = n8nEnv({
 			userFolder: this.userFolder,
 			encryptionKey: this.encryptionKey,
 			port: this.port,
 			brokerPort: await freePort(),
-			extra: { ...versionEnv(this.version), N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir, ...this.extraEnv, ...extra },
+			extra: { ...versionEnv(this.version, this.runtime), N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir, ...this.extraEnv, ...extra },
 		});
+		// The runtime's `node` first on PATH: n8n starts its task runners and other helpers through it.
+		return withRuntimePath(this.runtime, env);
 	}
 
 	/** Runs an n8n CLI command to its end (`n8n <args>`), collecting its output. */
@@ -156,7 +168,7 @@ export class N8nInstance {
 		const env = await this.env(options.env);
 		const started = Date.now();
 		return await new Promise((resolvePromise, reject) => {
-			const child = spawn(process.execPath, [n8nBin(this.version), ...args], {
+			const child = spawn(this.runtime.execPath, [n8nBin(this.version), ...args], {
 				cwd: this.userFolder,
 				env,
 				stdio: ['ignore', 'pipe', 'pipe'],
@@ -293,7 +305,7 @@ export class N8nInstance {
 
 	private async spawnProcess(role: string, args: string[], env: Record<string, string> = {}): Promise<N8nProcess> {
 		const processEnv = await this.env(env);
-		const child = spawn(process.execPath, [n8nBin(this.version), ...args], {
+		const child = spawn(this.runtime.execPath, [n8nBin(this.version), ...args], {
 			cwd: this.userFolder,
 			env: processEnv,
 			stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,11 +1,14 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The n8n the package is developed and tested against (the newest that runs on Node 20). */
-export const DEFAULT_N8N_VERSION = '2.8.4';
+import { NODE20_N8N_VERSION } from './versions';
 
-/** The newest n8n 1.x: the package is smoke-tested on it too. */
-export const N8N_1X_VERSION = '1.123.81';
+/**
+ * The n8n that in-process tools default to (benchmarks, `createInstance` outside the e2e matrix): the newest
+ * that runs on Node 20, like the n8n-core and n8n-workflow the package develops against. The test matrix and
+ * the demo's default are in versions.ts.
+ */
+export const DEFAULT_N8N_VERSION = NODE20_N8N_VERSION;
 
 /** The repository root (this file is scripts/n8n/paths.ts). */
 export const REPO_ROOT = resolve(__dirname, '..', '..');
@@ -26,7 +29,7 @@ export function n8nInstallDir(version: string): string {
 	return join(cacheRoot(), `n8n-${version}`);
 }
 
-/** The n8n CLI script of an installation (run it with `process.execPath`, so the same Node runs n8n). */
+/** The n8n CLI script of an installation (run it with the version's Node: `n8nRuntime(version)` in install.ts). */
 export function n8nBin(version: string): string {
 	return join(n8nInstallDir(version), 'node_modules', 'n8n', 'bin', 'n8n');
 }

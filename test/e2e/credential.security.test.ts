@@ -1,16 +1,17 @@
 /**
- * The credential's "Test" button on a running n8n, 2.8.4 and 1.123.81 (`POST /rest/credentials/test`, as
+ * The credential's "Test" button on a running n8n, each version of the matrix, and n8n 1.x alongside the
+ * newest n8n for Node 20 (`POST /rest/credentials/test`, as
  * the editor sends it), against hostile Base URLs: one that redirects to another origin (another port of 127.0.0.1)
  * where a second server records every request, and addresses the node refuses. The key must never reach
  * the other origin, and the Test must not report success.
  */
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { N8nInstance } from '../../scripts/n8n/instance';
-import { DEFAULT_N8N_VERSION, N8N_1X_VERSION } from '../../scripts/n8n/paths';
+import { N8N_1X_VERSION, NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
 import { N8nRestClient } from '../../scripts/n8n/rest';
 import { startLocalServer, type LocalServer } from '../harness/localServer';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
-import { CREDENTIALS, createInstance } from './support';
+import { CREDENTIALS, createInstance, e2eVersion } from './support';
 
 let sim: Simulator;
 let recorder: LocalServer;
@@ -33,7 +34,10 @@ afterAll(async () => {
 	await sim?.close();
 });
 
-describe.each([DEFAULT_N8N_VERSION, N8N_1X_VERSION])('n8n %s', (version) => {
+// The smoke project (1.x) runs only the smoke file: its Test is checked here, next to the newest n8n for Node 20.
+const versions = e2eVersion() === NODE20_N8N_VERSION ? [e2eVersion(), N8N_1X_VERSION] : [e2eVersion()];
+
+describe.each(versions)('n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let rest: N8nRestClient;
 

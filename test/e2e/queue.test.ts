@@ -8,6 +8,8 @@
  * results can be compared with a single-process run.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { queueModeEnv } from '../../scripts/n8n/env';
 import type { N8nInstance, N8nProcess } from '../../scripts/n8n/instance';
@@ -25,6 +27,7 @@ import {
 	domainData,
 	domainDataTrigger,
 	manualTrigger,
+	node,
 	noOp,
 	setJson,
 	splitOut,
@@ -45,6 +48,7 @@ const REDIS_PREFIX = `dd-e2e-${suffix.replace(/_/g, '-')}`;
 const WF = {
 	enrichHook: workflowId('queueEnrichHook'),
 	streamHook: workflowId('queueStreamHook'),
+	fileHook: workflowId('queueFileHook'),
 	enrichLocal: workflowId('queueEnrichLocal'),
 	streamLocal: workflowId('queueStreamLocal'),
 	trigger: workflowId('queueTrigger'),
@@ -78,16 +82,28 @@ const streamNode = (ref: CredentialRef): WorkflowNode =>
 		returnAll: false, limit: 300, output: 'items',
 	}, ref);
 
+/**
+ * Posts to a production webhook. n8n 2.41 registers the webhooks of an activated workflow a moment after the
+ * activation call returns: until then it answers 404 "is not registered" (and runs nothing), so that answer
+ * is retried for a bounded time.
+ */
 async function postWebhook(path: string, body: unknown): Promise<unknown> {
-	const response = await fetch(`${n8n.url}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-		signal: AbortSignal.timeout(120_000),
-	});
-	const text = await response.text();
-	if (response.status !== 200) throw new Error(`webhook ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-	return JSON.parse(text);
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const response = await fetch(`${n8n.url}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+			signal: AbortSignal.timeout(120_000),
+		});
+		const text = await response.text();
+		if (response.status === 404 && /is not registered/.test(text) && Date.now() < deadline) {
+			await new Promise((r) => setTimeout(r, 250));
+			continue;
+		}
+		if (response.status !== 200) throw new Error(`webhook ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+		return JSON.parse(text);
+	}
 }
 
 /**
@@ -114,7 +130,7 @@ beforeAll(async () => {
 	databaseCreated = true;
 
 	sim = await startSimulator({ domains: 1000, snapshots: 3 });
-	const own = Object.fromEntries(['enrichHook', 'streamHook', 'enrichLocal', 'streamLocal', 'trigger'].map((stem) => [stem, ownKeyCredential(sim, `queue${stem}`)]));
+	const own = Object.fromEntries(['enrichHook', 'streamHook', 'fileHook', 'enrichLocal', 'streamLocal', 'trigger'].map((stem) => [stem, ownKeyCredential(sim, `queue${stem}`)]));
 	for (const [stem, value] of Object.entries(own)) {
 		refs[stem] = value.ref;
 		keys[stem] = value.key;
@@ -130,6 +146,18 @@ beforeAll(async () => {
 			webhook('Webhook', `dd-e2e-enrich-${suffix}`), splitOut('Split Out', 'body.leads'), enrichNode(refs.enrichHook),
 		)),
 		workflow(WF.streamHook, 'Queue: stream a slice on a webhook call', chain(webhook('Webhook', `dd-e2e-stream-${suffix}`), streamNode(refs.streamHook))),
+		// Binary data in queue mode is kept in the database (n8n's default there, and set by queueModeEnv): the
+		// worker stores the snapshot file, and its Write File node reads it back from there.
+		workflow(WF.fileHook, 'Queue: a whole snapshot to a file on a webhook call', chain(
+			webhook('Webhook', `dd-e2e-file-${suffix}`),
+			domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' }, refs.fileHook),
+			node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+				operation: 'write',
+				fileName: `={{ ${JSON.stringify(n8n.filesDir + '/queue-')} + $json.fileName }}`,
+				dataPropertyName: 'data',
+				options: {},
+			}),
+		)),
 		workflow(WF.enrichLocal, 'Single process: enrich leads', chain(
 			manualTrigger(), setJson('Leads', { leads: leads() }), splitOut('Split Out', 'leads'), enrichNode(refs.enrichLocal),
 		)),
@@ -144,7 +172,7 @@ beforeAll(async () => {
 	rest = new N8nRestClient(n8n.url);
 	await rest.ensureOwner();
 	await rest.createApiKey();
-	for (const id of [WF.enrichHook, WF.streamHook]) await rest.activateWorkflow(id);
+	for (const id of [WF.enrichHook, WF.streamHook, WF.fileHook]) await rest.activateWorkflow(id);
 }, 10 * 60_000);
 
 afterAll(async () => {
@@ -188,6 +216,16 @@ test('stream: a 300-record slice of the latest snapshot, read by the worker, as 
 	const local = await n8n.execute(WF.streamLocal);
 	expect(local.describe()).toBe('ok');
 	expect(local.json('Stream')).toEqual(expected);
+});
+
+test('file: the whole snapshot goes through database binary data and is written to disk by the worker', async () => {
+	const newest = sim.datasets()[0].label;
+	await postWebhook(`dd-e2e-file-${suffix}`, {});
+	const result = await onlyExecution(WF.fileHook);
+	expect(result.json('Stream')).toEqual([expect.objectContaining({ label: newest, fileName: `${newest}.ndjson`, recordCount: 1000 })]);
+	expect(result.items('Stream')[0].binary?.data).toMatchObject({ mimeType: 'application/x-ndjson', fileName: `${newest}.ndjson` });
+	const written = readFileSync(join(n8n.filesDir, `queue-${newest}.ndjson`), 'utf8');
+	expect(written).toBe(Array.from({ length: 1000 }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
 });
 
 test('trigger: main polls, the worker runs the execution; one per new snapshot', async () => {

@@ -1,5 +1,5 @@
 /**
- * The package on a running n8n 2.8.4 (`n8n start`), driven through the same REST calls the editor makes:
+ * The package on a running n8n (`n8n start`; each "full" version of the test matrix), driven through the same REST calls the editor makes:
  * the credential's "Test" button, the Dataset dropdown (load options), and the trigger activated,
  * deactivated and restarted as a user would.
  *
@@ -18,7 +18,8 @@ import { CREDENTIAL_TYPE, NODE_TYPES } from '../../scripts/n8n/package';
 import { N8nRestClient } from '../../scripts/n8n/rest';
 import { chain, domainDataTrigger, noOp, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
-import { BAD_KEY, CREDENTIALS, createInstance, credentialImports, ownKeyCredential } from './support';
+import { DomainDataApi } from '../../credentials/DomainDataApi.credentials';
+import { BAD_KEY, CREDENTIALS, createInstance, credentialImports, N8N_CHANGES, n8nAtLeast, ownKeyCredential } from './support';
 
 let sim: Simulator;
 let n8n: N8nInstance;
@@ -98,27 +99,47 @@ describe('credential test (the editor\'s "Test" button, POST /rest/credentials/t
 		expect((await check({ apiKey: KEYS.basic, baseUrl: sim.url })).status).toBe('OK');
 	});
 
-	// n8n 2.8's credential tester returns its own fixed text per HTTP status for a failed `test` request
-	// (it drops the response, so the service's `{"error"}` cannot reach the dialog); the texts still tell a
-	// rejected key, a wrong address and a refused connection apart, and the README lists them.
-	test('a wrong key fails as an authorization failure, without the key', async () => {
+	// What the Test result says for a refused request depends on n8n. n8n 2.8 returns its own fixed text per
+	// HTTP status (its error carries no response, so the credential's `responseCode` rules are never
+	// consulted); n8n 2.41 returns the message of the credential's rule for that status. Neither passes the
+	// service's `{"error"}` body through. The README lists both.
+	const showsRuleMessages = n8nAtLeast(N8N_CHANGES.credentialTestRuleMessages);
+	const ruleMessage = (status: number): string => {
+		const rule = new DomainDataApi().test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === status);
+		if (!rule) throw new Error(`the credential has no rule for ${status}`);
+		return (rule.properties as { message: string }).message;
+	};
+
+	test('a wrong key fails and says the key was refused, without the key', async () => {
 		const result = await check({ apiKey: BAD_KEY, baseUrl: sim.url });
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/Authorization failed/);
+		if (showsRuleMessages) expect(result.message).toBe(ruleMessage(401));
+		else expect(result.message).toMatch(/Authorization failed/);
 		expect(result.message).not.toContain(BAD_KEY);
 		expect(sim.calls('search').at(-1)?.status).toBe(401);
+	});
+
+	test('a key without credits fails and says the credits are used up', async () => {
+		const result = await check({ apiKey: KEYS.exhausted, baseUrl: sim.url });
+		expect(result.status).toBe('Error');
+		if (showsRuleMessages) expect(result.message).toBe(ruleMessage(402));
+		else expect(result.message).toMatch(/Payment required/);
+		expect(sim.calls('search').at(-1)?.status).toBe(402);
 	});
 
 	test('a Base URL where something else answers fails as not found', async () => {
 		const result = await check({ apiKey: KEYS.pro, baseUrl: `${sim.url}/v2` });
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/could not be found/);
+		if (showsRuleMessages) expect(result.message).toBe(ruleMessage(404));
+		else expect(result.message).toMatch(/could not be found/);
 	});
 
 	test('a Base URL where nothing listens fails and says the connection was refused', async () => {
 		const result = await check({ apiKey: KEYS.pro, baseUrl: 'http://127.0.0.1:9' });
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/refused/i);
+		// n8n 2.41 answers with the bare error code, 2.8 with its own sentence.
+		if (showsRuleMessages) expect(result.message).toBe('ECONNREFUSED');
+		else expect(result.message).toMatch(/The service refused the connection/);
 	});
 });
 

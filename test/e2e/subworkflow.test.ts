@@ -31,14 +31,19 @@ import {
 	workflowId,
 } from '../../scripts/n8n/workflows';
 import { startSimulator, type Simulator } from '../simulator';
-import { CREDENTIALS, createInstance, credentialImports } from './support';
+import { NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
+import { CREDENTIALS, createInstance, credentialImports, e2eVersion } from './support';
 
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const TARGET = `dd_e2e_subwf_${suffix}`;
 const QUEUE_N8N_DATABASE = `dd_e2e_subwfq_${suffix}`;
 const REDIS_DB = Number(process.env.N8N_E2E_REDIS_DB ?? 7);
 const REDIS_PREFIX = `dd-e2e-subwf-${suffix.replace(/_/g, '-')}`;
-const WHOLE = 1_000_000;
+/**
+ * A whole snapshot of 1,000,000 records on the newest n8n for Node 20 (issue 12's proof, about 2 minutes);
+ * 200,000 on the other versions of the matrix, so that CI stays within its time.
+ */
+const WHOLE = e2eVersion() === NODE20_N8N_VERSION ? 1_000_000 : 200_000;
 const QUEUE_RECORDS = 100_000;
 const RESUME_RECORDS = 50_000;
 const BATCH = 5000;
@@ -135,7 +140,7 @@ describe('regular mode', () => {
 		await n8n?.dispose();
 	});
 
-	test('1,000,000 records of the newest snapshot end up in the table, each exactly once', async () => {
+	test(`${WHOLE.toLocaleString('en-US')} records of the newest snapshot end up in the table, each exactly once`, async () => {
 		const run = await n8n.execute(whole.caller.id, { timeoutMs: 30 * 60_000 });
 		expect(run.describe()).toBe('ok');
 		expect(run.json('Stream')).toEqual([

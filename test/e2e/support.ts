@@ -1,14 +1,60 @@
 /**
- * What the end-to-end suites share: the packed package from the global set-up, the credentials every
- * instance gets, and a fresh n8n instance with the package installed.
+ * What the end-to-end suites share: the n8n version of the running jest project, the packed package from
+ * the global set-up, the credentials every instance gets, and a fresh n8n instance with the package installed.
+ *
+ * The version matrix: jest.config.js makes one project per n8n version of scripts/n8n/versions.json
+ * (`e2e-2.41.1`, `e2e-2.8.4`, `e2e-1.123.81`), so every file of test/e2e runs once per "full" version
+ * without a loop of its own. `createInstance()` starts that project's version; `e2eVersion()` names it (for
+ * messages), and `n8nAtLeast('2.36.0')` tells a test whether a feature exists there.
  */
-import { N8nInstance, type CredentialImport } from '../../scripts/n8n/instance';
+import { DomainDataApi } from '../../credentials/DomainDataApi.credentials';
+import { N8nInstance, type CredentialImport, type N8nProcess } from '../../scripts/n8n/instance';
+import { N8nRestClient, type ApiExecution } from '../../scripts/n8n/rest';
 import { buildAndPack, CREDENTIAL_TYPE, type PackedPackage } from '../../scripts/n8n/package';
-import { DEFAULT_N8N_VERSION } from '../../scripts/n8n/paths';
+import { NEWEST_N8N_VERSION, isAtLeast } from '../../scripts/n8n/versions';
 import { workflowId, type CredentialRef } from '../../scripts/n8n/workflows';
 import { KEYS, type Simulator } from '../simulator';
 
 let packing: Promise<PackedPackage> | undefined;
+
+/**
+ * The n8n version this test file runs against: its jest project's (`globals.N8N_E2E_VERSION` in
+ * jest.config.js), else `N8N_E2E_VERSION` from the environment, else the newest.
+ */
+export function e2eVersion(): string {
+	const fromProject = (globalThis as { N8N_E2E_VERSION?: unknown }).N8N_E2E_VERSION;
+	if (typeof fromProject === 'string' && fromProject) return fromProject;
+	return process.env.N8N_E2E_VERSION || NEWEST_N8N_VERSION;
+}
+
+/**
+ * n8n behaviour that differs between the versions of the matrix, with the first version of the matrix known to
+ * have it (the README's compatibility section lists them).
+ */
+export const N8N_CHANGES = {
+	/**
+	 * The credential "Test" result shows the message of the credential's `responseCode` rule for a refused
+	 * request. n8n 2.8.4 shows its own fixed text per HTTP status (its error carries no response, so the rules
+	 * are never consulted); 2.41.1 shows ours. Versions in between are not tested.
+	 */
+	credentialTestRuleMessages: '2.41.1',
+	/** The credential dialog closes by itself when saving tested the credential successfully (2.8.4 keeps it open). */
+	credentialDialogClosesOnSuccess: '2.41.1',
+	/** N8N_POLLER_DURABLE_CURSORS_ENABLED: poll state in the `poller_state` table, committed with the execution. */
+	durablePollCursors: '2.36.0',
+} as const;
+
+/** The message of the credential's `responseCode` test rule for an HTTP status (what n8n 2.41 shows). */
+export function credentialRuleMessage(status: number): string {
+	const rule = new DomainDataApi().test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === status);
+	if (!rule) throw new Error(`the credential has no test rule for HTTP ${status}`);
+	return (rule.properties as { message: string }).message;
+}
+
+/** Whether this run's n8n is `minimum` or newer (features that came with a release). */
+export function n8nAtLeast(minimum: string): boolean {
+	return isAtLeast(e2eVersion(), minimum);
+}
 
 /** The package packed by the global set-up; packs it here when a suite runs without that set-up. */
 export function packedPackage(): Promise<PackedPackage> {
@@ -48,6 +94,7 @@ export function credentialImports(sim: Simulator): CredentialImport[] {
 export async function createInstance(
 	sim: Simulator,
 	options: {
+		/** Default: this jest project's version (e2eVersion()). */
 		version?: string;
 		env?: Record<string, string>;
 		/** More credentials to import with the standard ones; false: import none yet (see credentialImports). */
@@ -55,7 +102,7 @@ export async function createInstance(
 	} = {},
 ): Promise<N8nInstance> {
 	const n8n = await N8nInstance.create({
-		version: options.version ?? DEFAULT_N8N_VERSION,
+		version: options.version ?? e2eVersion(),
 		package: await packedPackage(),
 		env: options.env,
 	});
@@ -88,4 +135,26 @@ export async function withLimit<T>(limit: number, tasks: Array<() => Promise<T>>
 	});
 	await Promise.all(workers);
 	return results;
+}
+
+/** `n8n start`, then the owner's login and a public-API key: what a test that drives a running n8n needs. */
+export async function startWithApi(n8n: N8nInstance): Promise<{ server: N8nProcess; rest: N8nRestClient }> {
+	const server = await n8n.start();
+	const rest = new N8nRestClient(n8n.url);
+	await rest.ensureOwner();
+	await rest.createApiKey();
+	return { server, rest };
+}
+
+/** Waits (bounded) until `read()` reaches `count`, then expects exactly `count` (e.g. a trigger's polls). */
+export async function waitForCount(read: () => number, count: number, timeoutMs = 60_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (read() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+	expect(read()).toBe(count);
+}
+
+/** After a poll, executions appear within moments; give n8n a little while to be sure no other comes. */
+export async function settledExecutions(rest: N8nRestClient, workflowId: string): Promise<ApiExecution[]> {
+	await new Promise((r) => setTimeout(r, 2000));
+	return await rest.executions(workflowId);
 }

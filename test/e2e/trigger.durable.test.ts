@@ -1,0 +1,142 @@
+/**
+ * The Domain Data Trigger with n8n's durable poll cursors on (n8n 2.36 and later): polls run as tasks of
+ * n8n's scheduler, and the node's static data (our trigger's "datasets seen" state) is kept in the
+ * `poller_state` table and committed in one transaction with the execution it starts. n8n turns it on only
+ * with all three switches (it logs a warning and keeps the old path otherwise):
+ * N8N_SCHEDULER_ENABLED, N8N_SCHEDULER_POLL_TRIGGERS_ENABLED and N8N_POLLER_DURABLE_CURSORS_ENABLED.
+ *
+ * What differs from the classic poller (server.test.ts), and what this file pins down:
+ * - The activation's poll is a test poll whose state n8n does not commit when it starts nothing: our
+ *   trigger's first-poll baseline is taken again, and kept, at the first scheduled poll.
+ * - Deactivating and activating again, or restarting n8n, does not poll: the scheduler's jobs outlive both.
+ *   So this file polls on the real schedule, every minute (the shortest n8n accepts), and waits for it.
+ * - The state survives a restart in the database: a snapshot published while n8n is down starts exactly one
+ *   execution at the first poll after the restart.
+ * Versions before 2.36 skip this file.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+import type { N8nInstance, N8nProcess } from '../../scripts/n8n/instance';
+import type { N8nRestClient } from '../../scripts/n8n/rest';
+import { chain, domainDataTrigger, noOp, workflow, workflowId } from '../../scripts/n8n/workflows';
+import { startSimulator, type Simulator } from '../simulator';
+import {
+	createInstance,
+	credentialImports,
+	e2eVersion,
+	N8N_CHANGES,
+	n8nAtLeast,
+	ownKeyCredential,
+	settledExecutions,
+	startWithApi,
+	waitForCount,
+} from './support';
+
+const DURABLE_CURSORS_ENV = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};
+const POLL_EVERY_MINUTE = { item: [{ mode: 'everyMinute' }] };
+/** A scheduled poll comes once a minute (at a second n8n derives from the workflow and node ids). */
+const NEXT_POLL_MS = 90_000;
+const TEST_TIMEOUT_MS = 3 * 60_000;
+const TRIGGER = workflowId('durableTrigger');
+
+const describeIfDurable = n8nAtLeast(N8N_CHANGES.durablePollCursors) ? describe : describe.skip;
+
+describeIfDurable(`Domain Data Trigger with durable poll cursors (n8n ${e2eVersion()})`, () => {
+	let sim: Simulator;
+	let n8n: N8nInstance;
+	let server: N8nProcess;
+	let rest: N8nRestClient;
+	let key: string;
+	let triggerNodeId: string;
+
+	const polls = () => sim.calls('datasets').filter((entry) => entry.key === key).length;
+
+	const waitForPolls = (count: number) => waitForCount(polls, count, NEXT_POLL_MS);
+	const settled = () => settledExecutions(rest, TRIGGER);
+
+	async function startServer(): Promise<void> {
+		({ server, rest } = await startWithApi(n8n));
+	}
+
+	/**
+	 * The trigger's row of n8n's `poller_state` table, read with the Node n8n runs on (Node 22.5+ has
+	 * `node:sqlite`; the Node running jest may be older).
+	 */
+	function storedCursor(): Record<string, unknown> | undefined {
+		const script = `
+			const { DatabaseSync } = require('node:sqlite');
+			const db = new DatabaseSync(process.argv[1], { readOnly: true });
+			const row = db.prepare('SELECT cursor FROM poller_state WHERE workflowId = ? AND nodeId = ?').get(process.argv[2], process.argv[3]);
+			process.stdout.write(JSON.stringify(row ? JSON.parse(row.cursor) : null));`;
+		const result = spawnSync(
+			n8n.runtime.execPath,
+			['--no-warnings', '-e', script, join(n8n.userFolder, '.n8n', 'database.sqlite'), TRIGGER, triggerNodeId],
+			{ encoding: 'utf8' },
+		);
+		if (result.status !== 0) throw new Error(`reading poller_state failed: ${result.stderr}`);
+		return JSON.parse(result.stdout) ?? undefined;
+	}
+
+	beforeAll(async () => {
+		sim = await startSimulator({ domains: 500, snapshots: 3 });
+		const own = ownKeyCredential(sim, 'durable');
+		key = own.key;
+		n8n = await createInstance(sim, { credentials: false, env: DURABLE_CURSORS_ENV });
+		await n8n.importCredentials([...credentialImports(sim), own.credential]);
+		const trigger = domainDataTrigger('Domain Data Trigger', { event: 'newDataset', pollTimes: POLL_EVERY_MINUTE }, own.ref);
+		triggerNodeId = trigger.id;
+		await n8n.importWorkflows([workflow(TRIGGER, 'New dataset (durable cursors)', chain(trigger, noOp('Received')))]);
+		await startServer();
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await n8n?.dispose();
+		await sim?.close();
+	});
+
+	test('n8n runs the durable poller chain (no warning that it stays off)', () => {
+		expect(server.output()).not.toMatch(/durable poll cursors stay disabled/);
+	});
+
+	test('activation polls once and starts nothing; n8n keeps no state from that test poll', async () => {
+		await rest.activateWorkflow(TRIGGER);
+		await waitForPolls(1);
+		expect(await settled()).toHaveLength(0);
+		expect(storedCursor()).toEqual({});
+	});
+
+	test('the first scheduled poll takes the baseline: no execution, the seen datasets stored in poller_state', async () => {
+		await waitForPolls(2);
+		expect(await settled()).toHaveLength(0);
+		expect(storedCursor()).toMatchObject({ lastLabel: sim.datasets()[0].label });
+	}, TEST_TIMEOUT_MS);
+
+	test('a new snapshot: exactly one execution at the next poll, and the stored cursor moves to its label', async () => {
+		const previous = sim.datasets()[0].label;
+		const added = sim.addSnapshot();
+		await waitForPolls(3);
+		const [run] = await rest.waitForExecutions(TRIGGER, 1);
+		expect(run.execution.status).toBe('success');
+		expect(run.result.json('Domain Data Trigger')).toEqual([{ label: added.label, value: added.value, previousLabel: previous }]);
+		expect(storedCursor()).toMatchObject({ lastLabel: added.label });
+		expect(await settled()).toHaveLength(1);
+	}, TEST_TIMEOUT_MS);
+
+	test('a snapshot published while n8n is down starts exactly one execution after the restart', async () => {
+		await server.stop();
+		const before = sim.datasets()[0].label;
+		const added = sim.addSnapshot();
+		const pollsBefore = polls();
+		await startServer();
+		await waitForPolls(pollsBefore + 1);
+		const runs = await rest.waitForExecutions(TRIGGER, 2);
+		expect(runs[1].result.json('Domain Data Trigger')).toEqual([{ label: added.label, value: added.value, previousLabel: before }]);
+		expect(await settled()).toHaveLength(2);
+		expect(storedCursor()).toMatchObject({ lastLabel: added.label });
+	}, TEST_TIMEOUT_MS);
+});
