@@ -122,7 +122,7 @@ describe('Dataset → Stream: a server that echoes the request', () => {
 		const result = await stream(output);
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(`Line 2 of the dataset "${LABEL}" contains the API key of the credential`);
-		expect(result.error?.description).toContain('The line is not output');
+		expect(result.error?.description).toContain('Nothing of it is output');
 		expect(keyPieces(views(result.error))).toEqual([]);
 	});
 
@@ -131,5 +131,44 @@ describe('Dataset → Stream: a server that echoes the request', () => {
 		const result = await stream('file');
 		expect(result.error).toBeUndefined();
 		expect((await readBinary(result.items[0])).toString()).toBe(`${good}\n${good.replace('1', '2')}\n`);
+	});
+});
+
+describe('JSON answers that echo the key are refused whole: no field of them reaches an output or a message', () => {
+	/** The server answers 200 with JSON built around what it received in the Authorization header. */
+	const echoing = (build: (key: string) => unknown) => {
+		answer = (res) => {
+			res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(build(KEY)));
+		};
+	};
+	const run = (parameters: Record<string, unknown>) =>
+		runNode({ parameters: { options: { maxAttempts: 1 }, ...parameters }, credentials: { apiKey: KEY, baseUrl: server.url } });
+
+	test.each([
+		[
+			'Get: the key as the title',
+			{ resource: 'domain', operation: 'get', domain: 'example.com' },
+			(key: string) => ({ domain: { name: 'example.com', title: `Bearer ${key}`, tld1: 'example.com', id: 1, rank: 1 } }),
+			'GET /json/api/v1/domain/example.com',
+		],
+		[
+			'Search: the key as the cursor (it would go out in the paging info and a repeated-cursor message)',
+			{ resource: 'domain', operation: 'search', limit: 5, options: { includePagingInfo: true } },
+			(key: string) => ({ results: [{ name: 'a.com', tld1: 'a.com', id: 1, rank: 1 }], search_after: [1, key], total: 9 }),
+			'POST /json/api/v1/domain/search',
+		],
+		[
+			'Dataset → List: the key as a label (it would be named in "the newest datasets are")',
+			{ resource: 'dataset', operation: 'list', returnAll: true },
+			(key: string) => ({ datasets: [{ label: key, value: 'x' }] }),
+			'GET /json/api/v1/historical/domain',
+		],
+	])('%s', async (_case, parameters, body, request) => {
+		echoing(body);
+		const result = await run(parameters);
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe(`The answer of ${server.url} to ${request} contains the API key of the credential`);
+		expect(result.error?.description).toContain('Nothing of it is output');
+		expect(keyPieces(views(result.error))).toEqual([]);
 	});
 });

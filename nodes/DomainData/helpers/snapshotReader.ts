@@ -27,6 +27,7 @@ import {
 	IdleTimeoutError,
 	isTransientError,
 	isUndecodableBody,
+	KEY_ECHO_DESCRIPTION,
 	networkErrorCode,
 	networkFailureLabel,
 	normalizeMaxAttempts,
@@ -52,9 +53,6 @@ export const DEFAULT_READ_BATCH_SIZE = 1000;
 const REPLACEMENT_CHARACTER = '\uFFFD';
 const utf8 = new TextEncoder();
 
-/** Why a line that holds the API key stops the read (whatever "On Malformed Line" says). */
-const KEY_ECHO_DESCRIPTION =
-	'No record of the service holds your API key: whatever answered echoes the request, headers included. The line is not output (not as an item, not in a file) and the read stops. Check the Base URL of the credential; if it is right, report it to the service and consider replacing the key.';
 /** Skipped line numbers remembered for messages (the count is always exact). */
 const SKIPPED_LINE_NUMBERS_KEPT = 20;
 

@@ -435,6 +435,23 @@ export function unexpectedBodyError(node: INode, context: FailureContext, what: 
 	});
 }
 
+/**
+ * Why an answer that holds the API key is refused (JSON answers here, stream lines in the snapshot reader):
+ * no data of the service holds the user's own key, so whatever answered echoes the request, headers included.
+ */
+export const KEY_ECHO_DESCRIPTION =
+	'No answer of the service holds your API key: whatever answered echoes the request, headers included. Nothing of it is output (not as an item, not in a file). Check the Base URL of the credential; if it is right, report it to the service and consider replacing the key.';
+
+/** A JSON answer that holds the API key: refused whole, so that no part of it reaches an output. */
+export function keyEchoError(node: INode, context: FailureContext): NodeApiError {
+	return buildApiError(node, {
+		itemIndex: context.itemIndex,
+		transient: false,
+		message: `The answer of ${context.shown} to ${context.method} /json/api/v1${context.path} contains the API key of the credential`,
+		description: KEY_ECHO_DESCRIPTION,
+	});
+}
+
 /** An answer of the service whose shape is not the documented one. */
 export function unexpectedAnswerError(node: INode, what: string, itemIndex?: number): NodeApiError {
 	return buildApiError(node, {

@@ -14,11 +14,14 @@ import type {
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	IPollFunctions,
+	NodeApiError,
 } from 'n8n-workflow';
 
 import { encodePathSegment, resolveBaseUrl } from './baseUrl';
 import {
 	classifyNetworkCode,
+	containsSecret,
+	keyEchoError,
 	networkError,
 	networkErrorCode,
 	networkFailureLabel,
@@ -33,7 +36,7 @@ import { BodyTooLargeError, isAsyncIterable, JSON_BODY_LIMIT, readHead, readWhol
 import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, withIdleTimeout } from './idle';
 import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 
-export { containsSecret, isTransientError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel, redact } from './errors';
+export { containsSecret, isTransientError, KEY_ECHO_DESCRIPTION, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel, redact } from './errors';
 export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, idleTimeoutMs } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
 
@@ -199,6 +202,8 @@ async function send(
 		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
 
 		let failed: Failed;
+		/** A 2xx answer that is not the service's and not worth another try: thrown after the network's catch. */
+		let refused: NodeApiError | undefined;
 		try {
 			const response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
@@ -217,7 +222,8 @@ async function send(
 				if (mode.stream) return answer;
 				const read = await readJsonAnswer(node, answer);
 				if (read.ok) return answer;
-				failed = read.failed;
+				if ('refused' in read) refused = read.refused;
+				failed = read.failed ?? {};
 			} else {
 				failed = {
 					answer: {
@@ -234,6 +240,7 @@ async function send(
 			// keep only the system error code.
 			failed = { code: networkErrorCode(error) };
 		}
+		if (refused) throw refused;
 
 		const kind = failed.idle ? 'dropped' : classifyNetworkCode(failed.code);
 		const wait = budget.afterFailure({
@@ -277,17 +284,19 @@ async function send(
 async function readJsonAnswer(
 	node: INode,
 	answer: Answer,
-): Promise<{ ok: true } | { ok: false; failed: Failed }> {
+): Promise<{ ok: true } | { ok: false; failed: Failed } | { ok: false; refused: NodeApiError; failed?: undefined }> {
 	let text: string;
 	try {
 		text = isAsyncIterable(answer.body) ? await readWhole(answer.body) : String(answer.body ?? '');
 	} catch (error) {
 		if (error instanceof BodyTooLargeError) {
-			throw unexpectedBodyError(node, answer.context, `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`);
+			return { ok: false, refused: unexpectedBodyError(node, answer.context, `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`) };
 		}
 		if (error instanceof IdleTimeoutError) return { ok: false, failed: { idle: error } };
 		return { ok: false, failed: { code: networkErrorCode(error) ?? 'ECONNRESET' } };
 	}
+	// Checked on the text as it came, so that no field of a parsed answer can carry the key into an output.
+	if (containsSecret(text, answer.context.secret)) return { ok: false, refused: keyEchoError(node, answer.context) };
 	try {
 		answer.body = JSON.parse(text) as unknown;
 	} catch {
