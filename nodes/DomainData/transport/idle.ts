@@ -1,10 +1,14 @@
 /**
  * Our own idle timeout for response bodies: a body that sends no byte for `ms` counts as a dropped
  * connection (the retry policy then applies), instead of waiting for n8n's or the operating system's
- * much longer limits. n8n replaces the request's abort signal by the execution's cancel signal, so the
- * wait is a race between the next chunk and a cancellable sleep, and a stalled body is destroyed.
+ * much longer limits. n8n replaces the request's abort signal by the execution's cancel signal, so a
+ * watchdog races the next chunk, and a stalled body is destroyed.
+ *
+ * The watchdog is one `sleep` loop per body, not a timer per chunk: `sleep` is the only timer every
+ * n8n-workflow version offers (n8n 2.41's has no `sleepWithAbort`), and a timer per chunk that cannot be
+ * cancelled would pile up by the thousand on a fast stream.
  */
-import { sleepWithAbort } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 /** No byte for this long counts as a dropped connection, for JSON answers and streams alike. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -37,12 +41,9 @@ export function idleTimeoutMs(seconds: unknown): number {
 
 const IDLE = Symbol('idle');
 
-/** Resolves to IDLE after `ms`, unless `stop` is aborted first (then never resolves to IDLE). */
-function idleAfter(ms: number, stop: AbortSignal): Promise<typeof IDLE | undefined> {
-	return sleepWithAbort(ms, stop).then(
-		() => IDLE,
-		() => undefined,
-	);
+/** How often the watchdog looks: often enough to notice silence within a quarter of the timeout, at most once a second. */
+function watchdogTick(ms: number): number {
+	return Math.max(10, Math.min(1000, Math.floor(ms / 4)));
 }
 
 /**
@@ -56,27 +57,38 @@ export function withIdleTimeout<T>(body: AsyncIterable<T>, ms: number): AsyncGen
 async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number): AsyncGenerator<T> {
 	const chunks = body[Symbol.asyncIterator]();
 	let finished = false;
-	let lastChunkAt = answeredAt;
+	/**
+	 * When the pending read began; undefined while the caller holds a chunk (a sub-workflow may take minutes
+	 * over a batch: that is no silence of the service). The first read counts from the answer's arrival.
+	 */
+	let waitingSince: number | undefined = answeredAt;
+	let watching = true;
+	let signalIdle: () => void = () => undefined;
+	const idle = new Promise<typeof IDLE>((resolve) => {
+		signalIdle = () => resolve(IDLE);
+	});
+	void (async () => {
+		while (watching) {
+			await sleep(watchdogTick(ms));
+			if (watching && waitingSince !== undefined && Date.now() - waitingSince >= ms) {
+				signalIdle();
+				return;
+			}
+		}
+	})();
 	try {
 		for (;;) {
-			const stop = new AbortController();
-			let step: IteratorResult<T> | typeof IDLE | undefined;
-			let broke: { error: unknown } | undefined;
+			let step: IteratorResult<T> | typeof IDLE;
+			waitingSince ??= Date.now();
 			try {
-				step = await Promise.race([chunks.next(), idleAfter(ms, stop.signal)]);
+				step = await Promise.race([chunks.next(), idle]);
 			} catch (error) {
-				broke = { error };
-			} finally {
-				stop.abort();
-			}
-			if (broke) {
 				// n8n's HTTP client may close a silent socket at about the same moment (its `timeout`): that is
 				// this same idle timeout, and is named so.
-				if (Date.now() - lastChunkAt >= ms * 0.75) throw new IdleTimeoutError(ms);
-				throw broke.error;
+				if (Date.now() - (waitingSince ?? Date.now()) >= ms * 0.75) throw new IdleTimeoutError(ms);
+				throw error;
 			}
-			lastChunkAt = Date.now();
-			if (step === IDLE || step === undefined) {
+			if (step === IDLE) {
 				const error = new IdleTimeoutError(ms);
 				// The pending read cannot be cancelled otherwise: destroying the body makes it fail, and the
 				// connection is released.
@@ -84,6 +96,7 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 				finished = true;
 				throw error;
 			}
+			waitingSince = undefined;
 			if (step.done) {
 				finished = true;
 				return;
@@ -91,6 +104,7 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 			yield step.value;
 		}
 	} finally {
+		watching = false;
 		// Left early (the caller stopped, or a chunk failed): close the body now.
 		if (!finished) await chunks.return?.();
 	}
