@@ -318,9 +318,13 @@ describe('Dataset → Compare under faults equals the brute-force diff', () => {
 	});
 
 	it('fails without a partial result when the older side keeps dropping', async () => {
-		sim.setFaults({ streams: [{ count: 1 }, { dropAfterLines: 100, count: 2 }] });
+		// Pass 1 (newer) reads cleanly; the older side drops after 100 lines (progress: a new budget), then
+		// twice before any new line: 2 requests in a row without progress is Max Attempts 2.
+		sim.setFaults({ streams: [{ count: 1 }, { dropAfterLines: 100 }, { dropAfterLines: 0, count: 2 }] });
 		const result = await compare({ label: NEWEST, baseLabel: PREVIOUS, fields: ['title'], options: { maxAttempts: 2 } });
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toBe(`The connection dropped while the dataset "${PREVIOUS}" was streaming, 2 times in all`);
+		expect(result.error?.message).toBe(
+			`The dataset "${PREVIOUS}" could not be read to the end: 2 requests in a row failed without new lines (2× connection dropped)`,
+		);
 	});
 });

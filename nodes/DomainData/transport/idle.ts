@@ -78,15 +78,19 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 	})();
 	try {
 		for (;;) {
-			let step: IteratorResult<T> | typeof IDLE;
+			let step: IteratorResult<T> | typeof IDLE | undefined;
+			let broke: { error: unknown } | undefined;
 			waitingSince ??= Date.now();
 			try {
 				step = await Promise.race([chunks.next(), idle]);
 			} catch (error) {
+				broke = { error };
+			}
+			if (broke || step === undefined) {
 				// n8n's HTTP client may close a silent socket at about the same moment (its `timeout`): that is
 				// this same idle timeout, and is named so.
 				if (Date.now() - (waitingSince ?? Date.now()) >= ms * 0.75) throw new IdleTimeoutError(ms);
-				throw error;
+				throw broke?.error;
 			}
 			if (step === IDLE) {
 				const error = new IdleTimeoutError(ms);
