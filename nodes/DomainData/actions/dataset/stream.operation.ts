@@ -8,6 +8,7 @@ import {
 	createReadStats,
 	readSnapshot,
 	readSnapshotBytes,
+	type ReadSnapshotOptions,
 	type SnapshotReadStats,
 } from '../../helpers/snapshotReader';
 import {
@@ -148,6 +149,21 @@ function cannotFit(request: StreamRequest, held: number): boolean {
 	return request.limit !== undefined && !request.filter && request.limit > request.maxRecords - held;
 }
 
+/** What every output asks the snapshot reader for: the label in `stats`, the selection and the read settings. */
+function readOptions(request: StreamRequest, stats: SnapshotReadStats, itemIndex: number): ReadSnapshotOptions {
+	return {
+		label: stats.label,
+		fields: request.fields,
+		limit: request.limit,
+		filter: request.filter,
+		maxAttempts: request.maxAttempts,
+		idleTimeoutMs: request.idleTimeoutMs,
+		onMalformed: request.onMalformed,
+		stats,
+		itemIndex,
+	};
+}
+
 /** Items or batches: records held in memory, at most `room` of them. */
 async function readIntoMemory(
 	this: IExecuteFunctions,
@@ -165,18 +181,7 @@ async function readIntoMemory(
 	const items: INodeExecutionData[] = [];
 	const skippedAtBatch: number[] = [];
 	let records = 0;
-	for await (const batch of readSnapshot.call(this, {
-		label,
-		fields: request.fields,
-		limit: readLimit,
-		filter: request.filter,
-		maxAttempts: request.maxAttempts,
-		idleTimeoutMs: request.idleTimeoutMs,
-		onMalformed: request.onMalformed,
-		batchSize,
-		stats,
-		itemIndex,
-	})) {
+	for await (const batch of readSnapshot.call(this, { ...readOptions(request, stats, itemIndex), limit: readLimit, batchSize })) {
 		records += batch.length;
 		if (records > room) throw tooManyRecordsError.call(this, request, label, itemIndex, held);
 		if (request.output === 'batches') {
@@ -212,17 +217,7 @@ async function readIntoFile(
 ): Promise<INodeExecutionData> {
 	const stats = createReadStats(label);
 	const gzip = request.compression === 'gzip';
-	const ndjson = readSnapshotBytes.call(this, {
-		label,
-		fields: request.fields,
-		limit: request.limit,
-		filter: request.filter,
-		maxAttempts: request.maxAttempts,
-		idleTimeoutMs: request.idleTimeoutMs,
-		onMalformed: request.onMalformed,
-		stats,
-		itemIndex,
-	});
+	const ndjson = readSnapshotBytes.call(this, readOptions(request, stats, itemIndex));
 	const { binary, fileName } = await storeNdjsonFile.call(this, ndjson, label, request.compression, itemIndex);
 	const json: IDataObject = {
 		label,
@@ -249,18 +244,7 @@ async function streamToSubWorkflow(
 	const target = readSubWorkflowParameters.call(this, itemIndex);
 	const label = await labels.resolve(request.label, request.maxAttempts, itemIndex);
 	const stats = createReadStats(label);
-	const records = readSnapshot.call(this, {
-		label,
-		fields: request.fields,
-		limit: request.limit,
-		filter: request.filter,
-		maxAttempts: request.maxAttempts,
-		idleTimeoutMs: request.idleTimeoutMs,
-		onMalformed: request.onMalformed,
-		batchSize: request.batchSize,
-		stats,
-		itemIndex,
-	});
+	const records = readSnapshot.call(this, { ...readOptions(request, stats, itemIndex), batchSize: request.batchSize });
 	const summary = await runSubWorkflowPerBatch.call(this, target.workflow, records, {
 		label,
 		itemIndex,
