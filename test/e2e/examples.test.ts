@@ -16,7 +16,7 @@ import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import { createDatabase, dropDatabase, isPostgresReachable, queryDatabase } from '../../scripts/n8n/services';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
-import { createInstance } from './support';
+import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, createInstance } from './support';
 
 const DOMAINS = 3000;
 
@@ -73,6 +73,7 @@ beforeAll(async () => {
 	sim = await startSimulator({ domains: DOMAINS, snapshots: 3 });
 	n8n = await createInstance(sim, {
 		credentials: [{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEYS.pro, baseUrl: sim.url } }],
+		env: CLI_PUBLISHED_SUB_WORKFLOWS_ENV,
 	});
 	const examples = loadExamples({ filesDir: n8n.filesDir });
 	await n8n.importWorkflows(examples.map((example) => example.workflow));

@@ -38,7 +38,7 @@ import {
 	type WorkflowNode,
 } from '../../scripts/n8n/workflows';
 import { startSimulator, type Simulator } from '../simulator';
-import { createInstance, credentialImports, ownKeyCredential } from './support';
+import { createInstance, credentialImports, ownKeyCredential, postWebhook } from './support';
 
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const DATABASE = `dd_e2e_queue_${suffix}`;
@@ -81,30 +81,6 @@ const streamNode = (ref: CredentialRef): WorkflowNode =>
 		resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank', 'country_code'],
 		returnAll: false, limit: 300, output: 'items',
 	}, ref);
-
-/**
- * Posts to a production webhook. n8n 2.41 registers the webhooks of an activated workflow a moment after the
- * activation call returns: until then it answers 404 "is not registered" (and runs nothing), so that answer
- * is retried for a bounded time.
- */
-async function postWebhook(path: string, body: unknown): Promise<unknown> {
-	const deadline = Date.now() + 30_000;
-	for (;;) {
-		const response = await fetch(`${n8n.url}/webhook/${path}`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(body),
-			signal: AbortSignal.timeout(120_000),
-		});
-		const text = await response.text();
-		if (response.status === 404 && /is not registered/.test(text) && Date.now() < deadline) {
-			await new Promise((r) => setTimeout(r, 250));
-			continue;
-		}
-		if (response.status !== 200) throw new Error(`webhook ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-		return JSON.parse(text);
-	}
-}
 
 /**
  * The single finished execution of a workflow, and proof of where it ran: main enqueued it, the worker
@@ -188,7 +164,7 @@ test('main and worker share PostgreSQL and a Redis queue of their own', () => {
 });
 
 test('enrich: 151 leads posted to a webhook are enriched by the worker, as in a single-process run', async () => {
-	const answer = (await postWebhook(`dd-e2e-enrich-${suffix}`, { leads: leads() })) as Array<Record<string, unknown>>;
+	const answer = (await postWebhook(n8n.url, `dd-e2e-enrich-${suffix}`, { leads: leads() })) as Array<Record<string, unknown>>;
 	const expected = leads().map((lead, index) => ({
 		...lead,
 		domainData: index < 150 ? sim.index.domainAt(index + 1) : { name: 'not-indexed-queue-e2e.com', found: false },
@@ -206,7 +182,7 @@ test('enrich: 151 leads posted to a webhook are enriched by the worker, as in a 
 
 test('stream: a 300-record slice of the latest snapshot, read by the worker, as in a single-process run', async () => {
 	const newest = sim.datasets()[0].label;
-	const answer = await postWebhook(`dd-e2e-stream-${suffix}`, {});
+	const answer = await postWebhook(n8n.url, `dd-e2e-stream-${suffix}`, {});
 	const expected = Array.from({ length: 300 }, (_, i) => ({ ...JSON.parse(sim.index.lineAt(i, newest, 'name,rank,country_code')), label: newest }));
 	expect(answer).toEqual(expected);
 
@@ -220,7 +196,7 @@ test('stream: a 300-record slice of the latest snapshot, read by the worker, as 
 
 test('file: the whole snapshot goes through database binary data and is written to disk by the worker', async () => {
 	const newest = sim.datasets()[0].label;
-	await postWebhook(`dd-e2e-file-${suffix}`, {});
+	await postWebhook(n8n.url, `dd-e2e-file-${suffix}`, {});
 	const result = await onlyExecution(WF.fileHook);
 	expect(result.json('Stream')).toEqual([expect.objectContaining({ label: newest, fileName: `${newest}.ndjson`, recordCount: 1000 })]);
 	expect(result.items('Stream')[0].binary?.data).toMatchObject({ mimeType: 'application/x-ndjson', fileName: `${newest}.ndjson` });

@@ -32,7 +32,7 @@ import {
 } from '../../scripts/n8n/workflows';
 import { startSimulator, type Simulator } from '../simulator';
 import { NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
-import { CREDENTIALS, createInstance, credentialImports, e2eVersion } from './support';
+import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, CREDENTIALS, createInstance, credentialImports, e2eVersion, postWebhook } from './support';
 
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const TARGET = `dd_e2e_subwf_${suffix}`;
@@ -132,7 +132,7 @@ describe('regular mode', () => {
 	beforeAll(async () => {
 		await createTable('domains_whole');
 		await createTable('domains_resume');
-		n8n = await createInstance(sim, { credentials: [postgresCredential] });
+		n8n = await createInstance(sim, { credentials: [postgresCredential], env: CLI_PUBLISHED_SUB_WORKFLOWS_ENV });
 		await importAndPublish(n8n, [whole, failing]);
 	}, 10 * 60_000);
 
@@ -194,7 +194,10 @@ describe('queue mode', () => {
 		created.push(QUEUE_N8N_DATABASE);
 		n8n = await createInstance(sim, {
 			credentials: false,
-			env: queueModeEnv({ postgres: { database: QUEUE_N8N_DATABASE }, redis: { db: REDIS_DB, prefix: REDIS_PREFIX } }),
+			env: {
+				...queueModeEnv({ postgres: { database: QUEUE_N8N_DATABASE }, redis: { db: REDIS_DB, prefix: REDIS_PREFIX } }),
+				...CLI_PUBLISHED_SUB_WORKFLOWS_ENV,
+			},
 		});
 		await n8n.importCredentials([...credentialImports(sim), postgresCredential]);
 		await importAndPublish(n8n, [queued]);
@@ -212,9 +215,7 @@ describe('queue mode', () => {
 	}, 120_000);
 
 	test('100,000 records go through the sub-workflow on the worker that runs the node', async () => {
-		const response = await fetch(`${n8n.url}/webhook/${hookPath}`, { method: 'POST', signal: AbortSignal.timeout(15 * 60_000) });
-		expect(response.status).toBe(200);
-		const answer = (await response.json()) as unknown[];
+		const answer = await postWebhook(n8n.url, hookPath, {}, 15 * 60_000);
 		expect(answer).toEqual([expect.objectContaining({ label: newest, records: QUEUE_RECORDS, batches: QUEUE_RECORDS / BATCH })]);
 
 		const [run] = await rest.waitForExecutions(queued.caller.id, 1);

@@ -158,3 +158,35 @@ export async function settledExecutions(rest: N8nRestClient, workflowId: string)
 	await new Promise((r) => setTimeout(r, 2000));
 	return await rest.executions(workflowId);
 }
+
+/**
+ * For instances that run sub-workflows published from the command line (`n8n publish:workflow`). n8n 2.41
+ * looks a called workflow up through its "workflow publication service", whose table only the running editor
+ * fills when a user clicks Publish; `publish:workflow` sets the workflow's active version, which n8n reads
+ * when that service is off. Older versions do not know the variable.
+ */
+export const CLI_PUBLISHED_SUB_WORKFLOWS_ENV: Record<string, string> = { N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' };
+
+/**
+ * Posts to a production webhook and returns the parsed answer. n8n 2.41 registers the webhooks of an activated
+ * workflow a moment after the activation call returns: until then it answers 404 "is not registered" (and runs
+ * nothing), so that answer is retried for a bounded time.
+ */
+export async function postWebhook(baseUrl: string, path: string, body: unknown = {}, timeoutMs = 120_000): Promise<unknown> {
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		const response = await fetch(`${baseUrl}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+			signal: AbortSignal.timeout(timeoutMs),
+		});
+		const text = await response.text();
+		if (response.status === 404 && /is not registered/.test(text) && Date.now() < deadline) {
+			await new Promise((resolve) => setTimeout(resolve, 250));
+			continue;
+		}
+		if (response.status !== 200) throw new Error(`webhook ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+		return JSON.parse(text);
+	}
+}
