@@ -15,6 +15,7 @@ const shared = {
 // project's version through e2eVersion() in test/e2e/support.ts. `N8N_E2E_VERSIONS=2.41.1,2.8.4` narrows a run.
 const wanted = (process.env.N8N_E2E_VERSIONS || '').split(',').map((v) => v.trim()).filter(Boolean);
 const SMOKE = '<rootDir>/test/e2e/smoke.test.ts';
+const BENCH = '<rootDir>/test/bench.test.ts';
 const e2eProjects = matrix
 	.filter((entry) => wanted.length === 0 || wanted.includes(entry.version))
 	.map(({ version, suite }) => ({
@@ -39,7 +40,15 @@ module.exports = {
 			displayName: 'unit',
 			roots: ['<rootDir>/test'],
 			testMatch: ['**/*.test.ts'],
-			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', BENCH],
+		},
+		{
+			// The benchmark code run at its smallest size: it proves that `npm run bench` works, not how fast
+			// anything is (timings belong to the benchmark itself, as ratios within one run).
+			...shared,
+			displayName: 'bench',
+			roots: ['<rootDir>/test'],
+			testMatch: [BENCH],
 		},
 		...e2eProjects,
 	],

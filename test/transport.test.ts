@@ -466,7 +466,7 @@ describe('apiStream', () => {
 		} catch (error) {
 			caught = error;
 		}
-		expect(caught).toBeDefined();
+		expect(caught).toEqual(expect.objectContaining({ message: expect.stringMatching(/\S/) })); // an error of another realm: not instanceof this Error
 		expect(isTransientError(caught)).toBe(true);
 		expect(isTransientError(new Error('something else'))).toBe(false);
 		expect(isTransientError(undefined)).toBe(false);
