@@ -2,8 +2,9 @@
  * A tiny JSON server on 127.0.0.1 that plays a broken or hostile Domain Data service: the test decides
  * every answer (status, headers, body, delay). The simulator stays correct; misbehaviour lives here.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+
+import { startLocalServer } from './localServer';
 
 export interface LocalRequest {
 	/** 1-based arrival number. */
@@ -50,7 +51,8 @@ export async function startLocalService(
 ): Promise<LocalService> {
 	const requests: LocalRequest[] = [];
 	const events: string[] = [];
-	const server = createServer(async (req, res) => {
+	// The listening, recording and closing are localServer's; this adds the JSON plan per request.
+	const server = await startLocalServer(async (req, res) => {
 		const request: LocalRequest = {
 			seq: requests.length + 1,
 			method: req.method ?? 'GET',
@@ -70,15 +72,5 @@ export async function startLocalService(
 		if (planned.delayMs) setTimeout(send, planned.delayMs);
 		else send();
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		requests,
-		events,
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise((resolve) => server.close(resolve));
-		},
-	};
+	return { url: server.url, requests, events, close: () => server.close() };
 }
