@@ -12,22 +12,13 @@ import type {
 } from 'n8n-workflow';
 
 import { runNode } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
 const DOMAINS = 2500;
 const NEWEST = '2025-06-30';
 const FIELDS = ['name', 'rank'];
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: DOMAINS });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.reset();
-});
+const sim = useSimulator({ domains: DOMAINS });
 
 /** What n8n's CLI provides for sub-workflow runs; the recorder below plays it. */
 type ExecuteWorkflow = IWorkflowExecuteAdditionalData['executeWorkflow'];
@@ -76,7 +67,7 @@ function subWorkflow(
 			batchSize: 1000,
 			...parameters,
 		},
-		credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+		credentials: { apiKey: KEYS.pro, baseUrl: sim().url },
 		executeWorkflow,
 		...extra,
 	});
@@ -85,7 +76,7 @@ function subWorkflow(
 function expectedRecords(from: number, to: number): IDataObject[] {
 	const records = [];
 	for (let position = from; position < to; position++) {
-		records.push({ ...(JSON.parse(sim.index.lineAt(position, NEWEST, FIELDS.join(','))) as IDataObject), label: NEWEST });
+		records.push({ ...(JSON.parse(sim().index.lineAt(position, NEWEST, FIELDS.join(','))) as IDataObject), label: NEWEST });
 	}
 	return records;
 }
@@ -102,7 +93,7 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		// Linked to the calling execution, as n8n's Execute Workflow node links its sub-executions.
 		expect(runs[0].parentExecution).toMatchObject({ executionId: 'harness-execution', workflowId: 'harness-workflow' });
 		// One read of the snapshot for all runs.
-		expect(sim.calls('stream')).toHaveLength(1);
+		expect(sim().calls('stream')).toHaveLength(1);
 
 		expect(result.items).toHaveLength(1);
 		const [summary] = result.items;
@@ -142,7 +133,7 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		const { runs, executeWorkflow } = recorder();
 		await subWorkflow({ batchSize: 500 }, executeWorkflow);
 		expect(runs.map((run) => run.overlapping)).toEqual([0, 0, 0, 0, 0]);
-		expect(sim.calls('stream')).toHaveLength(1);
+		expect(sim().calls('stream')).toHaveLength(1);
 	});
 
 	it('stops at the failing batch, naming it, its records, the records done and the number to resume with', async () => {
@@ -191,7 +182,7 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		const empty = await subWorkflow({ workflowId: { __rl: true, mode: 'list', value: '' } }, executeWorkflow);
 		expect(empty.error?.message).toBe('The parameter "Workflow" is empty');
 		expect(runs).toHaveLength(0);
-		expect(sim.calls()).toHaveLength(0);
+		expect(sim().calls()).toHaveLength(0);
 	});
 
 	it('as an AI tool: a clear error, and nothing read or run', async () => {
@@ -200,7 +191,7 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		expect(result.error?.message).toBe('The Sub-Workflow output cannot run here');
 		expect(result.error?.description).toContain('An AI agent cannot start sub-workflows');
 		expect(runs).toHaveLength(0);
-		expect(sim.calls()).toHaveLength(0);
+		expect(sim().calls()).toHaveLength(0);
 	});
 
 	it('with filters sends only matching records, and an empty selection runs nothing', async () => {
@@ -230,7 +221,7 @@ describe('Dataset → Compare, Sub-Workflow output', () => {
 				returnAll: true,
 				...parameters,
 			},
-			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+			credentials: { apiKey: KEYS.pro, baseUrl: sim().url },
 			executeWorkflow,
 		});
 
@@ -240,7 +231,7 @@ describe('Dataset → Compare, Sub-Workflow output', () => {
 		const expected = asItems.items.map((item) => item.json);
 		expect(expected.length).toBeGreaterThan(20);
 
-		sim.reset();
+		sim().reset();
 		const { runs, executeWorkflow } = recorder();
 		const workflowId = { __rl: true, mode: 'id', value: 'changesWf' };
 		const result = await compare({ output: 'subWorkflow', workflowId, batchSize: 20 }, executeWorkflow);

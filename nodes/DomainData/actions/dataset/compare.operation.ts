@@ -22,9 +22,8 @@ import {
 	readSubWorkflowParameters,
 	runSubWorkflowPerBatch,
 	SUB_WORKFLOW_OUTPUT,
-	subWorkflowOptions,
 } from '../../helpers/subWorkflow';
-import { idleTimeoutOption, maxAttemptsOption, returnAllOrLimit } from '../common';
+import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
 import * as output from './output';
@@ -78,15 +77,8 @@ const properties: INodeProperties[] = [
 	filtersProperty(
 		'Compare only the records that match every filter set here, on each side: a domain that matches only in the newer snapshot is added, only in the older one removed. Both snapshots are still read whole.',
 	),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			output.compressionOption('changes-2025-06-23-2025-06-30'),
-			{
+	output.readOptionsCollection(WORDS, 'changes-2025-06-23-2025-06-30', [
+		{
 				displayName: 'Ignore Rank Moves Smaller Than',
 				name: 'minRankMove',
 				type: 'number',
@@ -94,13 +86,7 @@ const properties: INodeProperties[] = [
 				default: 1,
 				description: 'When rank is compared: a rank that moved by less than this is not a change (rank moves a little every week for almost every domain)',
 			},
-			output.maxRecordsOption(WORDS),
-			idleTimeoutOption,
-			maxAttemptsOption,
-			...subWorkflowOptions,
-			output.onMalformedLineOption,
-		],
-	},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['compare'] } }, properties);

@@ -8,7 +8,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../helpers/binaryStream';
 import { asNodeError } from '../../helpers/nodeErrors';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
-import { SUB_WORKFLOW_OUTPUT, subWorkflowOutputOption, workflowIdProperty } from '../../helpers/subWorkflow';
+import { SUB_WORKFLOW_OUTPUT, subWorkflowOptions, subWorkflowOutputOption, workflowIdProperty } from '../../helpers/subWorkflow';
+import { idleTimeoutOption, maxAttemptsOption } from '../common';
 
 /** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
 export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
@@ -102,6 +103,29 @@ export function maxRecordsOption(words: OutputWording): INodeProperties {
 		default: DEFAULT_MAX_RECORDS_IN_MEMORY,
 		displayOptions: { show: { '/output': ['items', 'batches'] } },
 		description: `The node stops with an error rather than output more ${words.many} than this in all (n8n keeps every output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.`,
+	};
+}
+
+/**
+ * The Options collection of an operation that reads snapshots: the output and read options both operations
+ * share, with the operation's own options (`own`) after Compression.
+ */
+export function readOptionsCollection(words: OutputWording, fileExample: string, own: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			compressionOption(fileExample),
+			...own,
+			maxRecordsOption(words),
+			idleTimeoutOption,
+			maxAttemptsOption,
+			...subWorkflowOptions,
+			onMalformedLineOption,
+		],
 	};
 }
 

@@ -15,20 +15,17 @@ import {
 	readSubWorkflowParameters,
 	runSubWorkflowPerBatch,
 	SUB_WORKFLOW_OUTPUT,
-	subWorkflowOptions,
 } from '../../helpers/subWorkflow';
-import { idleTimeoutOption, maxAttemptsOption, returnAllOrLimit } from '../common';
+import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
 import {
 	addHint,
 	alreadyHeld,
-	compressionOption,
 	DEFAULT_BATCH_SIZE,
 	GUARD_DESCRIPTION,
-	maxRecordsOption,
-	onMalformedLineOption,
 	outputProperties,
+	readOptionsCollection,
 	readOutputParameters,
 	storeNdjsonFile,
 	type OutputParameters,
@@ -59,21 +56,7 @@ const properties: INodeProperties[] = [
 	filtersProperty(
 		'Keep only the records that match every filter set here. The whole snapshot is still read, but only matches are kept, so memory stays small.',
 	),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			compressionOption('2025-06-30'),
-			maxRecordsOption(WORDS),
-			idleTimeoutOption,
-			maxAttemptsOption,
-			...subWorkflowOptions,
-			onMalformedLineOption,
-		],
-	},
+	readOptionsCollection(WORDS, '2025-06-30'),
 ];
 
 export const description = updateDisplayOptions(
