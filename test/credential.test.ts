@@ -20,21 +20,14 @@ import { DomainDataApi } from '../credentials/DomainDataApi.credentials';
 import { resolveBaseUrl } from '../nodes/DomainData/transport/baseUrl';
 import { startLocalServer } from './harness/localServer';
 import { createExecuteContext } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const core = require('n8n-core') as typeof import('n8n-core');
 
 const credentialType = new DomainDataApi();
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 200 });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => sim.reset());
+const sim = useSimulator({ domains: 200 });
 
 describe('fields', () => {
 	test('apiKey is a password field; baseUrl is required; the key goes in a bearer header', () => {
