@@ -220,8 +220,10 @@ describe('Test (the credential test request)', () => {
 	 */
 	const expectEither = (result: TestResult, status: number, n8nText: string) => {
 		const rule = credentialType.test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === status);
+		// Without a rule, an undefined message would match the missing rule's message.
+		if (!rule) throw new Error(`the credential has no test rule for HTTP ${status}`);
 		expect(result.status).toBe('Error');
-		expect([rule?.properties.message, n8nText]).toContain(result.message);
+		expect([rule.properties.message, n8nText]).toContain(result.message);
 	};
 
 	test('a wrong key: the editor says the key was rejected', async () => {
