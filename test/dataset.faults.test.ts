@@ -10,21 +10,12 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { binaryDataFiles, createExecuteContext, deleteExecutionBinaryData, readBinary, runNode } from './harness/n8n';
 import { DomainData } from '../nodes/DomainData/DomainData.node';
-import { KEYS, startSimulator, type Simulator, type StreamFault } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS, type StreamFault } from './simulator';
 
 const DOMAINS = 1500;
 const NEWEST = '2025-06-30';
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: DOMAINS });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.reset();
-});
+const sim = useSimulator({ domains: DOMAINS });
 
 function stream(parameters: INodeParameters, faults: StreamFault[] = []) {
 	sim.setFaults({ streams: faults });

@@ -5,20 +5,11 @@
 import { isCalendarDate, listDatasets, newestDateLabel, resolveLabel } from '../nodes/DomainData/helpers/datasets';
 import { startLocalService } from './harness/localService';
 import { createExecuteContext, loadOptions, runNode } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
-let sim: Simulator;
+const sim = useSimulator({ domains: 200, snapshots: 6 });
 const credentials = () => ({ apiKey: KEYS.pro, baseUrl: sim.url });
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 200, snapshots: 6 });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.reset();
-});
 
 describe('Dataset → List', () => {
 	it('returns one item { label, value } per dataset, newest first, with Return All', async () => {

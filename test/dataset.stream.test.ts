@@ -8,21 +8,12 @@ import { gunzipSync } from 'node:zlib';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { readBinary, runNode } from './harness/n8n';
-import { DEFAULT_RECORD_FIELDS, KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { DEFAULT_RECORD_FIELDS, KEYS } from './simulator';
 
 const DOMAINS = 2000;
 const NEWEST = '2025-06-30';
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: DOMAINS });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.reset();
-});
+const sim = useSimulator({ domains: DOMAINS });
 
 function stream(parameters: INodeParameters, extra: { input?: INodeExecutionData[]; continueOnFail?: boolean } = {}) {
 	return runNode({

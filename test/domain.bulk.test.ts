@@ -7,19 +7,15 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { runNode } from './harness/n8n';
 import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
 import { startLocalService, type LocalService } from './harness/localService';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
-let sim: Simulator;
+const sim = useSimulator({ domains: 1000 });
 let credentials: { apiKey: string; baseUrl: string };
 
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 1000 });
+beforeAll(() => {
 	credentials = { apiKey: KEYS.pro, baseUrl: sim.url };
 });
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => sim.reset());
 
 const bulk = (
 	domains: unknown,

@@ -6,19 +6,15 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
 import { runNode } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
-let sim: Simulator;
+const sim = useSimulator({ domains: 3000 });
 let credentials: { apiKey: string; baseUrl: string };
 
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 3000 });
+beforeAll(() => {
 	credentials = { apiKey: KEYS.pro, baseUrl: sim.url };
 });
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => sim.reset());
 
 const enrich = (
 	input: INodeExecutionData[],

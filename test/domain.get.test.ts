@@ -7,20 +7,16 @@ import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { DomainData } from '../nodes/DomainData/DomainData.node';
 import { runNode } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
 const API = '/json/api/v1';
-let sim: Simulator;
+const sim = useSimulator({ domains: 1000 });
 let credentials: { apiKey: string; baseUrl: string };
 
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 1000 });
+beforeAll(() => {
 	credentials = { apiKey: KEYS.pro, baseUrl: sim.url };
 });
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => sim.reset());
 
 const get = (domain: unknown, options: Record<string, unknown> = {}, extra: { input?: INodeExecutionData[]; continueOnFail?: boolean } = {}) =>
 	runNode({

@@ -13,20 +13,14 @@ import { readSnapshot } from '../nodes/DomainData/helpers/snapshotReader';
 import { apiRequest, type RetryTiming } from '../nodes/DomainData/transport';
 import { closedPort, startLocalServer } from './harness/localServer';
 import { createExecuteContext } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
 const FAST: RetryTiming = { baseDelayMs: 20, maxDelayMs: 200, maxRetryAfterMs: 60_000 };
 const LABEL = '2025-06-30';
 const DOMAINS = 300;
 
-let sim: Simulator;
-beforeAll(async () => {
-	sim = await startSimulator({ domains: DOMAINS });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => sim.reset());
+const sim = useSimulator({ domains: DOMAINS });
 
 type Outcome = { error?: Error & { description?: string }; records: number };
 

@@ -2,23 +2,12 @@
  * Every fault control of the simulator, in process and over /__sim/faults, over real HTTP.
  */
 import { request } from 'undici';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS, startSimulator } from './simulator';
 
 const API = '/json/api/v1';
 const AUTH = { authorization: `Bearer ${KEYS.pro}` };
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 1000 });
-});
-
-afterAll(async () => {
-	await sim.close();
-});
-
-beforeEach(() => {
-	sim.reset();
-});
+const sim = useSimulator({ domains: 1000 });
 
 function lookupPath(rank = 1): string {
 	return `${sim.url}${API}/domain/${sim.index.domainAt(rank).name}`;

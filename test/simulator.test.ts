@@ -3,18 +3,11 @@
  * Fault controls: simulator.faults.test.ts. Data generation details: simulator.data.test.ts.
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
-import {
-	DEFAULT_RECORD_FIELDS,
-	KEYS,
-	PLANS,
-	RECORD_FIELDS,
-	startSimulator,
-	type DomainObject,
-	type Simulator,
-} from './simulator';
+import { useSimulator } from './harness/simulator';
+import { DEFAULT_RECORD_FIELDS, KEYS, PLANS, RECORD_FIELDS, startSimulator, type DomainObject } from './simulator';
 
 const API = '/json/api/v1';
-let sim: Simulator;
+const sim = useSimulator({ port: 0, domains: 1000 });
 
 interface Answer {
 	status: number;
@@ -60,18 +53,6 @@ function lines(text: string): string[] {
 	if (all[all.length - 1] === '') all.pop();
 	return all;
 }
-
-beforeAll(async () => {
-	sim = await startSimulator({ port: 0, domains: 1000 });
-});
-
-afterAll(async () => {
-	await sim.close();
-});
-
-beforeEach(() => {
-	sim.reset();
-});
 
 describe('server', () => {
 	test('listens on 127.0.0.1 with a random port and a base URL without the API prefix', () => {

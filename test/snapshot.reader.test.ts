@@ -8,23 +8,14 @@ import { sleep } from 'n8n-workflow';
 
 import { createReadStats, readSnapshot } from '../nodes/DomainData/helpers/snapshotReader';
 import { createExecuteContext } from './harness/n8n';
-import { KEYS, RECORD_FIELDS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS, RECORD_FIELDS } from './simulator';
 
 const DOMAINS = 20_000;
 /** About 1 KB a line: 20 MB in all, far more than sockets buffer, so an early close shows on the server. */
 const ALL_FIELDS = [...RECORD_FIELDS];
 const NEWEST = '2025-06-30';
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: DOMAINS });
-});
-afterAll(async () => {
-	await sim.close();
-});
-beforeEach(() => {
-	sim.reset();
-});
+const sim = useSimulator({ domains: DOMAINS });
 
 async function context() {
 	const { context: ctx } = await createExecuteContext({

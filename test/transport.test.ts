@@ -16,21 +16,15 @@ import {
 import { readServiceMessage } from '../nodes/DomainData/transport/errors';
 import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../nodes/DomainData/transport/retry';
 import { createExecuteContext } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
 const SECRET = 'sk-live-9f8e7d6c5b4a-SECRET';
 const API = '/json/api/v1';
 
-let sim: Simulator;
+const sim = useSimulator({ domains: 500 });
 
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 500 });
-});
-afterAll(async () => {
-	await sim.close();
-});
 beforeEach(() => {
-	sim.reset();
 	sim.setKey(SECRET, 'pro');
 });
 

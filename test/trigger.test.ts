@@ -10,24 +10,13 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { startLocalService } from './harness/localService';
 import { runPoll } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { useSimulator } from './harness/simulator';
+import { KEYS } from './simulator';
 
 /** n8n keeps a node's static data under "node:<node name>"; the harness names the trigger like this. */
 const STATE_KEY = 'node:Domain Data Trigger';
 
-let sim: Simulator;
-
-beforeAll(async () => {
-	sim = await startSimulator({ domains: 300 });
-});
-
-afterAll(async () => {
-	await sim.close();
-});
-
-beforeEach(() => {
-	sim.reset();
-});
+const sim = useSimulator({ domains: 300 });
 
 interface PollOptions {
 	parameters?: INodeParameters;

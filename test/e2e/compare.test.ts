@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { EXAMPLE_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
 import type { N8nInstance } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
-import { N8nRestClient } from '../../scripts/n8n/rest';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import { chain, domainData, manualTrigger, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { bruteForce, fileSummaryOf, rawSnapshot, type Question, type Record_ } from '../harness/bruteForceDiff';
 import { startSimulator, type Simulator } from '../simulator';
-import { CREDENTIALS, createInstance } from './support';
+import { CREDENTIALS, createInstance, startWithApi, waitUntil } from './support';
 
 const DOMAINS = 2000;
 const NEWEST = '2025-06-30';
@@ -94,17 +93,10 @@ test('file: the changes as NDJSON in n8n\'s binary storage, with the counts per 
 });
 
 test('the example, activated: a new snapshot in which German sites adopt Shopify gives their CSV', async () => {
-	await n8n.start();
-	const rest = new N8nRestClient(n8n.url);
-	await rest.ensureOwner();
-	await rest.createApiKey();
+	const { rest } = await startWithApi(n8n);
 	// Dataset list calls of the example's key: the trigger's polls, and one per execution of Compare.
 	const listCalls = () => sim.calls('datasets').filter((entry) => entry.key === EXAMPLE_KEY).length;
-	const waitForPolls = async (count: number) => {
-		const deadline = Date.now() + 60_000;
-		while (listCalls() < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-		expect(listCalls()).toBeGreaterThanOrEqual(count);
-	};
+	const waitForPolls = async (count: number) => expect(await waitUntil(() => listCalls() >= count)).toBe(true);
 
 	// German sites of the newest snapshot that the next one holds too (same label, same data).
 	const label = '2025-07-07';

@@ -90,7 +90,9 @@ afterAll(async () => {
 });
 
 test('every example names the shared credential and only nodes of n8n and this package', () => {
-	for (const { file, workflow } of loadExamples()) {
+	const examples = loadExamples();
+	expect(examples.length).toBeGreaterThan(0);
+	for (const { file, workflow } of examples) {
 		for (const node of workflow.nodes) {
 			expect([file, node.type]).toEqual([file, expect.stringMatching(/^(n8n-nodes-base|@n8n\/n8n-nodes-langchain|n8n-nodes-domain-data)\./)]);
 			const credentials = node.credentials as Record<string, unknown> | undefined;

@@ -38,7 +38,15 @@ import {
 	type WorkflowNode,
 } from '../../scripts/n8n/workflows';
 import { startSimulator, type Simulator } from '../simulator';
-import { createInstance, credentialImports, ownKeyCredential, postWebhook } from './support';
+import {
+	createInstance,
+	credentialImports,
+	expectNoOtherExecution,
+	ownKeyCredential,
+	postWebhook,
+	waitForPolls,
+	type TriggerItem,
+} from './support';
 
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const DATABASE = `dd_e2e_queue_${suffix}`;
@@ -205,23 +213,21 @@ test('file: the whole snapshot goes through database binary data and is written 
 });
 
 test('trigger: main polls, the worker runs the execution; one per new snapshot', async () => {
-	const polls = () => sim.calls('datasets').filter((entry) => entry.key === keys.trigger).length;
-	const waitForPolls = async (count: number) => {
-		const deadline = Date.now() + 60_000;
-		while (polls() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-		expect(polls()).toBe(count);
+	let polls = 0;
+	const pollAgain = async () => {
+		await rest.deactivateWorkflow(WF.trigger);
+		await rest.activateWorkflow(WF.trigger);
+		await waitForPolls(sim, keys.trigger, ++polls);
 	};
 	await rest.activateWorkflow(WF.trigger);
-	await waitForPolls(1);
+	await waitForPolls(sim, keys.trigger, ++polls);
 
 	const previous = sim.datasets()[0].label;
 	const added = sim.addSnapshot();
-	await rest.deactivateWorkflow(WF.trigger);
-	await rest.activateWorkflow(WF.trigger);
-	await waitForPolls(2);
+	await pollAgain();
 	const result = await onlyExecution(WF.trigger);
-	expect(result.json('Domain Data Trigger')).toEqual([{ label: added.label, value: added.value, previousLabel: previous }]);
+	const runs: TriggerItem[][] = [[{ label: added.label, value: added.value, previousLabel: previous }]];
+	expect(result.json('Domain Data Trigger')).toEqual(runs[0]);
 
-	await new Promise((r) => setTimeout(r, 2000));
-	expect(await rest.executions(WF.trigger)).toHaveLength(1);
+	await expectNoOtherExecution({ sim, rest, workflowId: WF.trigger, runs, poll: pollAgain });
 });

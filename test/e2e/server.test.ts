@@ -7,7 +7,8 @@
  * active) and then on the node's schedule, at most once a minute. The workflow here is scheduled once a
  * year (custom cron `0 0 0 1 1 *`), so every poll in this test is an activation's poll: a
  * deactivate/activate cycle or a restart polls exactly once, at a moment the test chooses, and the test
- * needs no minute-long waits. Executions are read through the public API.
+ * needs no minute-long waits. Executions are read through the public API; that a poll started no other
+ * execution is shown by a later sentinel poll whose execution must come next (expectNoOtherExecution).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,11 +16,23 @@ import { join } from 'node:path';
 import { EXAMPLE_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
 import type { N8nInstance, N8nProcess } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE, NODE_TYPES } from '../../scripts/n8n/package';
-import { N8nRestClient } from '../../scripts/n8n/rest';
+import type { N8nRestClient } from '../../scripts/n8n/rest';
 import { chain, domainDataTrigger, noOp, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
-import { DomainDataApi } from '../../credentials/DomainDataApi.credentials';
-import { BAD_KEY, CREDENTIALS, createInstance, credentialImports, N8N_CHANGES, n8nAtLeast, ownKeyCredential } from './support';
+import {
+	BAD_KEY,
+	CREDENTIALS,
+	createInstance,
+	credentialImports,
+	credentialRuleMessage,
+	expectNoOtherExecution,
+	N8N_CHANGES,
+	n8nAtLeast,
+	ownKeyCredential,
+	startWithApi,
+	waitForPolls,
+	type TriggerItem,
+} from './support';
 
 let sim: Simulator;
 let n8n: N8nInstance;
@@ -33,28 +46,23 @@ const SLICE_EXAMPLE = 'ddExampleSlice01';
 /** Once a year: polls happen only when the workflow is activated (see the note at the top). */
 const POLL_ONCE_A_YEAR = { item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }] };
 
-function triggerPolls(): number {
-	return sim.calls('datasets').filter((entry) => entry.key === triggerKey).length;
+/** The trigger's output of each execution the test expects so far, oldest first. */
+const runs: TriggerItem[][] = [];
+/** The trigger's polls so far (dataset-list calls with its key). */
+let polls = 0;
+
+/** One more activation poll: deactivate and activate again, and wait until the trigger has polled. */
+async function pollAgain(): Promise<void> {
+	await rest.deactivateWorkflow(TRIGGER);
+	await rest.activateWorkflow(TRIGGER);
+	await waitForPolls(sim, triggerKey, ++polls);
 }
 
-/** Waits (bounded) until the trigger has made `count` list calls in all. */
-async function waitForPolls(count: number): Promise<void> {
-	const deadline = Date.now() + 60_000;
-	while (triggerPolls() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-	expect(triggerPolls()).toBe(count);
-}
-
-/** After a poll, executions appear within moments; give n8n a little while to be sure none comes. */
-async function settledExecutions() {
-	await new Promise((r) => setTimeout(r, 2000));
-	return await rest.executions(TRIGGER);
-}
+/** The executions are exactly `runs`, and no other comes: a sentinel poll proves it (see support.ts). */
+const expectOnlyRuns = () => expectNoOtherExecution({ sim, rest, workflowId: TRIGGER, runs, poll: pollAgain });
 
 async function startServer(): Promise<void> {
-	server = await n8n.start();
-	rest = new N8nRestClient(n8n.url);
-	await rest.ensureOwner();
-	await rest.createApiKey();
+	({ server, rest } = await startWithApi(n8n));
 }
 
 beforeAll(async () => {
@@ -104,16 +112,11 @@ describe('credential test (the editor\'s "Test" button, POST /rest/credentials/t
 	// consulted); n8n 2.41 returns the message of the credential's rule for that status. Neither passes the
 	// service's `{"error"}` body through. The README lists both.
 	const showsRuleMessages = n8nAtLeast(N8N_CHANGES.credentialTestRuleMessages);
-	const ruleMessage = (status: number): string => {
-		const rule = new DomainDataApi().test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === status);
-		if (!rule) throw new Error(`the credential has no rule for ${status}`);
-		return (rule.properties as { message: string }).message;
-	};
 
 	test('a wrong key fails and says the key was refused, without the key', async () => {
 		const result = await check({ apiKey: BAD_KEY, baseUrl: sim.url });
 		expect(result.status).toBe('Error');
-		if (showsRuleMessages) expect(result.message).toBe(ruleMessage(401));
+		if (showsRuleMessages) expect(result.message).toBe(credentialRuleMessage(401));
 		else expect(result.message).toMatch(/Authorization failed/);
 		expect(result.message).not.toContain(BAD_KEY);
 		expect(sim.calls('search').at(-1)?.status).toBe(401);
@@ -122,7 +125,7 @@ describe('credential test (the editor\'s "Test" button, POST /rest/credentials/t
 	test('a key without credits fails and says the credits are used up', async () => {
 		const result = await check({ apiKey: KEYS.exhausted, baseUrl: sim.url });
 		expect(result.status).toBe('Error');
-		if (showsRuleMessages) expect(result.message).toBe(ruleMessage(402));
+		if (showsRuleMessages) expect(result.message).toBe(credentialRuleMessage(402));
 		else expect(result.message).toMatch(/Payment required/);
 		expect(sim.calls('search').at(-1)?.status).toBe(402);
 	});
@@ -130,7 +133,7 @@ describe('credential test (the editor\'s "Test" button, POST /rest/credentials/t
 	test('a Base URL where something else answers fails as not found', async () => {
 		const result = await check({ apiKey: KEYS.pro, baseUrl: `${sim.url}/v2` });
 		expect(result.status).toBe('Error');
-		if (showsRuleMessages) expect(result.message).toBe(ruleMessage(404));
+		if (showsRuleMessages) expect(result.message).toBe(credentialRuleMessage(404));
 		else expect(result.message).toMatch(/could not be found/);
 	});
 
@@ -175,52 +178,46 @@ describe('Dataset dropdown (load options, POST /rest/dynamic-node-parameters/opt
 describe('Domain Data Trigger on a running n8n', () => {
 	test('activation records the datasets listed and starts nothing', async () => {
 		await rest.activateWorkflow(TRIGGER);
-		await waitForPolls(1);
-		expect(await settledExecutions()).toHaveLength(0);
+		await waitForPolls(sim, triggerKey, ++polls);
+		await expectOnlyRuns();
 	});
 
 	test('a new snapshot: exactly one execution, carrying the new label', async () => {
 		const previous = sim.datasets()[0].label;
 		const added = sim.addSnapshot();
-		await rest.deactivateWorkflow(TRIGGER);
-		await rest.activateWorkflow(TRIGGER);
-		await waitForPolls(2);
-		const [run] = await rest.waitForExecutions(TRIGGER, 1);
+		await pollAgain();
+		const run = (await rest.waitForExecutions(TRIGGER, runs.length + 1))[runs.length];
 		expect(run.execution.mode).toBe('trigger');
 		expect(run.execution.status).toBe('success');
 		expect(run.result.json('Domain Data Trigger')).toEqual([{ label: added.label, value: added.value, previousLabel: previous }]);
 		expect(run.result.json('Received')).toHaveLength(1);
-		expect(await settledExecutions()).toHaveLength(1);
+		runs.push([{ label: added.label, value: added.value, previousLabel: previous }]);
+		await expectOnlyRuns();
 	});
 
 	test('a restart of n8n polls again (the workflow is active) and starts nothing new', async () => {
 		await server.stop();
 		await startServer();
-		await waitForPolls(3);
-		expect(await settledExecutions()).toHaveLength(1);
+		await waitForPolls(sim, triggerKey, ++polls);
+		await expectOnlyRuns();
 	});
 
-	test('two snapshots published between polls: one execution with both, oldest first (two executions in all)', async () => {
+	test('two snapshots published between polls: one execution with both, oldest first', async () => {
 		const before = sim.datasets()[0].label;
 		const first = sim.addSnapshot();
 		const second = sim.addSnapshot();
-		await rest.deactivateWorkflow(TRIGGER);
-		await rest.activateWorkflow(TRIGGER);
-		await waitForPolls(4);
-		const runs = await rest.waitForExecutions(TRIGGER, 2);
-		expect(runs).toHaveLength(2);
-		expect(runs[1].result.json('Domain Data Trigger')).toEqual([
+		await pollAgain();
+		await rest.waitForExecutions(TRIGGER, runs.length + 1);
+		runs.push([
 			{ label: first.label, value: first.value, previousLabel: before },
 			{ label: second.label, value: second.value, previousLabel: first.label },
 		]);
-		expect(await settledExecutions()).toHaveLength(2);
+		await expectOnlyRuns();
 	});
 
 	test('nothing new: another activation poll starts nothing', async () => {
-		await rest.deactivateWorkflow(TRIGGER);
-		await rest.activateWorkflow(TRIGGER);
-		await waitForPolls(5);
-		expect(await settledExecutions()).toHaveLength(2);
+		await pollAgain();
+		await expectOnlyRuns();
 	});
 });
 
@@ -233,18 +230,12 @@ describe('examples on a running n8n', () => {
 	});
 
 	test('"on a new snapshot, save every Shopify site in Germany": activated, it saves the new snapshot\'s slice', async () => {
-		const polls = () => sim.calls('datasets').filter((entry) => entry.key === EXAMPLE_KEY).length;
-		const waitForPolls = async (count: number) => {
-			const deadline = Date.now() + 60_000;
-			while (polls() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-			expect(polls()).toBe(count);
-		};
 		await rest.activateWorkflow(SLICE_EXAMPLE);
-		await waitForPolls(1);
+		await waitForPolls(sim, EXAMPLE_KEY, 1);
 		const added = sim.addSnapshot();
 		await rest.deactivateWorkflow(SLICE_EXAMPLE);
 		await rest.activateWorkflow(SLICE_EXAMPLE);
-		await waitForPolls(2);
+		await waitForPolls(sim, EXAMPLE_KEY, 2);
 		const [run] = await rest.waitForExecutions(SLICE_EXAMPLE, 1);
 		expect(run.result.describe()).toBe('ok');
 

@@ -9,7 +9,8 @@
  */
 import { DomainDataApi } from '../../credentials/DomainDataApi.credentials';
 import { N8nInstance, type CredentialImport, type N8nProcess } from '../../scripts/n8n/instance';
-import { N8nRestClient, type ApiExecution } from '../../scripts/n8n/rest';
+import { N8nRestClient } from '../../scripts/n8n/rest';
+import { fromApiExecution } from '../../scripts/n8n/run-data';
 import { buildAndPack, CREDENTIAL_TYPE, type PackedPackage } from '../../scripts/n8n/package';
 import { NEWEST_N8N_VERSION, isAtLeast } from '../../scripts/n8n/versions';
 import { workflowId, type CredentialRef } from '../../scripts/n8n/workflows';
@@ -146,17 +147,66 @@ export async function startWithApi(n8n: N8nInstance): Promise<{ server: N8nProce
 	return { server, rest };
 }
 
-/** Waits (bounded) until `read()` reaches `count`, then expects exactly `count` (e.g. a trigger's polls). */
-export async function waitForCount(read: () => number, count: number, timeoutMs = 60_000): Promise<void> {
+/** Waits (bounded) until `done()` holds, checking every 100 ms; tells whether it came to hold. */
+export async function waitUntil(done: () => boolean, timeoutMs = 60_000): Promise<boolean> {
 	const deadline = Date.now() + timeoutMs;
-	while (read() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-	expect(read()).toBe(count);
+	while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+	return done();
 }
 
-/** After a poll, executions appear within moments; give n8n a little while to be sure no other comes. */
-export async function settledExecutions(rest: N8nRestClient, workflowId: string): Promise<ApiExecution[]> {
-	await new Promise((r) => setTimeout(r, 2000));
-	return await rest.executions(workflowId);
+/** Dataset-list calls made with `key`: a trigger's polls, when only its credential (ownKeyCredential) has that key. */
+export function pollsOf(sim: Simulator, key: string): number {
+	return sim.calls('datasets').filter((entry) => entry.key === key).length;
+}
+
+/** Waits (bounded) until the trigger with the credential key `key` has polled `count` times in all; expects exactly that. */
+export async function waitForPolls(sim: Simulator, key: string, count: number, timeoutMs = 60_000): Promise<void> {
+	await waitUntil(() => pollsOf(sim, key) >= count, timeoutMs);
+	expect(pollsOf(sim, key)).toBe(count);
+}
+
+/** One item of the Domain Data Trigger's output. */
+export interface TriggerItem {
+	label: string;
+	value: string;
+	previousLabel: string;
+}
+
+/**
+ * Expects the workflow's executions, oldest first, to be exactly `runs` (the trigger node's output of each),
+ * every one finished with success; unfinished ones and extra ones fail it.
+ */
+export async function expectExecutions(rest: N8nRestClient, workflowId: string, runs: TriggerItem[][], triggerNode = 'Domain Data Trigger'): Promise<void> {
+	const listed = (await rest.executions(workflowId)).sort((a, b) => Number(a.id) - Number(b.id));
+	const seen = listed.map((execution) => ({
+		status: execution.status,
+		items: execution.status === 'success' ? fromApiExecution(execution).json(triggerNode) : undefined,
+	}));
+	expect(seen).toEqual(runs.map((items) => ({ status: 'success', items })));
+}
+
+/**
+ * Proves that a trigger started no execution beyond `runs`, without a fixed wait: a sentinel snapshot is
+ * published, `poll()` makes the trigger poll once more (and waits until it has), and the executions must then
+ * be exactly `runs` followed by the sentinel's one. An execution from an earlier poll is created before the
+ * sentinel's poll starts (n8n creates it when the poll emits, and a poll under test has ended before the
+ * test goes on), so by the time the sentinel's execution has finished, any extra one is listed too.
+ * Appends the sentinel's run to `runs`.
+ */
+export async function expectNoOtherExecution(options: {
+	sim: Simulator;
+	rest: N8nRestClient;
+	workflowId: string;
+	runs: TriggerItem[][];
+	poll: () => Promise<void>;
+}): Promise<void> {
+	const { sim, rest, workflowId, runs } = options;
+	const previousLabel = sim.datasets()[0].label;
+	const sentinel = sim.addSnapshot();
+	await options.poll();
+	await rest.waitForExecutions(workflowId, runs.length + 1);
+	runs.push([{ label: sentinel.label, value: sentinel.value, previousLabel }]);
+	await expectExecutions(rest, workflowId, runs);
 }
 
 /**

@@ -27,10 +27,13 @@ import {
 	e2eVersion,
 	N8N_CHANGES,
 	n8nAtLeast,
+	expectExecutions,
+	expectNoOtherExecution,
 	ownKeyCredential,
-	settledExecutions,
+	pollsOf,
 	startWithApi,
-	waitForCount,
+	waitForPolls,
+	type TriggerItem,
 } from './support';
 
 const DURABLE_CURSORS_ENV = {
@@ -54,10 +57,13 @@ describeIfDurable(`Domain Data Trigger with durable poll cursors (n8n ${e2eVersi
 	let key: string;
 	let triggerNodeId: string;
 
-	const polls = () => sim.calls('datasets').filter((entry) => entry.key === key).length;
-
-	const waitForPolls = (count: number) => waitForCount(polls, count, NEXT_POLL_MS);
-	const settled = () => settledExecutions(rest, TRIGGER);
+	/** The trigger's output of each execution the test expects so far, oldest first. */
+	const runs: TriggerItem[][] = [];
+	const polls = () => pollsOf(sim, key);
+	const waitForPoll = (count: number) => waitForPolls(sim, key, count, NEXT_POLL_MS);
+	// Each scheduled poll comes a minute after the one before: a test that asserts the whole list of
+	// executions after a poll also shows that the poll before it started nothing more.
+	const expectRuns = () => expectExecutions(rest, TRIGGER, runs);
 
 	async function startServer(): Promise<void> {
 		({ server, rest } = await startWithApi(n8n));
@@ -103,28 +109,26 @@ describeIfDurable(`Domain Data Trigger with durable poll cursors (n8n ${e2eVersi
 		expect(server.output()).not.toMatch(/durable poll cursors stay disabled/);
 	});
 
-	test('activation polls once and starts nothing; n8n keeps no state from that test poll', async () => {
+	test('activation polls once; n8n keeps no state from that test poll', async () => {
 		await rest.activateWorkflow(TRIGGER);
-		await waitForPolls(1);
-		expect(await settled()).toHaveLength(0);
+		await waitForPoll(1);
 		expect(storedCursor()).toEqual({});
 	});
 
-	test('the first scheduled poll takes the baseline: no execution, the seen datasets stored in poller_state', async () => {
-		await waitForPolls(2);
-		expect(await settled()).toHaveLength(0);
+	test('the first scheduled poll takes the baseline: the seen datasets stored in poller_state; the activation started nothing', async () => {
+		await waitForPoll(2);
+		await expectRuns();
 		expect(storedCursor()).toMatchObject({ lastLabel: sim.datasets()[0].label });
 	}, TEST_TIMEOUT_MS);
 
 	test('a new snapshot: exactly one execution at the next poll, and the stored cursor moves to its label', async () => {
 		const previous = sim.datasets()[0].label;
 		const added = sim.addSnapshot();
-		await waitForPolls(3);
-		const [run] = await rest.waitForExecutions(TRIGGER, 1);
-		expect(run.execution.status).toBe('success');
-		expect(run.result.json('Domain Data Trigger')).toEqual([{ label: added.label, value: added.value, previousLabel: previous }]);
+		await waitForPoll(3);
+		await rest.waitForExecutions(TRIGGER, 1);
+		runs.push([{ label: added.label, value: added.value, previousLabel: previous }]);
+		await expectRuns();
 		expect(storedCursor()).toMatchObject({ lastLabel: added.label });
-		expect(await settled()).toHaveLength(1);
 	}, TEST_TIMEOUT_MS);
 
 	test('a snapshot published while n8n is down starts exactly one execution after the restart', async () => {
@@ -133,10 +137,14 @@ describeIfDurable(`Domain Data Trigger with durable poll cursors (n8n ${e2eVersi
 		const added = sim.addSnapshot();
 		const pollsBefore = polls();
 		await startServer();
-		await waitForPolls(pollsBefore + 1);
-		const runs = await rest.waitForExecutions(TRIGGER, 2);
-		expect(runs[1].result.json('Domain Data Trigger')).toEqual([{ label: added.label, value: added.value, previousLabel: before }]);
-		expect(await settled()).toHaveLength(2);
+		await waitForPoll(pollsBefore + 1);
+		await rest.waitForExecutions(TRIGGER, 2);
+		runs.push([{ label: added.label, value: added.value, previousLabel: before }]);
+		await expectRuns();
 		expect(storedCursor()).toMatchObject({ lastLabel: added.label });
+	}, TEST_TIMEOUT_MS);
+
+	test('the next scheduled poll starts exactly the next execution: nothing else came after the restart', async () => {
+		await expectNoOtherExecution({ sim, rest, workflowId: TRIGGER, runs, poll: () => waitForPoll(polls() + 1) });
 	}, TEST_TIMEOUT_MS);
 });
