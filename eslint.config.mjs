@@ -31,9 +31,16 @@ const errorConstructorsPending = [
 ];
 
 // Layers point one way: errors.ts and parameters.ts at the bottom (n8n-workflow only, and parameters.ts on
-// errors.ts), then transport/, helpers/, actions/, the nodes. Nothing below actions/ imports actions/.
+// errors.ts), then transport/, helpers/, actions/, the nodes. Nothing below actions/ imports actions/, and
+// nothing outside transport/ reaches past its index (service errors come from there, parameter errors from
+// errors.ts). A file matched by several blocks below gets the last one's patterns, so each block lists all of its own.
 const bottomLayer = ['nodes/DomainData/errors.ts', 'nodes/DomainData/parameters.ts'];
-const belowActions = ['nodes/DomainData/transport/**/*.ts', 'nodes/DomainData/helpers/**/*.ts', ...bottomLayer];
+const importsOfActions = { regex: '(^|/)actions(/|$)', message: 'transport/ and helpers/ sit below actions/: move the shared piece down instead.' };
+const transportInternals = {
+	regex: '(^|/)transport/.',
+	message: 'Import the transport through its index (transport/); errors of parameters come from errors.ts.',
+};
+const restrictImports = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
 	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs', '.cache/**', 'tmp/**'] },
@@ -74,21 +81,23 @@ export default tseslint.config(
 		rules: { 'no-restricted-syntax': ['error', errorConstructors] },
 	},
 	{
-		files: belowActions,
-		rules: {
-			'no-restricted-imports': [
-				'error',
-				{ patterns: [{ regex: '(^|/)actions(/|$)', message: 'transport/ and helpers/ sit below actions/: move the shared piece down instead.' }] },
-			],
-		},
+		files: shipped,
+		ignores: ['nodes/DomainData/transport/**'],
+		rules: restrictImports(transportInternals),
+	},
+	{
+		files: ['nodes/DomainData/helpers/**/*.ts'],
+		rules: restrictImports(importsOfActions, transportInternals),
+	},
+	{
+		files: ['nodes/DomainData/transport/**/*.ts'],
+		rules: restrictImports(importsOfActions),
 	},
 	{
 		files: bottomLayer,
-		rules: {
-			'no-restricted-imports': [
-				'error',
-				{ patterns: [{ regex: '^\\.\\.?/(?!errors$)', message: 'errors.ts and parameters.ts are the bottom layer: they import n8n-workflow and ./errors only.' }] },
-			],
-		},
+		rules: restrictImports({
+			regex: '^\\.\\.?/(?!errors$)',
+			message: 'errors.ts and parameters.ts are the bottom layer: they import n8n-workflow and ./errors only.',
+		}),
 	},
 );

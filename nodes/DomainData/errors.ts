@@ -33,6 +33,8 @@ export function describeValue(value: unknown): string {
 	if (value === undefined) return 'undefined';
 	if (value === null) return 'null';
 	if (typeof value === 'string') return `"${value.length > 200 ? value.slice(0, 199) + '…' : value}"`;
+	// JSON would write NaN and Infinity as null.
+	if (typeof value === 'number') return String(value);
 	try {
 		const text = JSON.stringify(value);
 		return text.length > 200 ? text.slice(0, 199) + '…' : text;
