@@ -99,5 +99,9 @@ export function isNodeError(error: unknown): error is NodeApiError | NodeOperati
  */
 export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (isNodeError(error)) return error;
-	return operationError(node, error instanceof Error ? error.message : String(error), { itemIndex });
+	const { message, description } = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; description?: unknown };
+	return operationError(node, typeof message === 'string' ? message : String(error), {
+		itemIndex,
+		description: typeof description === 'string' ? description : undefined,
+	});
 }
