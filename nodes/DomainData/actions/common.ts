@@ -3,9 +3,6 @@ import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { readWholeNumber } from '../parameters';
 import { DEFAULT_MAX_ATTEMPTS } from '../transport';
 
-/** Requests in a row without progress before a read gives up (the retry policy: transport/retry.ts). */
-export { DEFAULT_MAX_ATTEMPTS };
-
 /** Goes into the `options` collection of every operation that calls the service. */
 export const maxAttemptsOption: INodeProperties = {
 	displayName: 'Max Attempts',
