@@ -15,6 +15,33 @@ const outdatedRules = {
 	'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
 };
 
+// n8n's error constructors are called in one place, nodes/DomainData/errors.ts: its builders keep the message as
+// written (n8n replaces a message that merely contains EPERM, ENOENT..., e.g. a domain "deeperm.com") and build
+// from clean objects only (errors of axios carry the request, and so the API key).
+const errorConstructors = {
+	selector: 'NewExpression[callee.name=/^Node(Api|Operation)Error$/]',
+	message: 'Build n8n errors through nodes/DomainData/errors.ts (buildApiError, operationError, asNodeError).',
+};
+const errorsModule = 'nodes/DomainData/errors.ts';
+// Rewritten on another branch (the snapshot reader and differ); the lead converts them to errors.ts at merge.
+const errorConstructorsPending = [
+	'nodes/DomainData/helpers/snapshotReader.ts',
+	'nodes/DomainData/helpers/ndjson.ts',
+	'nodes/DomainData/helpers/snapshotDiff.ts',
+];
+
+// Layers point one way: errors.ts and parameters.ts at the bottom (n8n-workflow only, and parameters.ts on
+// errors.ts), then transport/, helpers/, actions/, the nodes. Nothing below actions/ imports actions/, and
+// nothing outside transport/ reaches past its index (service errors come from there, parameter errors from
+// errors.ts). A file matched by several blocks below gets the last one's patterns, so each block lists all of its own.
+const bottomLayer = ['nodes/DomainData/errors.ts', 'nodes/DomainData/parameters.ts'];
+const importsOfActions = { regex: '(^|/)actions(/|$)', message: 'transport/ and helpers/ sit below actions/: move the shared piece down instead.' };
+const transportInternals = {
+	regex: '(^|/)transport/.',
+	message: 'Import the transport through its index (transport/); errors of parameters come from errors.ts.',
+};
+const restrictImports = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
 export default tseslint.config(
 	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs', '.cache/**', 'tmp/**'] },
 	...tseslint.configs.recommended.map((config) => ({ ...config, files: ['**/*.ts'] })),
@@ -47,5 +74,30 @@ export default tseslint.config(
 	{
 		files: shipped,
 		rules: { 'no-console': 'error' },
+	},
+	{
+		files: shipped,
+		ignores: [errorsModule, ...errorConstructorsPending],
+		rules: { 'no-restricted-syntax': ['error', errorConstructors] },
+	},
+	{
+		files: shipped,
+		ignores: ['nodes/DomainData/transport/**'],
+		rules: restrictImports(transportInternals),
+	},
+	{
+		files: ['nodes/DomainData/helpers/**/*.ts'],
+		rules: restrictImports(importsOfActions, transportInternals),
+	},
+	{
+		files: ['nodes/DomainData/transport/**/*.ts'],
+		rules: restrictImports(importsOfActions),
+	},
+	{
+		files: bottomLayer,
+		rules: restrictImports({
+			regex: '^\\.\\.?/(?!errors$)',
+			message: 'errors.ts and parameters.ts are the bottom layer: they import n8n-workflow and ./errors only.',
+		}),
 	},
 );

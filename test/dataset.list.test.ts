@@ -45,6 +45,25 @@ describe('Dataset → List', () => {
 		]);
 	});
 
+	it('refuses a Limit that is not a whole number of 1 or more before any call, like every Limit; per item with continueOnFail', async () => {
+		const failing = await runNode({ parameters: { resource: 'dataset', operation: 'list', returnAll: false, limit: 0 }, credentials: credentials() });
+		expect(failing.error?.message).toBe('The parameter "Limit" must be a whole number of 1 or more, got 0');
+		expect(failing.items).toEqual([]);
+		expect(sim.calls('datasets')).toHaveLength(0);
+
+		const continued = await runNode({
+			parameters: { resource: 'dataset', operation: 'list', limit: '={{ $json.limit }}' },
+			credentials: credentials(),
+			continueOnFail: true,
+			input: [{ json: { limit: 2.5 } }, { json: { limit: 1 } }],
+		});
+		expect(continued.items.map((item) => [item.json, item.pairedItem])).toEqual([
+			[{ error: 'The parameter "Limit" must be a whole number of 1 or more, got 2.5' }, { item: 0 }],
+			[{ label: '2025-06-30', value: sim.datasets()[0].value }, { item: 1 }],
+		]);
+		expect(sim.calls('datasets')).toHaveLength(1);
+	});
+
 	it('fails with the plan error on a plan without the historical feature, or gives an error item with continueOnFail', async () => {
 		const failing = await runNode({
 			parameters: { resource: 'dataset', operation: 'list', returnAll: true },
@@ -105,6 +124,12 @@ describe('resolveLabel', () => {
 			'The dataset "2024-01-01" does not exist. The newest datasets are: 2025-06-30, 2025-06-23, 2025-06-16, 2025-06-09, 2025-06-02',
 		);
 		expect((error as { description?: string }).description).toContain('latest');
+	});
+
+	it('names a label that holds a system error code as typed ("deeperm" holds EPERM, which n8n would replace)', async () => {
+		const ctx = await context();
+		const error = await resolveLabel.call(ctx, 'deeperm').catch((caught: Error) => caught);
+		expect((error as Error).message).toMatch(/^The dataset "deeperm" does not exist\. The newest datasets are: 2025-06-30/);
 	});
 
 	it('says so when there is no dataset at all', async () => {

@@ -46,6 +46,11 @@ function compareConfigs(): { files: string[]; weaker: Weakening[]; rules: number
 		}
 		process.stdout.write(JSON.stringify({ files, weaker, rules }));
 	`;
+	return runEslintScript(script, 'comparing the lint configurations') as { files: string[]; weaker: Weakening[]; rules: number };
+}
+
+/** Runs an ES-module script against ESLint's API in a plain Node process in the repository; returns its JSON output. */
+function runEslintScript(script: string, what: string): unknown {
 	const env = { ...process.env };
 	// Jest's NODE_ENV=test puts eslint-plugin-n8n-nodes-base into its own unit-test mode.
 	delete env.NODE_ENV;
@@ -55,8 +60,8 @@ function compareConfigs(): { files: string[]; weaker: Weakening[]; rules: number
 		timeout: 120_000,
 		env,
 	});
-	if (run.status !== 0) throw new Error(`comparing the lint configurations failed: ${run.stderr}`);
-	return JSON.parse(run.stdout) as { files: string[]; weaker: Weakening[]; rules: number };
+	if (run.status !== 0) throw new Error(`${what} failed: ${run.stderr}`);
+	return JSON.parse(run.stdout);
 }
 
 describe('npm run lint applies what n8n verification applies', () => {
@@ -73,5 +78,90 @@ describe('npm run lint applies what n8n verification applies', () => {
 		// The n8n Cloud set alone has more than 40 rules per file; a comparison of nothing proves nothing.
 		expect(rules).toBeGreaterThan(40 * files.length);
 		expect(weaker).toEqual([]);
+	}, 120_000);
+});
+
+/** What our own rules (eslint.config.mjs) report for planted code at a given path, by rule. */
+function lintPlanted(probes: Array<{ filePath: string; code: string }>): Array<{ filePath: string; rules: string[] }> {
+	const script = `
+		const { ESLint } = await import('eslint');
+		const ours = new ESLint({ cwd: process.cwd() });
+		const probes = ${JSON.stringify(probes)};
+		const out = [];
+		for (const { filePath, code } of probes) {
+			const [result] = await ours.lintText(code, { filePath });
+			out.push({ filePath, rules: result.messages.map((m) => m.ruleId ?? m.message) });
+		}
+		process.stdout.write(JSON.stringify(out));
+	`;
+	return runEslintScript(script, 'linting planted code') as Array<{ filePath: string; rules: string[] }>;
+}
+
+/** The files where no-restricted-syntax (the error-constructor rule) is off. */
+function filesWithoutErrorRule(): string[] {
+	const script = `
+		const { ESLint } = await import('eslint');
+		const { default: glob } = await import('fast-glob');
+		const ours = new ESLint({ cwd: process.cwd() });
+		const exempt = [];
+		for (const file of glob.sync(['nodes/**/*.ts', 'credentials/**/*.ts']).sort()) {
+			const rule = (await ours.calculateConfigForFile(file))?.rules?.['no-restricted-syntax'];
+			if (!rule || rule[0] === 0 || rule[0] === 'off') exempt.push(file);
+		}
+		process.stdout.write(JSON.stringify(exempt));
+	`;
+	return runEslintScript(script, 'reading the error rule per file') as string[];
+}
+
+const CONSTRUCTS_ERRORS = [
+	"import { NodeApiError, NodeOperationError } from 'n8n-workflow';",
+	"import type { INode, JsonObject } from 'n8n-workflow';",
+	"export const operation = (node: INode) => new NodeOperationError(node, 'x');",
+	'export const api = (node: INode) => new NodeApiError(node, {} as JsonObject);',
+	'',
+].join('\n');
+
+describe('npm run lint keeps errors in one module and the layers pointing one way', () => {
+	it('refuses new NodeApiError / NodeOperationError in shipped code outside nodes/DomainData/errors.ts', () => {
+		const results = lintPlanted([
+			{ filePath: 'nodes/DomainData/actions/domain/planted.ts', code: CONSTRUCTS_ERRORS },
+			{ filePath: 'nodes/DomainData/transport/planted.ts', code: CONSTRUCTS_ERRORS },
+			{ filePath: 'nodes/DomainDataTrigger/planted.ts', code: CONSTRUCTS_ERRORS },
+			{ filePath: 'credentials/Planted.credentials.ts', code: CONSTRUCTS_ERRORS },
+			{ filePath: 'nodes/DomainData/errors.ts', code: CONSTRUCTS_ERRORS },
+		]);
+		const count = (rules: string[]) => rules.filter((rule) => rule === 'no-restricted-syntax').length;
+		expect(results.map(({ filePath, rules }) => [filePath, count(rules)])).toEqual([
+			['nodes/DomainData/actions/domain/planted.ts', 2],
+			['nodes/DomainData/transport/planted.ts', 2],
+			['nodes/DomainDataTrigger/planted.ts', 2],
+			['credentials/Planted.credentials.ts', 2],
+			['nodes/DomainData/errors.ts', 0],
+		]);
+	}, 120_000);
+
+	it('exempts only the errors module and the three files converted at merge', () => {
+		expect(filesWithoutErrorRule()).toEqual([
+			'nodes/DomainData/errors.ts',
+			'nodes/DomainData/helpers/ndjson.ts',
+			'nodes/DomainData/helpers/snapshotDiff.ts',
+			'nodes/DomainData/helpers/snapshotReader.ts',
+		]);
+	}, 120_000);
+
+	it('refuses imports of actions/ below it, of transport internals outside transport/, and anything but ./errors in the bottom layer', () => {
+		const results = lintPlanted([
+			{ filePath: 'nodes/DomainData/transport/planted.ts', code: "export { readLimit } from '../actions/common';\n" },
+			{ filePath: 'nodes/DomainData/helpers/planted.ts', code: "import { readLimit } from '../actions/common';\nexport const r = readLimit;\n" },
+			{ filePath: 'nodes/DomainData/helpers/planted.ts', code: "import { statusError } from '../transport/errors';\nexport const r = statusError;\n" },
+			{ filePath: 'nodes/DomainData/actions/domain/planted.ts', code: "import { statusError } from '../../transport/errors';\nexport const r = statusError;\n" },
+			{ filePath: 'nodes/DomainDataTrigger/planted.ts', code: "import { RETRY_TIMING } from '../DomainData/transport/retry';\nexport const r = RETRY_TIMING;\n" },
+			{ filePath: 'nodes/DomainData/parameters.ts', code: "import { apiRequest } from './transport';\nexport const r = apiRequest;\n" },
+			{ filePath: 'nodes/DomainData/errors.ts', code: "import { RETRY_TIMING } from './transport/retry';\nexport const r = RETRY_TIMING;\n" },
+			{ filePath: 'nodes/DomainData/parameters.ts', code: "import { operationError } from './errors';\nexport const r = operationError;\n" },
+			{ filePath: 'nodes/DomainData/actions/domain/planted.ts', code: "import { apiRequest } from '../../transport';\nexport const r = apiRequest;\n" },
+		]);
+		const restricted = (rules: string[]) => rules.includes('no-restricted-imports');
+		expect(results.map(({ rules }) => restricted(rules))).toEqual([true, true, true, true, true, true, true, false, false]);
 	}, 120_000);
 });

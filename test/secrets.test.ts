@@ -6,6 +6,10 @@
 import type { ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { asNodeError } from '../nodes/DomainData/errors';
 import { apiRequest, type ApiRequest } from '../nodes/DomainData/transport';
 import { startLocalServer, type LocalServer } from './harness/localServer';
 import { createExecuteContext, readBinary, runNode } from './harness/n8n';
@@ -170,5 +174,22 @@ describe('JSON answers that echo the key are refused whole: no field of them rea
 		expect(result.error?.message).toBe(`The answer of ${server.url} to ${request} contains the API key of the credential`);
 		expect(result.error?.description).toContain('Nothing of it is output');
 		expect(keyPieces(views(result.error))).toEqual([]);
+	});
+});
+
+describe('errors are built from clean objects (nodes/DomainData/errors.ts)', () => {
+	test('an error that is no node error is rebuilt from its words alone: its cause (a request with the key) does not travel', () => {
+		const request = { headers: { 'X-API-Key': KEY }, url: 'https://api.domain-data.example/json/api/v1/historical/domain' };
+		const node = { id: 'n', name: 'Domain Data', type: 'n8n-nodes-domain-data.domainData', parameters: {} } as unknown as INode;
+		const raw = Object.assign(new Error('Request failed with status code 500'), { config: request, cause: { config: request } });
+		const error = asNodeError(node, raw, 2);
+		expect([error.message, error.context.itemIndex]).toEqual(['Request failed with status code 500', 2]);
+		expect(keyPieces(views(error))).toEqual([]);
+
+		const thrown = { message: 'socket hang up', config: request };
+		expect(asNodeError(node, thrown).message).toBe('socket hang up');
+		expect(keyPieces(views(asNodeError(node, thrown)))).toEqual([]);
+		// n8n's own constructor keeps such an object as the error's response: the reason for the rule.
+		expect(keyPieces(views(new NodeApiError(node, thrown as unknown as JsonObject))).length).toBeGreaterThan(0);
 	});
 });

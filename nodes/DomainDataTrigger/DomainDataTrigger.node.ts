@@ -5,10 +5,11 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
-	JsonObject,
+	NodeOperationError,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
+import { asNodeError, operationError } from '../DomainData/errors';
 import { listDatasets, type Dataset } from '../DomainData/helpers/datasets';
 import { eventProperties, getTriggerOptions } from './description';
 import { datasetEvents } from './events';
@@ -26,10 +27,9 @@ async function listForTrigger(this: IPollFunctions, maxAttempts: number): Promis
 	}
 }
 
-function triggerError(node: INode, error: unknown): NodeApiError | NodeOperationError {
-	if (error instanceof NodeOperationError) return error;
-	if (!(error instanceof NodeApiError)) return new NodeApiError(node, error as JsonObject);
-	if (String(error.httpCode) === '403') {
+function triggerError(node: INode, caught: unknown): NodeApiError | NodeOperationError {
+	const error = asNodeError(node, caught);
+	if (error instanceof NodeApiError && String(error.httpCode) === '403') {
 		error.message =
 			'The plan of this Domain Data account does not include historical data, which the trigger needs';
 	}
@@ -70,7 +70,7 @@ export class DomainDataTrigger implements INodeType {
 					datasets.length === 0
 						? 'The service lists no dataset yet'
 						: 'The service lists no dataset with a date label (YYYY-MM-DD) yet';
-				throw new NodeOperationError(this.getNode(), message, {
+				throw operationError(this.getNode(), message, {
 					description:
 						'There is nothing to show as a test event. Once the workflow is active, the trigger fires when the first dataset is published.',
 				});

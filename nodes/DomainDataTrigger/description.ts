@@ -1,8 +1,9 @@
 /** The trigger's parameters and how a poll reads them. */
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { DEFAULT_MAX_ATTEMPTS, idleTimeoutOption, maxAttemptsOption } from '../DomainData/actions/common';
+import { idleTimeoutOption, maxAttemptsOption, readMaxAttempts } from '../DomainData/actions/common';
+import { operationError } from '../DomainData/errors';
+import { readWholeNumber } from '../DomainData/parameters';
 import { idleTimeoutMs } from '../DomainData/transport';
 import {
 	DEFAULT_SNAPSHOT_FIELDS,
@@ -79,25 +80,22 @@ export interface TriggerOptions {
 }
 
 export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
-	const { maxAttempts, idleTimeout } = this.getNodeParameter('options', {}) as { maxAttempts?: number; idleTimeout?: number };
-	const options: TriggerOptions = { maxAttempts: maxAttempts ?? DEFAULT_MAX_ATTEMPTS, idleTimeoutMs: idleTimeoutMs(idleTimeout) };
+	const node = this.getNode();
+	const parameters = this.getNodeParameter('options', {}) as { maxAttempts?: unknown; idleTimeout?: number };
+	const options: TriggerOptions = { maxAttempts: readMaxAttempts(node, parameters), idleTimeoutMs: idleTimeoutMs(parameters.idleTimeout) };
 	if (!(this.getNodeParameter('attachRecords', false) as boolean)) return options;
 
-	const count = this.getNodeParameter('recordCount', 100) as number;
-	if (!Number.isInteger(count) || count < 1 || count > MAX_ATTACHED_RECORDS) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`"Number of Records" must be a whole number from 1 to ${MAX_ATTACHED_RECORDS}, got ${count}`,
-			{ description: 'For more records, read the snapshot with Dataset → Stream after the trigger.' },
-		);
-	}
+	const count = readWholeNumber(node, this.getNodeParameter('recordCount', 100), 'parameter "Number of Records"', {
+		max: MAX_ATTACHED_RECORDS,
+		description: 'For more records, read the snapshot with Dataset → Stream after the trigger.',
+	});
 	const selected = this.getNodeParameter('fields', []) as string[] | string;
 	if (Array.isArray(selected) ? selected.length === 0 : String(selected).trim() === '') {
 		return { ...options, records: { count } };
 	}
 	const fields = toCanonicalFields(selected);
 	if (!fields.ok) {
-		throw new NodeOperationError(this.getNode(), `"Fields": ${fields.message}`, {
+		throw operationError(node, `"Fields": ${fields.message}`, {
 			description: "Pick fields from the list, or leave it empty for the service's default selection.",
 		});
 	}

@@ -1,9 +1,7 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MAX_ATTEMPTS } from '../transport/retry';
-
-/** Requests in a row without progress before a read gives up (the retry policy: transport/retry.ts). */
-export { DEFAULT_MAX_ATTEMPTS };
+import { readWholeNumber } from '../parameters';
+import { DEFAULT_MAX_ATTEMPTS } from '../transport';
 
 /** Goes into the `options` collection of every operation that calls the service. */
 export const maxAttemptsOption: INodeProperties = {
@@ -27,10 +25,12 @@ export const idleTimeoutOption: INodeProperties = {
 		'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the connection counts as dropped and the read resumes under Max Attempts',
 };
 
-export function getMaxAttempts(this: IExecuteFunctions, itemIndex = 0): number {
-	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: number };
-	return options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+/** The one reader of "Max Attempts", from the `options` collection of an operation or of the trigger. */
+export function readMaxAttempts(node: INode, options: { maxAttempts?: unknown }, itemIndex?: number): number {
+	return readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', { itemIndex, fallback: DEFAULT_MAX_ATTEMPTS });
 }
+
+const DEFAULT_LIMIT = 50;
 
 /** The Return All / Limit pair that list-like operations share, as n8n's own nodes word it. */
 export function returnAllOrLimit(): INodeProperties[] {
@@ -48,8 +48,14 @@ export function returnAllOrLimit(): INodeProperties[] {
 			type: 'number',
 			displayOptions: { show: { returnAll: [false] } },
 			typeOptions: { minValue: 1 },
-			default: 50,
+			default: 50, // DEFAULT_LIMIT (the lint rule wants a literal)
 			description: 'Max number of results to return',
 		},
 	];
+}
+
+/** The Limit of one item, or undefined when Return All is on. */
+export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
+	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
+	return readWholeNumber(this.getNode(), this.getNodeParameter('limit', itemIndex, DEFAULT_LIMIT), 'parameter "Limit"', { itemIndex });
 }

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { operationError } from '../errors';
 import * as dataset from './dataset/Dataset.resource';
 import * as domain from './domain/Domain.resource';
 import type { OperationExecute } from './types';
@@ -18,7 +18,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	const handler = resources[resource]?.[operation];
 	if (!handler) {
-		throw new NodeOperationError(
+		throw operationError(
 			this.getNode(),
 			`The operation "${operation}" of the resource "${resource}" is not supported`,
 		);

@@ -4,10 +4,10 @@
  * concrete label is what makes a retry or a resume land on the same snapshot even when a newer one
  * appears meanwhile.
  */
-import type { JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, type DomainDataFunctions } from '../transport';
+import { operationError } from '../errors';
+import { apiRequest, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
 export interface Dataset {
 	/** Date of the snapshot, YYYY-MM-DD. */
@@ -82,11 +82,7 @@ export async function listDatasets(
 	});
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;
 	if (!Array.isArray(datasets)) {
-		throw new NodeApiError(this.getNode(), (response ?? {}) as JsonObject, {
-			message: 'The Domain Data Service answered the dataset list without a "datasets" array',
-			description: 'This is unexpected; try again later or contact the service with the time of the call.',
-			itemIndex: options.itemIndex,
-		});
+		throw unexpectedAnswerError(this.getNode(), 'the dataset list has no "datasets" array', options.itemIndex);
 	}
 	return datasets
 		.filter((entry): entry is Dataset => typeof entry?.label === 'string')
@@ -108,7 +104,7 @@ export function unknownLabelError(
 			: dated.length === 0 && label === LATEST_LABEL
 				? `The dataset "latest" does not exist: the service lists no dataset with a date label (YYYY-MM-DD), only ${newest.join(', ')}`
 				: `The dataset "${label}" does not exist. The newest datasets are: ${newest.join(', ')}`;
-	return new NodeOperationError(this.getNode(), message, {
+	return operationError(this.getNode(), message, {
 		itemIndex,
 		description:
 			datasets.length === 0

@@ -13,19 +13,6 @@ export type NormalizedName = { ok: true; name: string } | { ok: false; reason: s
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
-/** Text of a value as the user typed it, for error messages. */
-export function describeValue(value: unknown): string {
-	if (value === undefined) return 'undefined';
-	if (value === null) return 'null';
-	if (typeof value === 'string') return `"${value.length > 200 ? value.slice(0, 199) + '…' : value}"`;
-	try {
-		const text = JSON.stringify(value);
-		return text.length > 200 ? text.slice(0, 199) + '…' : text;
-	} catch {
-		return String(value);
-	}
-}
-
 /**
  * The host part of a value: `https://user@Shop.Example.com:8080/p?q#f` → `shop.example.com`,
  * `jane@example.com` → `example.com`, `münchen.de` → `xn--mnchen-3ya.de`.

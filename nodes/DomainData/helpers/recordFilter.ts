@@ -6,8 +6,9 @@
  * A record matches when it passes every criterion that is set; list criteria match any of their values.
  */
 import type { IDataObject, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { operationError } from '../errors';
+import { readWholeNumber } from '../parameters';
 import type { SnapshotField } from './snapshotFields';
 
 export interface RecordFilter {
@@ -131,15 +132,14 @@ export function parseRecordFilter(
 ): RecordFilter {
 	const filter: RecordFilter = {};
 	const fail = (message: string, description: string) =>
-		new NodeOperationError(node, message, { itemIndex, description });
+		operationError(node, message, { itemIndex, description });
 
 	const { maxRank } = parameters;
 	if (maxRank !== undefined && maxRank !== null && String(maxRank) !== '') {
-		const rank = Number(maxRank);
-		if (!Number.isInteger(rank) || rank < 1) {
-			throw fail(`The filter "Max Rank" must be a whole number of 1 or more, got "${maxRank}"`, 'Rank 1 is the site with the most traffic; "Max Rank" 1000 keeps the top 1000.');
-		}
-		filter.maxRank = rank;
+		filter.maxRank = readWholeNumber(node, maxRank, 'filter "Max Rank"', {
+			itemIndex,
+			description: 'Rank 1 is the site with the most traffic; "Max Rank" 1000 keeps the top 1000.',
+		});
 	}
 
 	const countries = listOf(parameters.countryCodes, /[\s,;]+/);

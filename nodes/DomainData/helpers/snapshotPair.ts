@@ -4,8 +4,7 @@
  * strictly older than `label`, or a date label or snapshot id). Resolved on one dataset list, once per
  * execution, so that every output names the two snapshots that were really read.
  */
-import { NodeOperationError } from 'n8n-workflow';
-
+import { operationError } from '../errors';
 import type { DomainDataFunctions } from '../transport';
 import { type Dataset, isDateLabel, pickLabel } from './datasets';
 
@@ -44,7 +43,7 @@ export function pickSnapshotPair(
 	if (base === '' || base.toLowerCase() === PREVIOUS_LABEL) {
 		const previous = previousLabel(label, datasets);
 		if (previous === undefined) {
-			throw new NodeOperationError(node, `There is no dataset older than "${label}" to compare it with`, {
+			throw operationError(node, `There is no dataset older than "${label}" to compare it with`, {
 				itemIndex,
 				description: `"Previous" is the newest dataset before "${label}", and the service lists none. Choose a newer "Dataset" or wait for the next snapshot.`,
 			});
@@ -53,13 +52,13 @@ export function pickSnapshotPair(
 	}
 	const baseLabel = pickLabel.call(this, base, datasets, itemIndex);
 	if (baseLabel === label) {
-		throw new NodeOperationError(node, `"Dataset" and "Compare With" are the same dataset ("${label}")`, {
+		throw operationError(node, `"Dataset" and "Compare With" are the same dataset ("${label}")`, {
 			itemIndex,
 			description: 'Choose an older dataset in "Compare With", or "Previous" for the one right before.',
 		});
 	}
 	if (baseLabel > label) {
-		throw new NodeOperationError(node, `"Compare With" ("${baseLabel}") is newer than "Dataset" ("${label}")`, {
+		throw operationError(node, `"Compare With" ("${baseLabel}") is newer than "Dataset" ("${label}")`, {
 			itemIndex,
 			description: '"Dataset" is the newer snapshot and "Compare With" the older one: swap them, so that added and removed mean what they say.',
 		});

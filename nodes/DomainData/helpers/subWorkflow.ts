@@ -17,9 +17,9 @@ import type {
 	INodeProperties,
 	INodePropertyOptions,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { operationError } from '../transport/errors';
+import { isNodeError, operationError } from '../errors';
+import { readWholeNumber } from '../parameters';
 
 export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
 
@@ -88,16 +88,18 @@ export function readSubWorkflowParameters(
 	const chosen = this.getNodeParameter('workflowId', itemIndex, '') as INodeParameterResourceLocator | string;
 	const id = String((typeof chosen === 'object' && chosen !== null ? chosen.value : chosen) ?? '').trim();
 	if (!id) {
-		throw new NodeOperationError(node, 'The parameter "Workflow" is empty', {
+		throw operationError(node, 'The parameter "Workflow" is empty', {
 			itemIndex,
 			description: 'Choose the workflow to run for each batch from the list, or give its ID (it is in the workflow\'s URL).',
 		});
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as { skipRecords?: number; batchInfoField?: string };
-	const skipRecords = Number(options.skipRecords ?? 0);
-	if (!Number.isInteger(skipRecords) || skipRecords < 0) {
-		throw new NodeOperationError(node, `The option "Skip Records" must be a whole number of 0 or more, got ${options.skipRecords}`, { itemIndex });
-	}
+	const skipRecords = readWholeNumber(node, options.skipRecords, 'option "Skip Records"', {
+		itemIndex,
+		min: 0,
+		fallback: 0,
+		description: 'Use the number that the error of the stopped run names, or 0 to send everything.',
+	});
 	return { workflow: { id }, skipRecords, batchInfoField: String(options.batchInfoField ?? '').trim() };
 }
 
@@ -105,7 +107,7 @@ export function readSubWorkflowParameters(
 function assertSubWorkflowsCanRun(this: IExecuteFunctions, itemIndex: number): void {
 	const asTool = this.getNode().type.endsWith('Tool');
 	if (asTool || typeof this.executeWorkflow !== 'function') {
-		throw new NodeOperationError(this.getNode(), 'The Sub-Workflow output cannot run here', {
+		throw operationError(this.getNode(), 'The Sub-Workflow output cannot run here', {
 			itemIndex,
 			description: asTool
 				? 'An AI agent cannot start sub-workflows through this node. Use the Items output with a Limit for the agent, and the Sub-Workflow output in a regular workflow.'
@@ -169,7 +171,7 @@ function batchFailedError(this: IExecuteFunctions, run: SubWorkflowRun, progress
 
 /** Reading stopped (the service, the network): the sent batches are done, say where to resume. */
 function withResumeHint(error: unknown, progress: Progress): unknown {
-	if ((error instanceof NodeApiError || error instanceof NodeOperationError) && progress.done > 0) {
+	if (isNodeError(error) && progress.done > 0) {
 		const note = `${count(progress.done)} records were sent to the sub-workflow before this. ${resumeHint(progress.done)}`;
 		error.description = error.description ? `${error.description} ${note}` : note;
 	}

@@ -1,12 +1,11 @@
 /**
- * Failures of the service turned into NodeApiErrors that say what went wrong and what to do.
- *
- * Every error is built from a clean object: errors of n8n and axios carry the request configuration,
- * headers included, and so the API key. Nothing of them goes into what the user (or a log) sees.
+ * Failures of the service turned into NodeApiErrors that say what went wrong and what to do: which HTTP
+ * status or network failure means what. The errors themselves are built by ../errors.ts (from a clean
+ * object, the key masked), like every error of the package.
  */
-import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { INode, NodeApiError } from 'n8n-workflow';
 
+import { buildApiError, redact } from '../errors';
 import { RETRYABLE_STATUSES } from './retry';
 
 /** What the transport knows about the request when it has to explain a failure. */
@@ -140,20 +139,6 @@ export function isTransientError(error: unknown): boolean {
 	return classifyNetworkCode(networkErrorCode(error)) !== 'fatal';
 }
 
-/** Very short keys would blank out ordinary words; real keys are long. */
-const MIN_MASKED_SECRET_LENGTH = 6;
-
-/** `text` with every occurrence of the API key replaced by ***. */
-export function redact(text: string, secret?: string): string {
-	if (!containsSecret(text, secret)) return text;
-	return text.split(secret as string).join('***');
-}
-
-/** Whether `text` holds the API key (keys shorter than 6 characters are not looked for). */
-export function containsSecret(text: string, secret?: string): boolean {
-	return !!secret && secret.length >= MIN_MASKED_SECRET_LENGTH && text.includes(secret);
-}
-
 /** `{"error": "..."}` as the service sends it. */
 function errorField(value: unknown): string | undefined {
 	if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -216,53 +201,6 @@ export function readServiceMessage(body: unknown, contentType = '', secret?: str
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}
 	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
-}
-
-export interface ErrorParts {
-	message: string;
-	description: string;
-	httpCode?: string;
-	itemIndex?: number;
-	/** Whether trying again later may succeed (read by isTransientError). */
-	transient?: boolean;
-	serviceMessage?: string;
-	networkCode?: string;
-}
-
-/**
- * A NodeApiError made from our own words only. Operations use it for answers of the service that are
- * failures in their terms (a domain not in the index, a search cursor that does not move).
- */
-export function buildApiError(node: INode, parts: ErrorParts): NodeApiError {
-	const response: JsonObject = {};
-	if (parts.httpCode) response.httpCode = parts.httpCode;
-	if (parts.serviceMessage) response.error = parts.serviceMessage;
-	if (parts.networkCode) response.networkCode = parts.networkCode;
-	const error = new NodeApiError(node, response, {
-		message: parts.message,
-		description: parts.description,
-		httpCode: parts.httpCode,
-		itemIndex: parts.itemIndex,
-	});
-	// NodeError replaces a message that merely contains a system error code by a generic text (a domain
-	// such as "deeperm.com" holds "EPERM"): put ours back.
-	error.message = parts.message;
-	error.description = parts.description;
-	error.context.transient = parts.transient ?? false;
-	if (parts.networkCode) error.context.networkCode = parts.networkCode;
-	return error;
-}
-
-/** A NodeOperationError whose message n8n leaves as written (see buildApiError). */
-export function operationError(
-	node: INode,
-	message: string,
-	options: { description?: string; itemIndex?: number } = {},
-): NodeOperationError {
-	const error = new NodeOperationError(node, message, options);
-	error.message = message;
-	if (options.description !== undefined) error.description = options.description;
-	return error;
 }
 
 function said(text: string | undefined, fromService = true): string {

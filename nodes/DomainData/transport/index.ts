@@ -18,14 +18,13 @@ import type {
 } from 'n8n-workflow';
 
 import { encodePathSegment, resolveBaseUrl } from './baseUrl';
+import { containsSecret, operationError } from '../errors';
 import {
 	classifyNetworkCode,
-	containsSecret,
 	keyEchoError,
 	networkError,
 	networkErrorCode,
 	networkFailureLabel,
-	operationError,
 	readServiceMessage,
 	statusError,
 	unexpectedBodyError,
@@ -36,7 +35,9 @@ import { BodyTooLargeError, isAsyncIterable, JSON_BODY_LIMIT, readHead, readWhol
 import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, withIdleTimeout } from './idle';
 import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 
-export { containsSecret, isTransientError, KEY_ECHO_DESCRIPTION, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel, redact } from './errors';
+// The snapshot reader's imports (helpers/snapshotReader.ts); containsSecret and redact live in ../errors.ts.
+export { containsSecret, redact } from '../errors';
+export { classifyNetworkCode, isTransientError, KEY_ECHO_DESCRIPTION, unexpectedAnswerError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel } from './errors';
 export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, idleTimeoutMs } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
 

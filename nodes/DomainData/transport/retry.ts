@@ -39,7 +39,10 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 5
  */
 export const MAX_ATTEMPTS_UNREACHABLE = 3;
 
-/** "Max Attempts" as given by a user or a caller: a whole number of 1 or more (else the default). */
+/**
+ * The budget a caller passes, or the default when it passes none. What a user typed is refused earlier when it
+ * is no whole number of 1 or more (by the parameter readers); this only keeps the budget sound.
+ */
 export function normalizeMaxAttempts(value: unknown): number {
 	const wanted = Math.floor(Number(value ?? DEFAULT_MAX_ATTEMPTS));
 	return Number.isFinite(wanted) && wanted >= 1 ? wanted : DEFAULT_MAX_ATTEMPTS;

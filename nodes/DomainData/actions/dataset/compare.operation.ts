@@ -3,10 +3,11 @@
  * in bounded memory. The passes and the output order are in helpers/snapshotDiff.ts.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { type Dataset, listDatasets } from '../../helpers/datasets';
-import { asNodeError } from '../../helpers/nodeErrors';
+import { asNodeError, operationError } from '../../errors';
+import { readWholeNumber } from '../../parameters';
 import {
 	CHANGE_KINDS,
 	compareSnapshots,
@@ -103,7 +104,7 @@ function readRequest(this: IExecuteFunctions, itemIndex: number): CompareRequest
 	const baseLabel = String(this.getNodeParameter('baseLabel', itemIndex, PREVIOUS_LABEL) ?? '').trim();
 	const compared = selection.fields.filter((field) => field !== 'name');
 	if (compared.length === 0) {
-		throw new NodeOperationError(node, 'The parameter "Fields" names no field to compare', {
+		throw operationError(node, 'The parameter "Fields" names no field to compare', {
 			itemIndex,
 			description: 'The domain name is the key of the comparison; choose at least one other field, for example technologies.',
 		});
@@ -114,7 +115,7 @@ function readRequest(this: IExecuteFunctions, itemIndex: number): CompareRequest
 		.filter((kind) => kind.length > 0);
 	const unknown = kindList.filter((kind) => !(CHANGE_KINDS as readonly string[]).includes(kind));
 	if (unknown.length > 0 || kindList.length === 0) {
-		throw new NodeOperationError(
+		throw operationError(
 			node,
 			kindList.length === 0 ? 'The parameter "Changes" is empty' : `The parameter "Changes" has unknown values: ${unknown.map((kind) => `"${kind}"`).join(', ')}`,
 			{ itemIndex, description: 'Choose one or more of: added, removed, changed.' },
@@ -122,10 +123,7 @@ function readRequest(this: IExecuteFunctions, itemIndex: number): CompareRequest
 	}
 	const outputParameters = output.readOutputParameters.call(this, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as { minRankMove?: number };
-	const minRankMove = Number(options.minRankMove ?? 1);
-	if (!Number.isInteger(minRankMove) || minRankMove < 1) {
-		throw new NodeOperationError(node, `The option "Ignore Rank Moves Smaller Than" must be a whole number of 1 or more, got ${options.minRankMove}`, { itemIndex });
-	}
+	const minRankMove = readWholeNumber(node, options.minRankMove, 'option "Ignore Rank Moves Smaller Than"', { itemIndex, fallback: 1 });
 	return {
 		...selection,
 		...outputParameters,
@@ -137,7 +135,7 @@ function readRequest(this: IExecuteFunctions, itemIndex: number): CompareRequest
 }
 
 function tooManyChangesError(this: IExecuteFunctions, request: CompareRequest, pair: SnapshotPair, itemIndex: number, held: number) {
-	return new NodeOperationError(
+	return operationError(
 		this.getNode(),
 		`The comparison of "${pair.label}" with "${pair.baseLabel}" finds more changes for this selection than "Max Records in Memory" (${request.maxRecords.toLocaleString('en-US')}) allows${output.alreadyHeld(held)}`,
 		{ itemIndex, description: output.GUARD_DESCRIPTION },

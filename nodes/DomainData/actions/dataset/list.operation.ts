@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { asNodeError } from '../../errors';
 import { listDatasets } from '../../helpers/datasets';
-import { asNodeError } from '../../helpers/nodeErrors';
-import { getMaxAttempts, maxAttemptsOption, returnAllOrLimit } from '../common';
+import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -11,7 +11,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
-		placeholder: 'Add Option',
+		placeholder: 'Add option',
 		default: {},
 		options: [maxAttemptsOption],
 	},
@@ -30,10 +30,10 @@ export async function execute(
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-			const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
+			const limit = readLimit.call(this, itemIndex);
+			const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown };
 			const datasets = await listDatasets.call(this, {
-				maxAttempts: getMaxAttempts.call(this, itemIndex),
+				maxAttempts: readMaxAttempts(this.getNode(), options, itemIndex),
 				itemIndex,
 			});
 			for (const { label, value } of limit === undefined ? datasets : datasets.slice(0, limit)) {

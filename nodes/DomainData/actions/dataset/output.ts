@@ -3,10 +3,10 @@
  * parameters and the "Max Records in Memory" guard. Each operation passes the words that describe its own items.
  */
 import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { asNodeError, operationError } from '../../errors';
+import { readWholeNumber } from '../../parameters';
 import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../helpers/binaryStream';
-import { asNodeError } from '../../helpers/nodeErrors';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { SUB_WORKFLOW_OUTPUT, subWorkflowOptions, subWorkflowOutputOption, workflowIdProperty } from '../../helpers/subWorkflow';
 import { idleTimeoutOption, maxAttemptsOption } from '../common';
@@ -115,7 +115,7 @@ export function readOptionsCollection(words: OutputWording, fileExample: string,
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
-		placeholder: 'Add Option',
+		placeholder: 'Add option',
 		default: {},
 		options: [
 			compressionOption(fileExample),
@@ -163,15 +163,15 @@ export function readOutputParameters(this: IExecuteFunctions, itemIndex: number)
 	const node = this.getNode();
 	const output = this.getNodeParameter('output', itemIndex, 'items') as DatasetOutput;
 	if (!['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT].includes(output)) {
-		throw new NodeOperationError(node, `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`, { itemIndex });
+		throw operationError(node, `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`, { itemIndex });
 	}
-	const batchSize = output === 'batches' || output === SUB_WORKFLOW_OUTPUT ? Number(this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE)) : DEFAULT_BATCH_SIZE;
-	if (!Number.isInteger(batchSize) || batchSize < 1) {
-		throw new NodeOperationError(node, `The parameter "Batch Size" must be a whole number of 1 or more, got ${batchSize}`, { itemIndex });
-	}
+	const batchSize =
+		output === 'batches' || output === SUB_WORKFLOW_OUTPUT
+			? readWholeNumber(node, this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE), 'parameter "Batch Size"', { itemIndex })
+			: DEFAULT_BATCH_SIZE;
 	const binaryPropertyName = output === 'file' ? String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim() : 'data';
 	if (!binaryPropertyName) {
-		throw new NodeOperationError(node, 'The parameter "Put Output File in Field" is empty', {
+		throw operationError(node, 'The parameter "Put Output File in Field" is empty', {
 			itemIndex,
 			description: 'Give the name of the binary field that receives the file, for example "data".',
 		});
@@ -181,10 +181,10 @@ export function readOutputParameters(this: IExecuteFunctions, itemIndex: number)
 		maxRecords?: number;
 		onMalformedLine?: MalformedLineHandling;
 	};
-	const maxRecords = Number(options.maxRecords ?? DEFAULT_MAX_RECORDS_IN_MEMORY);
-	if (!Number.isInteger(maxRecords) || maxRecords < 1) {
-		throw new NodeOperationError(node, `The option "Max Records in Memory" must be a whole number of 1 or more, got ${options.maxRecords}`, { itemIndex });
-	}
+	const maxRecords = readWholeNumber(node, options.maxRecords, 'option "Max Records in Memory"', {
+		itemIndex,
+		fallback: DEFAULT_MAX_RECORDS_IN_MEMORY,
+	});
 	return {
 		output,
 		batchSize,

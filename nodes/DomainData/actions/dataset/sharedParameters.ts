@@ -1,11 +1,11 @@
 /** The parameters that Dataset → Stream and Dataset → Compare read alike: label, fields, limit, filters. */
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { operationError } from '../../errors';
 import { hasCriteria, parseRecordFilter, type RecordFilter, type RecordFilterParameters } from '../../helpers/recordFilter';
 import { toCanonicalFields, type SnapshotField } from '../../helpers/snapshotFields';
 import { idleTimeoutMs } from '../../transport';
-import { DEFAULT_MAX_ATTEMPTS } from '../common';
+import { readLimit, readMaxAttempts } from '../common';
 
 /** The `label` dropdown ("Latest" and the dated labels); `role` says which snapshot it is. */
 export function datasetLabelProperty(role: string): INodeProperties {
@@ -35,29 +35,25 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 	const node = this.getNode();
 	const label = String(this.getNodeParameter('label', itemIndex, '') ?? '').trim();
 	if (!label) {
-		throw new NodeOperationError(node, 'The parameter "Dataset Name or ID" is empty', {
+		throw operationError(node, 'The parameter "Dataset Name or ID" is empty', {
 			itemIndex,
 			description: 'Choose "Latest" or a date label (YYYY-MM-DD) from the list, or give one with an expression.',
 		});
 	}
 	const fields = toCanonicalFields(this.getNodeParameter('fields', itemIndex, defaultFields));
 	if (!fields.ok) {
-		throw new NodeOperationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
+		throw operationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
 	}
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? undefined : Number(this.getNodeParameter('limit', itemIndex, 50));
-	if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-		throw new NodeOperationError(node, `The parameter "Limit" must be a whole number of 1 or more, got ${limit}`, { itemIndex });
-	}
+	const limit = readLimit.call(this, itemIndex);
 	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: number; idleTimeout?: number };
+	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown; idleTimeout?: number };
 	return {
 		label,
 		fields: fields.fields,
 		limit,
 		filter: hasCriteria(filter) ? filter : undefined,
-		maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+		maxAttempts: readMaxAttempts(node, options, itemIndex),
 		idleTimeoutMs: idleTimeoutMs(options.idleTimeout),
 	};
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { asNodeError } from '../../helpers/nodeErrors';
+import { asNodeError, operationError } from '../../errors';
 import { type Dataset, isDateLabel, listDatasets, pickLabel } from '../../helpers/datasets';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
 import {
@@ -93,7 +93,7 @@ class LabelResolver {
 
 /** The guard, found while streaming: the selection has more records than may be held. */
 function tooManyRecordsError(this: IExecuteFunctions, request: StreamRequest, label: string, itemIndex: number, held: number) {
-	return new NodeOperationError(
+	return operationError(
 		this.getNode(),
 		`The dataset "${label}" has more records for this selection than "Max Records in Memory" (${request.maxRecords.toLocaleString('en-US')}) allows${alreadyHeld(held)}`,
 		{ itemIndex, description: GUARD_DESCRIPTION },
@@ -103,7 +103,7 @@ function tooManyRecordsError(this: IExecuteFunctions, request: StreamRequest, la
 /** The guard, known before any call: the Limit asked for is above what may be held. */
 function limitTooHighError(this: IExecuteFunctions, request: StreamRequest, itemIndex: number, held: number) {
 	const room = Math.max(0, request.maxRecords - held);
-	return new NodeOperationError(
+	return operationError(
 		this.getNode(),
 		`The Limit (${(request.limit ?? 0).toLocaleString('en-US')}) is more than "Max Records in Memory" (${request.maxRecords.toLocaleString('en-US')}) allows${alreadyHeld(held)}`,
 		{ itemIndex, description: `At most ${room.toLocaleString('en-US')} more records fit. ${GUARD_DESCRIPTION}` },

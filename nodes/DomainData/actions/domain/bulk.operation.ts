@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-import { describeValue, normalizeDomainName, splitDomainList } from '../../helpers/domainName';
-import { operationError } from '../../transport/errors';
+import { describeValue, operationError } from '../../errors';
+import { normalizeDomainName, splitDomainList } from '../../helpers/domainName';
 import { maxAttemptsOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
 import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';

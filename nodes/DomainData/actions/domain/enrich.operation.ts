@@ -6,9 +6,9 @@ import type {
 } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-import { describeValue, normalizeDomainName } from '../../helpers/domainName';
+import { describeValue, operationError } from '../../errors';
+import { normalizeDomainName } from '../../helpers/domainName';
 import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
-import { operationError } from '../../transport/errors';
 import { maxAttemptsOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
 import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';

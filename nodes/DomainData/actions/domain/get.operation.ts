@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-import { describeValue, normalizeDomainName } from '../../helpers/domainName';
-import { asNodeError } from '../../helpers/nodeErrors';
-import { apiRequestOrNotFound } from '../../transport';
-import { buildApiError, operationError, unexpectedAnswerError } from '../../transport/errors';
-import { maxAttemptsOption } from '../common';
+import { asNodeError, buildApiError, describeValue, operationError } from '../../errors';
+import { normalizeDomainName } from '../../helpers/domainName';
+import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
+import { maxAttemptsOption, readMaxAttempts } from '../common';
 import { removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
@@ -73,6 +72,7 @@ export async function execute(
 		try {
 			const value = this.getNodeParameter('domain', itemIndex);
 			const options = this.getNodeParameter('options', itemIndex, {}) as GetOptions;
+			const maxAttempts = readMaxAttempts(node, options, itemIndex);
 			const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
 			if (!normalized.ok) {
 				throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
@@ -88,7 +88,7 @@ export async function execute(
 				const answer = await apiRequestOrNotFound.call(this, {
 					method: 'GET',
 					path: ['domain', name],
-					maxAttempts: options.maxAttempts,
+					maxAttempts,
 					itemIndex,
 				});
 				if (answer === undefined) {

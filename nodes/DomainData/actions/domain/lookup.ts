@@ -7,9 +7,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, 
 
 import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
-import { asNodeError } from '../../helpers/nodeErrors';
-import { apiRequest } from '../../transport';
-import { classifyNetworkCode, unexpectedAnswerError } from '../../transport/errors';
+import { asNodeError } from '../../errors';
+import { apiRequest, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
+import { readMaxAttempts } from '../common';
 import { concurrencyOf, type DomainOptions } from './options';
 
 /** The most names the service accepts in one bulk call. */
@@ -156,7 +156,7 @@ export async function readItemsThenLookUp<T>(
 	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
 	const outcome = await lookupDomains.call(context, [...distinct], {
 		concurrency: concurrencyOf(options),
-		maxAttempts: options.maxAttempts,
+		maxAttempts: readMaxAttempts(node, options, 0),
 		goOnAfterFailure: continueOnFail,
 	});
 	if (outcome.error && !continueOnFail) throw outcome.error;

@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { describeValue } from '../../helpers/domainName';
-import { asNodeError } from '../../helpers/nodeErrors';
-import { apiRequest } from '../../transport';
-import { buildApiError, operationError, unexpectedAnswerError } from '../../transport/errors';
-import { maxAttemptsOption, returnAllOrLimit } from '../common';
+import { asNodeError, buildApiError, describeValue, operationError } from '../../errors';
+import { apiRequest, unexpectedAnswerError } from '../../transport';
+import { readWholeNumber } from '../../parameters';
+import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -131,17 +130,6 @@ function readStartCursor(this: IExecuteFunctions, value: unknown, itemIndex: num
 	return parsed.value;
 }
 
-function readPageSize(this: IExecuteFunctions, value: unknown, itemIndex: number): number {
-	if (value === undefined || value === null || value === '') return DEFAULT_PAGE_SIZE;
-	const size = Number(value);
-	if (!Number.isInteger(size) || size < 1) {
-		throw operationError(this.getNode(), `Page Size must be a whole number of 1 or more, but it is ${describeValue(value)}`, {
-			itemIndex,
-		});
-	}
-	return size;
-}
-
 /** Where a search stands: what a later run needs to go on from here. */
 interface PagingState {
 	includePagingInfo: boolean;
@@ -178,17 +166,12 @@ async function searchForItem(
 	state: PagingState,
 ): Promise<void> {
 	const node = this.getNode();
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : Number(this.getNodeParameter('limit', itemIndex, 50));
-	if (!returnAll && (!Number.isInteger(limit) || limit < 1)) {
-		throw operationError(node, `Limit must be a whole number of 1 or more, but it is ${describeValue(limit)}`, {
-			itemIndex,
-		});
-	}
+	const limit = readLimit.call(this, itemIndex) ?? Infinity;
 	const filters = readFilters.call(this, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as SearchOptions;
 	state.includePagingInfo = options.includePagingInfo === true;
-	const pageSize = readPageSize.call(this, options.pageSize, itemIndex);
+	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', { itemIndex, fallback: DEFAULT_PAGE_SIZE });
+	const maxAttempts = readMaxAttempts(node, options, itemIndex);
 	let cursor = readStartCursor.call(this, options.searchAfter, itemIndex);
 	state.cursor = cursor;
 	state.started = true;
@@ -209,7 +192,7 @@ async function searchForItem(
 			method: 'POST',
 			path: ['domain', 'search'],
 			body: { ...filters, pageSize: size, ...(cursor ? { searchAfter: cursor } : {}) },
-			maxAttempts: options.maxAttempts,
+			maxAttempts,
 			itemIndex,
 			badRequestDescription: `Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ${size}).`,
 		})) as SearchPage;

@@ -1,0 +1,35 @@
+/**
+ * The one reader of whole-number parameters (Limit, Page Size, Batch Size, Max Rank, Max Attempts...), so
+ * that every one of them refuses a bad value in the same words: which parameter, what it must be, what it got.
+ * Below every layer, like ../errors.ts: helpers, operations and the trigger read through it.
+ */
+import type { INode } from 'n8n-workflow';
+
+import { describeValue, operationError } from './errors';
+
+/** How a message names a parameter: a field of the node, an entry of Options or of Filters, and its display name. */
+export type ParameterLabel = `${'parameter' | 'option' | 'filter'} "${string}"`;
+
+export interface WholeNumberRule {
+	itemIndex?: number;
+	/** The smallest value allowed: 1 unless said (a positive integer). */
+	min?: number;
+	max?: number;
+	/** Used when the value is not set (undefined, null or empty); without it, such a value is refused. */
+	fallback?: number;
+	/** What to do, when more can be said than the allowed range. */
+	description?: string;
+}
+
+/** `value` as a whole number within the rule's range; anything else is refused with a NodeOperationError. */
+export function readWholeNumber(node: INode, value: unknown, label: ParameterLabel, rule: WholeNumberRule = {}): number {
+	if (rule.fallback !== undefined && (value === undefined || value === null || value === '')) return rule.fallback;
+	const min = rule.min ?? 1;
+	const number = Number(value);
+	if (Number.isInteger(number) && number >= min && (rule.max === undefined || number <= rule.max)) return number;
+	const range = rule.max === undefined ? `of ${min} or more` : `from ${min} to ${rule.max}`;
+	throw operationError(node, `The ${label} must be a whole number ${range}, got ${describeValue(value)}`, {
+		itemIndex: rule.itemIndex,
+		description: rule.description ?? `Enter a whole number ${range} (no decimals, no text), or an expression that gives one.`,
+	});
+}
