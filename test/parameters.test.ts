@@ -6,9 +6,9 @@ import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { DomainData } from '../nodes/DomainData/DomainData.node';
-import { readMaxAttempts } from '../nodes/DomainData/actions/common';
+import { readIdleTimeoutMs, readMaxAttempts } from '../nodes/DomainData/actions/common';
 import { DomainDataTrigger } from '../nodes/DomainDataTrigger/DomainDataTrigger.node';
-import { readWholeNumber } from '../nodes/DomainData/parameters';
+import { readPositiveNumber, readWholeNumber } from '../nodes/DomainData/parameters';
 import { DEFAULT_MAX_ATTEMPTS } from '../nodes/DomainData/transport/retry';
 import { runNode, runPoll } from './harness/n8n';
 import { KEYS, startSimulator, type Simulator } from './simulator';
@@ -89,6 +89,27 @@ describe('readMaxAttempts: the one reader of "Max Attempts"', () => {
 	});
 });
 
+describe('readPositiveNumber and Idle Timeout: a number of seconds greater than 0', () => {
+	it('takes fractions, and the default when the option is not set', () => {
+		expect(readPositiveNumber(node, 0.3, 'option "Idle Timeout (Seconds)"', { fallback: 60 })).toBe(0.3);
+		expect(readPositiveNumber(node, '', 'option "Idle Timeout (Seconds)"', { fallback: 60 })).toBe(60);
+		expect(readIdleTimeoutMs(node, {})).toBe(60_000);
+		expect(readIdleTimeoutMs(node, { idleTimeout: 0.3 })).toBe(300);
+		expect(readIdleTimeoutMs(node, { idleTimeout: '90' })).toBe(90_000);
+	});
+
+	it.each([
+		[0, 'got 0'],
+		[-5, 'got -5'],
+		['soon', 'got "soon"'],
+		[Number.POSITIVE_INFINITY, 'got Infinity'],
+	])('refuses %p instead of quietly using 60 seconds', (value, got) => {
+		const error = refusal(() => readIdleTimeoutMs(node, { idleTimeout: value }, 4));
+		expect(error.message).toBe(`The option "Idle Timeout (Seconds)" must be a number greater than 0, ${got}`);
+		expect(error.context.itemIndex).toBe(4);
+	});
+});
+
 describe('every whole-number parameter refuses a bad value in the one wording, before any call', () => {
 	let sim: Simulator;
 	beforeAll(async () => {
@@ -113,6 +134,8 @@ describe('every whole-number parameter refuses a bad value in the one wording, b
 		['Stream → Max Records in Memory', stream({ options: { maxRecords: 0 } }), 'The option "Max Records in Memory" must be a whole number of 1 or more, got 0'],
 		['Stream → Max Rank', stream({ filters: { maxRank: 'top' } }), 'The filter "Max Rank" must be a whole number of 1 or more, got "top"'],
 		['Stream → Max Attempts', stream({ options: { maxAttempts: 0 } }), 'The option "Max Attempts" must be a whole number of 1 or more, got 0'],
+		['Stream → Idle Timeout', stream({ options: { idleTimeout: 0 } }), 'The option "Idle Timeout (Seconds)" must be a number greater than 0, got 0'],
+		['Bulk → Concurrency', { resource: 'domain', operation: 'bulk', domains: 'example.com', options: { concurrency: 11 } }, 'The option "Concurrency" must be a whole number from 1 to 10, got 11'],
 		[
 			'Compare → Ignore Rank Moves Smaller Than',
 			{ resource: 'dataset', operation: 'compare', label: 'latest', options: { minRankMove: 0 } },
@@ -130,6 +153,7 @@ describe('every whole-number parameter refuses a bad value in the one wording, b
 	it.each([
 		['Number of Records', { attachRecords: true, recordCount: 1001 }, 'The parameter "Number of Records" must be a whole number from 1 to 1000, got 1001'],
 		['Max Attempts', { options: { maxAttempts: 0 } }, 'The option "Max Attempts" must be a whole number of 1 or more, got 0'],
+		['Idle Timeout', { attachRecords: true, options: { idleTimeout: -1 } }, 'The option "Idle Timeout (Seconds)" must be a number greater than 0, got -1'],
 	])('Trigger → %s', async (_name, parameters, message) => {
 		const poll = runPoll({ parameters: { event: 'newDataset', ...parameters }, credentials: { apiKey: KEYS.pro, baseUrl: sim.url } });
 		await expect(poll).rejects.toThrow(message);

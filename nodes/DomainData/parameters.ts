@@ -21,9 +21,13 @@ export interface WholeNumberRule {
 	description?: string;
 }
 
+function isUnset(value: unknown): boolean {
+	return value === undefined || value === null || value === '';
+}
+
 /** `value` as a whole number within the rule's range; anything else is refused with a NodeOperationError. */
 export function readWholeNumber(node: INode, value: unknown, label: ParameterLabel, rule: WholeNumberRule = {}): number {
-	if (rule.fallback !== undefined && (value === undefined || value === null || value === '')) return rule.fallback;
+	if (rule.fallback !== undefined && isUnset(value)) return rule.fallback;
 	const min = rule.min ?? 1;
 	const number = Number(value);
 	if (Number.isInteger(number) && number >= min && (rule.max === undefined || number <= rule.max)) return number;
@@ -31,5 +35,19 @@ export function readWholeNumber(node: INode, value: unknown, label: ParameterLab
 	throw operationError(node, `The ${label} must be a whole number ${range}, got ${describeValue(value)}`, {
 		itemIndex: rule.itemIndex,
 		description: rule.description ?? `Enter a whole number ${range} (no decimals, no text), or an expression that gives one.`,
+	});
+}
+
+/**
+ * `value` as a number greater than 0 (fractions allowed: a timeout in seconds), or `fallback` when it is not
+ * set; anything else is refused in the words of readWholeNumber.
+ */
+export function readPositiveNumber(node: INode, value: unknown, label: ParameterLabel, rule: { itemIndex?: number; fallback: number }): number {
+	if (isUnset(value)) return rule.fallback;
+	const number = Number(value);
+	if (Number.isFinite(number) && number > 0) return number;
+	throw operationError(node, `The ${label} must be a number greater than 0, got ${describeValue(value)}`, {
+		itemIndex: rule.itemIndex,
+		description: 'Enter a number greater than 0 (decimals allowed, no text), or an expression that gives one.',
 	});
 }

@@ -1,10 +1,9 @@
 /** The trigger's parameters and how a poll reads them. */
 import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
 
-import { idleTimeoutOption, maxAttemptsOption, readMaxAttempts } from '../DomainData/actions/common';
+import { idleTimeoutOption, maxAttemptsOption, readIdleTimeoutMs, readMaxAttempts } from '../DomainData/actions/common';
 import { operationError } from '../DomainData/errors';
 import { readWholeNumber } from '../DomainData/parameters';
-import { idleTimeoutMs } from '../DomainData/transport';
 import {
 	DEFAULT_SNAPSHOT_FIELDS,
 	SNAPSHOT_FIELDS,
@@ -81,8 +80,8 @@ export interface TriggerOptions {
 
 export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
 	const node = this.getNode();
-	const parameters = this.getNodeParameter('options', {}) as { maxAttempts?: unknown; idleTimeout?: number };
-	const options: TriggerOptions = { maxAttempts: readMaxAttempts(node, parameters), idleTimeoutMs: idleTimeoutMs(parameters.idleTimeout) };
+	const parameters = this.getNodeParameter('options', {}) as { maxAttempts?: unknown; idleTimeout?: unknown };
+	const options: TriggerOptions = { maxAttempts: readMaxAttempts(node, parameters), idleTimeoutMs: readIdleTimeoutMs(node, parameters) };
 	if (!(this.getNodeParameter('attachRecords', false) as boolean)) return options;
 
 	const count = readWholeNumber(node, this.getNodeParameter('recordCount', 100), 'parameter "Number of Records"', {

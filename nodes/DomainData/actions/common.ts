@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
-import { readWholeNumber } from '../parameters';
-import { DEFAULT_MAX_ATTEMPTS } from '../transport';
+import { readPositiveNumber, readWholeNumber } from '../parameters';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS } from '../transport';
 
 /** Goes into the `options` collection of every operation that calls the service. */
 export const maxAttemptsOption: INodeProperties = {
@@ -28,6 +28,15 @@ export const idleTimeoutOption: INodeProperties = {
 /** The one reader of "Max Attempts", from the `options` collection of an operation or of the trigger. */
 export function readMaxAttempts(node: INode, options: { maxAttempts?: unknown }, itemIndex?: number): number {
 	return readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', { itemIndex, fallback: DEFAULT_MAX_ATTEMPTS });
+}
+
+/** The one reader of "Idle Timeout (Seconds)", in milliseconds, from the `options` collection of an operation or of the trigger. */
+export function readIdleTimeoutMs(node: INode, options: { idleTimeout?: unknown }, itemIndex?: number): number {
+	const seconds = readPositiveNumber(node, options.idleTimeout, 'option "Idle Timeout (Seconds)"', {
+		itemIndex,
+		fallback: DEFAULT_IDLE_TIMEOUT_MS / 1000,
+	});
+	return Math.round(seconds * 1000);
 }
 
 const DEFAULT_LIMIT = 50;

@@ -33,12 +33,6 @@ function formatSeconds(ms: number): string {
 	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
-/** "Idle Timeout (Seconds)" as given: a positive number of seconds (else the default), in milliseconds. */
-export function idleTimeoutMs(seconds: unknown): number {
-	const value = Number(seconds);
-	return Number.isFinite(value) && value > 0 ? Math.round(value * 1000) : DEFAULT_IDLE_TIMEOUT_MS;
-}
-
 const IDLE = Symbol('idle');
 
 /** How often the watchdog looks: often enough to notice silence within a quarter of the timeout, at most once a second. */

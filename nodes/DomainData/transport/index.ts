@@ -38,7 +38,7 @@ import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 // The snapshot reader's imports (helpers/snapshotReader.ts); containsSecret and redact live in ../errors.ts.
 export { containsSecret, redact } from '../errors';
 export { classifyNetworkCode, isTransientError, KEY_ECHO_DESCRIPTION, unexpectedAnswerError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel } from './errors';
-export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, idleTimeoutMs } from './idle';
+export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;

@@ -4,8 +4,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { operationError } from '../../errors';
 import { hasCriteria, parseRecordFilter, type RecordFilter, type RecordFilterParameters } from '../../helpers/recordFilter';
 import { toCanonicalFields, type SnapshotField } from '../../helpers/snapshotFields';
-import { idleTimeoutMs } from '../../transport';
-import { readLimit, readMaxAttempts } from '../common';
+import { readIdleTimeoutMs, readLimit, readMaxAttempts } from '../common';
 
 /** The `label` dropdown ("Latest" and the dated labels); `role` says which snapshot it is. */
 export function datasetLabelProperty(role: string): INodeProperties {
@@ -47,13 +46,13 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 	const limit = readLimit.call(this, itemIndex);
 	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown; idleTimeout?: number };
+	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown; idleTimeout?: unknown };
 	return {
 		label,
 		fields: fields.fields,
 		limit,
 		filter: hasCriteria(filter) ? filter : undefined,
 		maxAttempts: readMaxAttempts(node, options, itemIndex),
-		idleTimeoutMs: idleTimeoutMs(options.idleTimeout),
+		idleTimeoutMs: readIdleTimeoutMs(node, options, itemIndex),
 	};
 }

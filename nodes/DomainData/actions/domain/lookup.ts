@@ -10,7 +10,7 @@ import { normalizeDomainName } from '../../helpers/domainName';
 import { asNodeError } from '../../errors';
 import { apiRequest, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
 import { readMaxAttempts } from '../common';
-import { concurrencyOf, type DomainOptions } from './options';
+import { readConcurrency, type DomainOptions } from './options';
 
 /** The most names the service accepts in one bulk call. */
 export const BULK_MAX_NAMES = 100;
@@ -155,7 +155,7 @@ export async function readItemsThenLookUp<T>(
 
 	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
 	const outcome = await lookupDomains.call(context, [...distinct], {
-		concurrency: concurrencyOf(options),
+		concurrency: readConcurrency(node, options, 0),
 		maxAttempts: readMaxAttempts(node, options, 0),
 		goOnAfterFailure: continueOnFail,
 	});

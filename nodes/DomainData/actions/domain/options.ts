@@ -1,5 +1,7 @@
 /** Options shared by the Domain operations (they go into each operation's `options` collection). */
-import type { INodeProperties } from 'n8n-workflow';
+import type { INode, INodeProperties } from 'n8n-workflow';
+
+import { readWholeNumber } from '../../parameters';
 
 /** Two bulk calls at a time stay within rate limits of about 5 requests per second. */
 export const DEFAULT_CONCURRENCY = 2;
@@ -25,11 +27,11 @@ export const removeWwwOption: INodeProperties = {
 
 export interface DomainOptions {
 	removeWww?: boolean;
-	concurrency?: number;
-	maxAttempts?: number;
+	concurrency?: unknown;
+	maxAttempts?: unknown;
 }
 
-export function concurrencyOf(options: DomainOptions): number {
-	const value = Math.floor(Number(options.concurrency ?? DEFAULT_CONCURRENCY));
-	return Number.isFinite(value) && value >= 1 ? Math.min(value, 10) : DEFAULT_CONCURRENCY;
+/** The one reader of "Concurrency" (1 to 10, as the field allows). */
+export function readConcurrency(node: INode, options: DomainOptions, itemIndex?: number): number {
+	return readWholeNumber(node, options.concurrency, 'option "Concurrency"', { itemIndex, max: 10, fallback: DEFAULT_CONCURRENCY });
 }
