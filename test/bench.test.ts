@@ -115,7 +115,7 @@ describe('npm run bench -- --tiny', () => {
 		expect(report).toContain('the tiny run skips real n8n unless given --n8n');
 	});
 
-	it('profiles the stream and the search, and says where the time goes', () => {
+	it('profiles the stream, the search and the compare, and says where the time goes', () => {
 		const section = (title: string) => report.slice(report.indexOf(`## ${title}`), report.indexOf('\n## ', report.indexOf(`## ${title}`) + 1));
 		const stream = section('Stream throughput');
 		expect(stream).toContain('### Where the time goes');
@@ -125,6 +125,9 @@ describe('npm run bench -- --tiny', () => {
 		const search = section('Search');
 		expect(search).toContain('#### Search through the harness, no latency');
 		expect(search).toMatch(/\| our node \(nodes\/\) \| \d+ ms \|/);
+		const compare = report.slice(report.indexOf('## Compare'));
+		expect(compare).toContain('### Where the time goes');
+		expect(compare).toMatch(/\| compareSnapshots nodes\/DomainData\/helpers\/snapshotDiff\.ts:\d+ \| \d+ ms \|/);
 	});
 
 	it('counts calls from the simulator log: the search pages and the trigger polls', () => {

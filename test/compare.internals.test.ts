@@ -1,13 +1,15 @@
 /**
- * The memory structures of Dataset → Compare on their own: the name table, the kept records and the
- * streaming hash. (The operation itself is tested over HTTP in dataset.compare.test.ts.)
+ * The memory structures of Dataset → Compare on their own: the name table, the kept records, the
+ * streaming hash, and pass 3's look at raw lines (peekName, lineSelector). (The operation itself is tested
+ * over HTTP in dataset.compare.test.ts.)
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { DomainTable, NOT_FOUND } from '../nodes/DomainData/helpers/domainTable';
 import { hash64, Hasher64 } from '../nodes/DomainData/helpers/hash64';
 import { KeptRecords } from '../nodes/DomainData/helpers/keptRecords';
-import { hashCompared } from '../nodes/DomainData/helpers/recordDiff';
+import { diffField, hashCompared } from '../nodes/DomainData/helpers/recordDiff';
+import { lineSelector, peekName } from '../nodes/DomainData/helpers/snapshotDiff';
 
 const zero = () => ({ hi: 0, lo: 0 });
 
@@ -19,6 +21,19 @@ describe('DomainTable', () => {
 		expect(table.index()).toBe(0);
 		for (let i = 0; i < names.length; i += 97) expect(table.find(names[i])).toBe(i);
 		expect(table.find('not-there.example')).toBe(NOT_FOUND);
+	});
+
+	it('tells whether an ordinal holds a name, and finds a name given as a part of a text', () => {
+		const table = new DomainTable();
+		for (const name of ['a.com', 'b.com', 'c.com']) table.add(name, zero(), 1, 0);
+		table.index();
+		const text = 'xx b.com yy';
+		expect(table.holds(1, text, 3, 8)).toBe(true);
+		expect(table.holds(0, text, 3, 8)).toBe(false);
+		expect(table.holds(3, text, 3, 8)).toBe(false);
+		expect(table.holds(-1, text, 3, 8)).toBe(false);
+		expect(table.find(text, 3, 8)).toBe(1);
+		expect(table.find(text, 3, 7)).toBe(NOT_FOUND);
 	});
 
 	it('counts names listed twice', () => {
@@ -59,4 +74,109 @@ describe('hashes', () => {
 		expect(hash({ technologies: [], title: 'null' })).not.toEqual(hash({ technologies: [], title: null }));
 		expect(hash({ technologies: ['A'], title: 'x' })).not.toEqual(hash({ technologies: ['A', 'B'], title: 'x' }));
 	});
+
+	it('hashes a list of strings apart from a list holding other values, as diffField tells them apart', () => {
+		const hash = (technologies: unknown[]) => hashCompared({ technologies }, ['technologies'], new Hasher64(), zero());
+		expect(hash(['1', 'x'])).not.toEqual(hash([1, 'x']));
+		expect(diffField('technologies', ['1', 'x'], [1, 'x'])).toBeDefined();
+		expect(hash([{ b: 1, a: 2 }, 'x', { a: 2, b: 1 }])).toEqual(hash(['x', { a: 2, b: 1 }]));
+		expect(diffField('technologies', [{ b: 1, a: 2 }, 'x'], ['x', { a: 2, b: 1 }])).toBeUndefined();
+		expect(hash(['a', 'b'])).not.toEqual(hash(['ab']));
+		expect(hash([])).toEqual(hash(null as unknown as unknown[]));
+	});
+
+	it('hashes a value apart from the same text split differently between fields', () => {
+		const hash = (record: IDataObject) => hashCompared(record, ['title', 'country_code'], new Hasher64(), zero());
+		expect(hash({ title: 'ab', country_code: 'c' })).not.toEqual(hash({ title: 'a', country_code: 'bc' }));
+	});
 });
+
+/** `lines` as one text, and the range of each line in it. */
+function ranges(lines: string[]): { text: string; at: Array<[number, number]> } {
+	const text = lines.join('\n') + '\n';
+	const at: Array<[number, number]> = [];
+	let start = 0;
+	for (const line of lines) {
+		at.push([start, start + line.length]);
+		start += line.length + 1;
+	}
+	return { text, at };
+}
+
+function parses(line: string): boolean {
+	try {
+		JSON.parse(line);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+describe('peekName: the name of a raw line, or undefined when only JSON.parse can tell', () => {
+	const cases: Array<[string, string, string | undefined]> = [
+		['the service\'s shape', '{"name":"example.com","title":"Example"}', 'example.com'],
+		['a name in Unicode', '{"name":"münchen.de","title":"x"}', 'münchen.de'],
+		['an escaped name', '{"name":"example\\u002ecom","title":"x"}', undefined],
+		['an escaped quote in the name', '{"name":"a\\"b.com"}', undefined],
+		['other key order', '{"title":"x","name":"example.com"}', undefined],
+		['whitespace before the key', '{ "name":"example.com"}', undefined],
+		['whitespace around the colon', '{"name" : "example.com"}', undefined],
+		['a name that is no string', '{"name":42}', undefined],
+		['an empty name', '{"name":"","title":"x"}', undefined],
+		['a control character in the name', '{"name":"exa\tmple.com"}', undefined],
+		['the key repeated (JSON.parse takes the last)', '{"name":"a.com","title":"x","name":"b.com"}', undefined],
+		['the key again in a nested object', '{"name":"a.com","dns":{"name":"ns1"}}', undefined],
+		['"name" as a value later', '{"name":"a.com","title":"name"}', undefined],
+		['a line malformed after the name', '{"name":"a.com","ti', 'a.com'],
+		['a name that does not end in its line', '{"name":"a.com', undefined],
+		['a blank line', '', undefined],
+	];
+
+	it.each(cases)('%s', (_what, line, expected) => {
+		const { text, at } = ranges(['{"name":"before.com"}', line, '{"name":"after.com","x":"\\"name\\""}']);
+		expect(peekName(text, ...at[1])).toBe(expected);
+		// Where it reads a name from a line JSON.parse can read, JSON.parse reads the same.
+		if (expected !== undefined && parses(line)) expect(JSON.parse(line).name).toBe(expected);
+	});
+
+	it('never reads past the end of its line', () => {
+		const { text, at } = ranges(['{"name":"a.com', '","title":"x"}']);
+		expect(peekName(text, ...at[0])).toBeUndefined();
+	});
+});
+
+describe('lineSelector: pass 3 decides on raw lines, parsing only what it cannot tell', () => {
+	const NAMES = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com'];
+	function table(names = NAMES) {
+		const domains = new DomainTable();
+		for (const name of names) domains.add(name, zero(), 1, 0);
+		domains.index();
+		return domains;
+	}
+
+	it('answers by ordinal for lines in the order of pass 1, and looks up the others', () => {
+		const needed = new Set([1, 3]);
+		const seen: number[] = [];
+		const select = lineSelector(table(), (ordinal) => {
+			seen.push(ordinal);
+			return needed.has(ordinal);
+		});
+		const { text, at } = ranges(['{"name":"a.com"}', '{"name":"b.com"}', '{"name":"z.com"}', '{"name":"d.com"}', '{"name":"c.com"}']);
+		expect(at.map(([start, end]) => select(text, start, end))).toEqual([false, true, false, true, false]);
+		expect(seen).toEqual([0, 1, 3, 2]);
+	});
+
+	it('wants every line whose name it cannot read (the caller parses it), and a repeated key even where the name is known', () => {
+		const select = lineSelector(table(), () => false);
+		const { text, at } = ranges([
+			'{"title":"x","name":"a.com"}',
+			'{ "name": "b.com" }',
+			'{"name":"c\\u002ecom"}',
+			'{"name":"e.com","name":"c.com"}',
+			'{"name":"e.com"}',
+			'{"name":"d.com","ti',
+		]);
+		expect(at.map(([start, end]) => select(text, start, end))).toEqual([true, true, true, true, false, false]);
+	});
+});
+

@@ -11,6 +11,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { readBinary, runNode } from './harness/n8n';
 import { bruteForce, fileSummaryOf, rawSnapshot as fetchSnapshot, type Question, type Record_ } from './harness/bruteForceDiff';
+import { startLocalService } from './harness/localService';
 import { useSimulator } from './harness/simulator';
 import { KEYS, RECORD_FIELDS, type Faults, type Simulator, type SnapshotEdits } from './simulator';
 
@@ -328,3 +329,74 @@ describe('Dataset → Compare under faults equals the brute-force diff', () => {
 		);
 	});
 });
+
+describe('Dataset → Compare, pass 3 parses only the lines it outputs', () => {
+	// A service that writes its lines in other shapes than the simulator: pass 3 reads the name from the raw
+	// line only in the service's own shape, and parses any other line, so the result stays the brute force's.
+	const NEW = '2025-06-30';
+	const OLD = '2025-06-23';
+	const newer = [
+		'{"name":"a.com","title":"A2"}',
+		'{"title":"B2","name":"b.com"}',
+		'{ "name": "c.com", "title": "C2" }',
+		'{"name":"d\\u002ecom","title":"D2"}',
+		'{"name":"e.com","title":"E"}',
+		'{"name":"x.com","title":"F2","name":"f.com"}',
+		'{"name":"x.com","title":"X"}',
+		'{"name":"g.com","title":"G"}',
+	];
+	const older = ['h.com H', 'a.com A1', 'b.com B1', 'c.com C1', 'd.com D1', 'e.com E', 'f.com F1', 'x.com X'].map((entry) => {
+		const [name, title] = entry.split(' ');
+		return JSON.stringify({ name, title });
+	});
+	const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record_);
+	const expected = bruteForce(parsed(newer), parsed(older), { label: NEW, baseLabel: OLD }, { fields: ['title'] });
+
+	/** Serves the two snapshots; `pass3` replaces the newer one's lines when it is asked the second time. */
+	async function run(pass3: string[] = newer, options: INodeParameters = {}) {
+		let newerRequests = 0;
+		const service = await startLocalService((request) => {
+			if (request.path === '/historical/domain') return { body: { datasets: [NEW, OLD].map((label) => ({ label, value: `snap-${label}` })) } };
+			if (request.path === `/historical/domain/${OLD}`) return { body: older.join('\n') + '\n' };
+			newerRequests++;
+			return { body: (newerRequests === 2 ? pass3 : newer).join('\n') + '\n' };
+		});
+		try {
+			const result = await runNode({
+				parameters: { resource: 'dataset', operation: 'compare', label: NEW, baseLabel: OLD, fields: ['title'], returnAll: true, options },
+				credentials: { apiKey: 'local-test-key', baseUrl: service.url },
+			});
+			const streams = service.requests.filter((request) => request.path.startsWith('/historical/domain/')).map((request) => request.path.split('/').pop());
+			return { ...result, streams };
+		} finally {
+			await service.close();
+		}
+	}
+
+	it('escaped names, other key orders, whitespace and a repeated key give the brute force\'s changes', async () => {
+		expect(kindsOf(expected)).toEqual(['removed:goneFromIndex', ...Array(4).fill('changed:valuesChanged'), 'changed:valuesChanged', 'added:newToIndex']);
+		const result = await run();
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json)).toEqual(expected);
+		expect(result.streams).toEqual([NEW, OLD, NEW]);
+	});
+
+	it('a malformed line in pass 3 that nothing is output from is not read (pass 1 read that line whole)', async () => {
+		const damaged = [...newer];
+		damaged[4] = '{"name":"e.com","ti'; // e.com did not change
+		const result = await run(damaged);
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json)).toEqual(expected);
+	});
+
+	it('a malformed line in pass 3 that a change needs follows On Malformed Line', async () => {
+		const damaged = [...newer];
+		damaged[0] = '{"name":"a.com","ti'; // a.com changed
+		const failed = await run(damaged);
+		expect(failed.error?.message).toMatch(new RegExp(`^Line 1 of the dataset "${NEW}" cannot be read: it is not valid JSON`));
+		const skipped = await run(damaged, { onMalformedLine: 'skip' });
+		expect(skipped.error).toBeUndefined();
+		expect(skipped.items.map((item) => item.json)).toEqual(expected.filter((change) => change.name !== 'a.com'));
+	});
+});
+

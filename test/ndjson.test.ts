@@ -129,6 +129,23 @@ describe('NdjsonLineSplitter', () => {
 		expect(splitter.push(encoder.encode('{"b":2}\n')).lines).toEqual(['{"b":2}']);
 	});
 
+	it('hands out each line as a range of a decoded text: the line carried over from earlier chunks in its own', () => {
+		for (let cut = 1; cut < BYTES.length; cut += 5) {
+			const splitter = new NdjsonLineSplitter();
+			const first = splitter.push(BYTES.subarray(0, cut));
+			const second = splitter.push(BYTES.subarray(cut));
+			expect(first.head).toBeUndefined();
+			const carried = BYTES[cut - 1] !== 0x0a;
+			expect(second.head !== undefined).toBe(carried);
+			const lines = [first, second].flatMap((block) =>
+				Array.from({ length: block.count }, (_, index) => block.textOf(index).slice(block.starts[index], block.ends[index])),
+			);
+			expect(lines).toEqual(EXPECTED);
+			if (carried) expect(second.head).toBe(second.line(0) + '\n');
+			expect(second.anyText((text) => text.includes('🚀'))).toBe(lines.slice(first.count).some((line) => line.includes('🚀')));
+		}
+	});
+
 	it('hands out pieces that each end at a line end, which bytesPerLine splits into lines', () => {
 		for (let cut = 0; cut <= BYTES.length; cut += 11) {
 			const { pieces } = split(BYTES, [cut]);

@@ -105,6 +105,41 @@ describe('readSnapshot', () => {
 		expect(batches.flat()).toHaveLength(5);
 	});
 
+	it('hands each line to `wanted` before parsing it: a declined line is read (and resumed past) but is no record', async () => {
+		// Declines the lines whose name has an even number of characters, read from the raw text (`{"name":"`
+		// comes first); a line without the name's closing quote is wanted, so that the reader judges it.
+		const wanted = (text: string, start: number, end: number) => {
+			const close = text.indexOf('"', start + 9);
+			return close === -1 || close >= end || (close - start - 9) % 2 === 1;
+		};
+		// Line 7 comes damaged (cut in half) in the first answer; two drops make the reader resume twice.
+		sim.setFaults({ streams: [{ dropAfterLines: 1200, malformedLineAt: 7 }, { dropAfterLines: 2500 }] });
+		const stats = createReadStats();
+		const seen: string[] = [];
+		const batches = await collect(
+			readSnapshot.call(await context(), {
+				label: NEWEST,
+				fields: ['name'],
+				limit: 2000,
+				onMalformed: 'skip',
+				wanted: (text, start, end) => {
+					seen.push(text.slice(start, end));
+					return wanted(text, start, end);
+				},
+				stats,
+			}),
+		);
+		const lines = Array.from({ length: DOMAINS }, (_, position) => sim.index.lineAt(position, NEWEST, 'name'));
+		const expected = lines.filter((line, index) => index !== 6 && wanted(line, 0, line.length)).slice(0, 2000);
+		expect(batches.flat()).toEqual(expected.map((line) => JSON.parse(line)));
+		// Every line was shown once and in order (none again after the drops), the damaged one as it came.
+		expect(seen).toEqual(lines.slice(0, stats.lines).map((line, index) => (index === 6 ? seen[6] : line)));
+		expect(seen[6]).toBe(lines[6].slice(0, Math.floor(lines[6].length / 2)));
+		expect(stats).toMatchObject({ records: 2000, skippedLines: 1, skippedLineNumbers: [7], requests: 3, reconnects: 2, complete: true });
+		// With a selector, the service's `limit` would count declined lines too: it is not sent.
+		expect(sim.calls('stream').map((call) => call.query)).toEqual(Array(3).fill({ fields: 'name' }));
+	});
+
 	it('refuses unknown fields before any call', async () => {
 		await expect(collect(readSnapshot.call(await context(), { label: NEWEST, fields: ['nom'] }))).rejects.toThrow('Unknown field name "nom"');
 		expect(sim.log).toHaveLength(0);

@@ -10,6 +10,7 @@ import {
 	apiRequest,
 	apiRequestOrNotFound,
 	apiStream,
+	apiStreamOrNotFound,
 	isTransientError,
 	type ApiRequest,
 } from '../nodes/DomainData/transport';
@@ -50,7 +51,7 @@ async function call<T = unknown>(
 async function failure(
 	request: ApiRequest,
 	credentials: { apiKey?: string; baseUrl?: string } = {},
-	run: typeof apiRequest | typeof apiStream | typeof apiRequestOrNotFound = apiRequest,
+	run: typeof apiRequest | typeof apiStream | typeof apiRequestOrNotFound | typeof apiStreamOrNotFound = apiRequest,
 ): Promise<NodeError> {
 	const { context } = await createExecuteContext({
 		parameters: { resource: 'domain', operation: 'get', domain: 'example.com' },
@@ -449,6 +450,23 @@ describe('apiStream', () => {
 		sim.setFaults({ requests: [{ status: 502, count: 5, body: 'html', endpoint: 'stream' }] });
 		const proxy = await failure({ method: 'GET', path: ['historical', 'domain', 'latest'], maxAttempts: 2 }, {}, apiStream);
 		expect(proxy.message).toBe('The Domain Data service failed with 502 Bad Gateway after 2 tries');
+	});
+
+	test('apiStreamOrNotFound: the service 404 is an answer (undefined); a 404 of another server and other statuses are errors', async () => {
+		const { context } = await createExecuteContext({
+			parameters: { resource: 'dataset', operation: 'list' },
+			credentials: { apiKey: SECRET, baseUrl: sim.url },
+		});
+		const unknown = { method: 'GET' as const, path: ['historical', 'domain', '1999-01-01'] };
+		await expect(apiStreamOrNotFound.call(context, unknown)).resolves.toBeUndefined();
+		const found = await apiStreamOrNotFound.call(context, { ...unknown, path: ['historical', 'domain', 'latest'], qs: { limit: 2, fields: 'name' } });
+		expect((await readAll(found!)).split('\n')).toHaveLength(3);
+
+		sim.setFaults({ requests: [{ status: 404, body: 'html', endpoint: 'stream' }] });
+		const proxy = await failure({ ...unknown, path: ['historical', 'domain', 'latest'] }, {}, apiStreamOrNotFound);
+		expect(proxy.message).toContain('has no Domain Data endpoint GET /json/api/v1/historical/domain/latest (404)');
+		const forbidden = await failure(unknown, { apiKey: KEYS.basic }, apiStreamOrNotFound);
+		expect(forbidden.httpCode).toBe('403');
 	});
 
 	test('a connection dropped while reading is the caller\'s, and isTransientError recognises it', async () => {

@@ -76,9 +76,9 @@ export class DomainTable {
 		return repeats;
 	}
 
-	/** The ordinal of `name`, or NOT_FOUND. Call `index()` first. */
-	find(name: string): number {
-		const { hi, lo } = hash64(name, this.scratch);
+	/** The ordinal of `name` (or of `name.slice(start, end)`), or NOT_FOUND. Call `index()` first. */
+	find(name: string, start = 0, end = name.length): number {
+		const { hi, lo } = hash64(name, this.scratch, start, end);
 		const slots = this.slots;
 		let slot = lo & this.mask;
 		for (;;) {
@@ -87,6 +87,17 @@ export class DomainTable {
 			if (slots[slot * 2 + 1] === hi && this.nameLo[held - 1] === lo) return held - 1;
 			slot = (slot + 1) & this.mask;
 		}
+	}
+
+	/**
+	 * Whether `ordinal` is the domain `name` (or `name.slice(start, end)`), by its hash: for a caller that
+	 * reads the snapshot of the table again in its order, a check in arrays read in order instead of a
+	 * look-up in the hash table's scattered slots.
+	 */
+	holds(ordinal: number, name: string, start = 0, end = name.length): boolean {
+		if (ordinal < 0 || ordinal >= this.count) return false;
+		const { hi, lo } = hash64(name, this.scratch, start, end);
+		return this.nameHi[ordinal] === hi && this.nameLo[ordinal] === lo;
 	}
 
 	private grow(): void {

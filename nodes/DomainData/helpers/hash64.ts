@@ -6,6 +6,18 @@
  */
 const imul = Math.imul;
 
+/**
+ * The seeds and multipliers as int32 values (the same bits as cyrb53's constants, so the same hashes): a
+ * constant above 2^31 would be a heap number, and a lane that starts as one keeps the loop in floating
+ * point, which made hashing several times slower.
+ */
+const SEED1 = 0xdeadbeef | 0;
+const SEED2 = 0x41c6ce57 | 0;
+const M1 = 2654435761 | 0;
+const M2 = 1597334677 | 0;
+const F1 = 2246822507 | 0;
+const F2 = 3266489909 | 0;
+
 /** The two 32-bit halves of the last hash computed (read right after `hash64`). */
 export interface Hash64 {
 	hi: number;
@@ -17,22 +29,23 @@ export interface Hash64 {
  * `code` in any order, then `digest`. Hashing the pieces gives what hashing their concatenation gives.
  */
 export class Hasher64 {
-	private h1 = 0xdeadbeef;
-	private h2 = 0x41c6ce57;
+	private h1 = SEED1;
+	private h2 = SEED2;
 
 	reset(): this {
-		this.h1 = 0xdeadbeef;
-		this.h2 = 0x41c6ce57;
+		this.h1 = SEED1;
+		this.h2 = SEED2;
 		return this;
 	}
 
-	text(text: string): this {
+	/** The code units of `text` (from `start` to `end` when given: no string is cut out to hash a part). */
+	text(text: string, start = 0, end = text.length): this {
 		let h1 = this.h1;
 		let h2 = this.h2;
-		for (let i = 0; i < text.length; i++) {
+		for (let i = start; i < end; i++) {
 			const code = text.charCodeAt(i);
-			h1 = imul(h1 ^ code, 2654435761);
-			h2 = imul(h2 ^ code, 1597334677);
+			h1 = imul(h1 ^ code, M1);
+			h2 = imul(h2 ^ code, M2);
 		}
 		this.h1 = h1;
 		this.h2 = h2;
@@ -41,18 +54,23 @@ export class Hasher64 {
 
 	/** One UTF-16 code unit (a separator). */
 	code(code: number): this {
-		this.h1 = imul(this.h1 ^ code, 2654435761);
-		this.h2 = imul(this.h2 ^ code, 1597334677);
+		this.h1 = imul(this.h1 ^ code, M1);
+		this.h2 = imul(this.h2 ^ code, M2);
 		return this;
+	}
+
+	/** A 32-bit number (a length, a count, another digest), as two code units. */
+	word(value: number): this {
+		return this.code(value & 0xffff).code(value >>> 16);
 	}
 
 	digest(out: Hash64): Hash64 {
 		let h1 = this.h1;
 		let h2 = this.h2;
-		h1 = imul(h1 ^ (h1 >>> 16), 2246822507);
-		h1 ^= imul(h2 ^ (h2 >>> 13), 3266489909);
-		h2 = imul(h2 ^ (h2 >>> 16), 2246822507);
-		h2 ^= imul(h1 ^ (h1 >>> 13), 3266489909);
+		h1 = imul(h1 ^ (h1 >>> 16), F1);
+		h1 ^= imul(h2 ^ (h2 >>> 13), F2);
+		h2 = imul(h2 ^ (h2 >>> 16), F1);
+		h2 ^= imul(h1 ^ (h1 >>> 13), F2);
 		out.hi = h2 >>> 0;
 		out.lo = h1 >>> 0;
 		return out;
@@ -61,7 +79,7 @@ export class Hasher64 {
 
 const shared = new Hasher64();
 
-/** Hashes `text` into `out` (unsigned 32-bit halves) and returns `out`. */
-export function hash64(text: string, out: Hash64): Hash64 {
-	return shared.reset().text(text).digest(out);
+/** Hashes `text` (or `text.slice(start, end)`) into `out` (unsigned 32-bit halves) and returns `out`. */
+export function hash64(text: string, out: Hash64, start = 0, end = text.length): Hash64 {
+	return shared.reset().text(text, start, end).digest(out);
 }

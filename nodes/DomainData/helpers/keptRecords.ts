@@ -32,6 +32,11 @@ export class KeptRecords {
 		this.place(ordinal, (target) => this.encoder.encodeInto(json, target).written, json.length * 3);
 	}
 
+	/** Whether a record is kept for `ordinal`. */
+	has(ordinal: number): boolean {
+		return this.starts[ordinal] >= 0;
+	}
+
 	/** The JSON kept for `ordinal`, or undefined. */
 	get(ordinal: number): string | undefined {
 		const bytes = this.bytesOf(ordinal);

@@ -2,13 +2,15 @@
  * Splits an NDJSON body that arrives as byte chunks into lines.
  *
  * The split happens on bytes, before decoding: '\n' (0x0A) never occurs inside a multi-byte UTF-8
- * character, so each run of complete lines can be decoded in one TextDecoder call and a character cut
- * in two by a chunk boundary is simply carried over with the rest of its line. Per chunk the work is:
- * two native byte searches, one decode, one `indexOf` walk over the text. A line longer than a chunk is
- * kept as a list of pieces and joined once, when its end arrives, so very long lines cost O(length).
+ * character, so the run of complete lines of a chunk is decoded in one TextDecoder call, and a character
+ * cut in two by a chunk boundary is simply carried over with the rest of its line. Per chunk the work is:
+ * two native byte searches, one decode (two when a line was carried over), one `indexOf` walk over the
+ * text. A line longer than a chunk is kept as a list of pieces and joined once, when its end arrives, so
+ * very long lines cost O(length); nothing else is copied.
  *
- * Besides the text of each line, the splitter hands back the raw bytes of exactly those lines, so that
- * the file output can store what the service sent without encoding it again.
+ * A block hands out its lines as ranges of the decoded text (no string is made per line: a caller that
+ * needs only some lines slices only those), and the raw bytes of exactly those lines, so that the file
+ * output can store what the service sent without encoding it again.
  */
 
 /** A line longer than this is refused instead of growing memory without bound (records are ~1 KB). */
@@ -17,17 +19,69 @@ export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 const NEWLINE = new Uint8Array([LF]);
+const NO_BYTES = new Uint8Array(0);
 
-export interface LineBlock {
-	/** Complete lines, in order, without their line ending (a '\r' before the '\n' is removed too). */
-	lines: string[];
+/** The complete lines one chunk (or the end of the body) completed. */
+export class LineBlock {
+	private pieces?: Uint8Array[];
+
+	constructor(
+		/**
+		 * The first line, with its line ending, when it began in an earlier chunk: it is decoded on its own
+		 * (from its joined pieces), so that the rest of the chunk is never copied.
+		 */
+		readonly head: string | undefined,
+		/** The decoded text of the other lines, line endings included. */
+		readonly text: string,
+		/**
+		 * Line `i` is `textOf(i).slice(starts[i], ends[i])`: without its line ending (a '\r' before the '\n'
+		 * is left out too).
+		 */
+		readonly starts: readonly number[],
+		readonly ends: readonly number[],
+		/** The bytes of the lines as they came (the head line's, then the others'), each line ending with '\n'. */
+		private readonly raw: readonly Uint8Array[],
+	) {}
+
+	/** Number of lines. */
+	get count(): number {
+		return this.starts.length;
+	}
+
+	/** The text that holds line `index`. */
+	textOf(index: number): string {
+		return index === 0 && this.head !== undefined ? this.head : this.text;
+	}
+
+	/** The text of line `index`. */
+	line(index: number): string {
+		return this.textOf(index).slice(this.starts[index], this.ends[index]);
+	}
+
+	/** Every line as a string, in order. */
+	get lines(): string[] {
+		const lines: string[] = [];
+		for (let index = 0; index < this.starts.length; index++) lines.push(this.line(index));
+		return lines;
+	}
+
+	/** Whether `test` holds for the text of some line (asked once per text, not once per line). */
+	anyText(test: (text: string) => boolean): boolean {
+		return test(this.text) || (this.head !== undefined && test(this.head));
+	}
+
 	/**
 	 * The bytes of exactly these lines as the service sent them, as consecutive pieces, except for line
-	 * endings: every line ends with a single '\n' ('\r\n' loses its '\r', a last line that came
-	 * without one gets it), so the pieces concatenate into a uniform NDJSON file.
+	 * endings: every line ends with a single '\n' ('\r\n' loses its '\r', a last line that came without
+	 * one gets it), so the pieces concatenate into a uniform NDJSON file. Made on first use: a reader
+	 * that wants only records never looks at them.
 	 */
-	bytes: Uint8Array[];
+	get bytes(): Uint8Array[] {
+		return (this.pieces ??= this.raw.filter((piece) => piece.length > 0).map(withoutCarriageReturns));
+	}
 }
+
+const emptyBlock = () => new LineBlock(undefined, '', [], [], []);
 
 export class LineTooLongError extends Error {
 	constructor(readonly limit: number) {
@@ -50,43 +104,42 @@ export class NdjsonLineSplitter {
 
 	/** Takes the next chunk of the body; returns the lines it completed (often many, possibly none). */
 	push(chunk: Uint8Array): LineBlock {
-		const block: LineBlock = { lines: [], bytes: [] };
 		const first = chunk.indexOf(LF);
 		if (first === -1) {
 			this.hold(chunk);
-			return block;
+			return emptyBlock();
 		}
 		const last = chunk.lastIndexOf(LF);
-		let blockStart = 0;
-		if (this.carryLength > 0) {
-			// The line that was waiting ends in this chunk: join its pieces once.
-			const line = this.takeCarry(chunk.subarray(0, first + 1));
-			block.bytes.push(withoutCarriageReturns(line));
-			block.lines.push(this.decodeLine(line, 0, line.length - 1));
-			blockStart = first + 1;
-		}
-		if (blockStart <= last) {
-			const complete = chunk.subarray(blockStart, last + 1);
-			block.bytes.push(withoutCarriageReturns(complete));
-			// `complete` ends with '\n', so the streaming decoder never holds bytes back between calls; Node 20
-			// decodes about twice as fast in streaming mode (docs/benchmarks.md, "Decoding").
-			splitText(this.decoder.decode(complete, { stream: true }), block.lines);
-		}
+		// The line that was waiting ends in this chunk: its pieces are joined once.
+		const head = this.carryLength > 0 ? this.takeCarry(chunk.subarray(0, first + 1)) : undefined;
+		const rest = chunk.subarray(head ? first + 1 : 0, last + 1);
 		if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
-		return block;
+		return this.block(head, rest);
 	}
 
 	/** The end of the body: a last line without line ending, if there is one. */
 	end(): LineBlock {
-		if (this.carryLength === 0) return { lines: [], bytes: [] };
-		const line = this.takeCarry(NEWLINE);
-		return { lines: [this.decodeLine(line, 0, line.length - 1)], bytes: [withoutCarriageReturns(line)] };
+		if (this.carryLength === 0) return emptyBlock();
+		return this.block(this.takeCarry(NEWLINE), NO_BYTES);
 	}
 
 	/** Forgets a line that was not complete (the connection dropped in its middle). */
 	discardPending(): void {
 		this.carry = [];
 		this.carryLength = 0;
+	}
+
+	/** The block of a joined first line (if any) and the lines after it; both end with '\n' (or are empty). */
+	private block(head: Uint8Array | undefined, rest: Uint8Array): LineBlock {
+		const starts: number[] = [];
+		const ends: number[] = [];
+		// Every piece decoded ends with '\n', so the streaming decoder never holds bytes back between calls;
+		// Node 20 decodes about twice as fast in streaming mode (docs/benchmarks.md, "Decoding").
+		const headText = head && this.decoder.decode(head, { stream: true });
+		if (headText !== undefined) lineRanges(headText, starts, ends);
+		const text = rest.length > 0 ? this.decoder.decode(rest, { stream: true }) : '';
+		lineRanges(text, starts, ends);
+		return new LineBlock(headText, text, starts, ends, head ? [head, rest] : [rest]);
 	}
 
 	private hold(piece: Uint8Array): void {
@@ -98,25 +151,16 @@ export class NdjsonLineSplitter {
 		this.carry.push(piece);
 	}
 
-	private takeCarry(tail?: Uint8Array): Uint8Array {
-		const pieces = tail ? [...this.carry, tail] : this.carry;
-		const length = this.carryLength + (tail?.length ?? 0);
-		const joined = pieces.length === 1 ? pieces[0] : new Uint8Array(length);
-		if (pieces.length > 1) {
-			let offset = 0;
-			for (const piece of pieces) {
-				joined.set(piece, offset);
-				offset += piece.length;
-			}
+	private takeCarry(tail: Uint8Array): Uint8Array {
+		const joined = new Uint8Array(this.carryLength + tail.length);
+		let offset = 0;
+		for (const piece of this.carry) {
+			joined.set(piece, offset);
+			offset += piece.length;
 		}
+		joined.set(tail, offset);
 		this.discardPending();
 		return joined;
-	}
-
-	/** Text of bytes [start, end) without a trailing '\r'. */
-	private decodeLine(bytes: Uint8Array, start: number, end: number): string {
-		const stop = end > start && bytes[end - 1] === CR ? end - 1 : end;
-		return this.decoder.decode(bytes.subarray(start, stop));
 	}
 }
 
@@ -141,12 +185,12 @@ function withoutCarriageReturns(bytes: Uint8Array): Uint8Array {
 	return out.subarray(0, length);
 }
 
-/** Appends the lines of `text` (which ends with '\n') to `lines`, without line endings. */
-function splitText(text: string, lines: string[]): void {
+/** Appends the range of each line of `text` (which ends with '\n'), without its line ending. */
+function lineRanges(text: string, starts: number[], ends: number[]): void {
 	let start = 0;
 	for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-		const end = newline > start && text.charCodeAt(newline - 1) === CR ? newline - 1 : newline;
-		lines.push(text.slice(start, end));
+		starts.push(start);
+		ends.push(newline > start && text.charCodeAt(newline - 1) === CR ? newline - 1 : newline);
 		start = newline + 1;
 	}
 }

@@ -13,7 +13,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Hash64, Hasher64 } from './hash64';
+import { type Hash64, Hasher64 } from './hash64';
 
 import type { SnapshotField } from './snapshotFields';
 
@@ -36,13 +36,19 @@ function entriesOf(value: unknown): unknown[] {
 }
 
 const FIELD_END = 0;
-const ENTRY_END = 1;
 const STRING_VALUE = 2;
+const STRING_SET = 3;
+const JSON_SET = 4;
+
+/** Hashes one entry of a list on its own (see hashSet). */
+const entryHasher = new Hasher64();
+const entryDigest: Hash64 = { hi: 0, lo: 0 };
+const NO_ENTRIES: readonly unknown[] = [];
 
 /**
  * Hashes the compared fields of a record (rank left out: see the file comment) into `out`: per field, a
- * list's distinct entries in sorted order, or the value (a string as is, marked as a string; any other
- * value as canonical JSON), each followed by a separator.
+ * list as a set (hashSet), or the value (a string as is, marked as a string and with its length; any
+ * other value as canonical JSON), each followed by a separator.
  */
 export function hashCompared(record: IDataObject, fields: readonly SnapshotField[], hasher: Hasher64, out: Hash64): Hash64 {
 	hasher.reset();
@@ -50,22 +56,45 @@ export function hashCompared(record: IDataObject, fields: readonly SnapshotField
 		if (field === 'rank') continue;
 		const value = record[field];
 		if (LIST_FIELDS.has(field)) {
-			const texts = entriesOf(value).map((entry) => (typeof entry === 'string' ? entry : canonicalJson(entry)));
-			if (texts.length > 1) texts.sort();
-			let previous: string | undefined;
-			for (const text of texts) {
-				if (text === previous) continue;
-				previous = text;
-				hasher.text(text).code(ENTRY_END);
-			}
+			hashSet(Array.isArray(value) ? value : NO_ENTRIES, hasher);
 		} else if (typeof value === 'string') {
-			hasher.code(STRING_VALUE).text(value);
+			hasher.code(STRING_VALUE).word(value.length).text(value);
 		} else {
 			hasher.text(canonicalJson(value));
 		}
 		hasher.code(FIELD_END);
 	}
 	return hasher.digest(out);
+}
+
+/**
+ * A list as a set, without copying or sorting it: the 64-bit digests of its distinct entries added up
+ * lane by lane (a sum has no order), and their number. Entries are compared as diffField compares them:
+ * a list of strings by the strings (a repeat is found with indexOf: lists are short), any other list by
+ * the canonical JSON of each entry; the two kinds are marked apart.
+ */
+function hashSet(entries: readonly unknown[], hasher: Hasher64): void {
+	let keys = entries as readonly string[];
+	let kind = STRING_SET;
+	for (const entry of entries) {
+		if (typeof entry !== 'string') {
+			keys = entries.map(canonicalJson);
+			kind = JSON_SET;
+			break;
+		}
+	}
+	let hi = 0;
+	let lo = 0;
+	let distinct = 0;
+	for (let index = 0; index < keys.length; index++) {
+		const key = keys[index];
+		if (index > 0 && keys.indexOf(key) < index) continue;
+		entryHasher.reset().text(key).digest(entryDigest);
+		hi = (hi + entryDigest.hi) | 0;
+		lo = (lo + entryDigest.lo) | 0;
+		distinct++;
+	}
+	hasher.code(kind).word(distinct).word(hi).word(lo);
 }
 
 /** The difference in one field, or undefined when there is none. */
@@ -80,25 +109,35 @@ export function diffField(field: SnapshotField, before: unknown, after: unknown,
 	if (LIST_FIELDS.has(field)) {
 		const beforeEntries = entriesOf(before);
 		const afterEntries = entriesOf(after);
-		const beforeKeys = new Set(beforeEntries.map(canonicalJson));
-		const afterKeys = new Set(afterEntries.map(canonicalJson));
-		const added = uniqueBy(afterEntries, (entry) => !beforeKeys.has(canonicalJson(entry)));
-		const removed = uniqueBy(beforeEntries, (entry) => !afterKeys.has(canonicalJson(entry)));
+		// Entries compare by canonical JSON; for strings that is the string itself (no text is made).
+		const key = allStrings(beforeEntries) && allStrings(afterEntries) ? sameString : canonicalJson;
+		const beforeKeys = new Set(beforeEntries.map(key));
+		const afterKeys = new Set(afterEntries.map(key));
+		const added = uniqueBy(afterEntries, key, beforeKeys);
+		const removed = uniqueBy(beforeEntries, key, afterKeys);
 		return added.length > 0 || removed.length > 0 ? { added, removed } : undefined;
 	}
 	const from = before === undefined ? null : before;
 	const to = after === undefined ? null : after;
+	if (typeof from === 'string' || typeof to === 'string') return from === to ? undefined : { from, to };
 	return canonicalJson(from) === canonicalJson(to) ? undefined : { from, to };
 }
 
-/** The entries that pass `keep`, each once, in their order. */
-function uniqueBy(entries: unknown[], keep: (entry: unknown) => boolean): unknown[] {
+const sameString = (entry: unknown) => entry as string;
+
+function allStrings(entries: readonly unknown[]): boolean {
+	for (const entry of entries) if (typeof entry !== 'string') return false;
+	return true;
+}
+
+/** The entries whose key is not in `other`, each once, in their order. */
+function uniqueBy(entries: unknown[], key: (entry: unknown) => string, other: ReadonlySet<string>): unknown[] {
 	const seen = new Set<string>();
 	const result: unknown[] = [];
 	for (const entry of entries) {
-		const key = canonicalJson(entry);
-		if (seen.has(key) || !keep(entry)) continue;
-		seen.add(key);
+		const text = key(entry);
+		if (seen.has(text) || other.has(text)) continue;
+		seen.add(text);
 		result.push(entry);
 	}
 	return result;

@@ -7,7 +7,11 @@
  *    (`removed`, output at once). Found: the hashes tell whether it changed, entered or left the
  *    selection; the older record of those (the compared and filter fields only) is kept for pass 3;
  * 3. the newer snapshot again: each kept domain is output with its differences, and every selected
- *    domain that pass 2 did not find is `added` (new to the index).
+ *    domain that pass 2 did not find is `added` (new to the index). Only those lines are parsed: the
+ *    reader hands each line over first (`lineSelector`), and the name is taken from the raw text when the
+ *    line has the service's shape; any other shape is parsed as before, so the result is the same.
+ *    A line that is not needed is not parsed, so a malformed one is not noticed here (pass 1 read the
+ *    same snapshot and judged it); a needed one that turns out malformed is handled by On Malformed Line.
  *
  * So the newer snapshot is requested twice and the older once (plus the reader's resumes after dropped
  * connections). Pass 3 is left out when nothing can come of it, and every pass stops at the Limit.
@@ -16,17 +20,17 @@
  * Output order (deterministic): first the domains gone from the index, in the older snapshot's order;
  * then every other change in the newer snapshot's order.
  */
-import type { IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { DomainDataFunctions } from '../transport';
+import { buildApiError } from '../transport/errors';
 import { DomainTable, NOT_FOUND } from './domainTable';
 import { KeptRecords } from './keptRecords';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
 import { Hasher64, type Hash64 } from './hash64';
 import { diffField, diffRecords, hashCompared, type FieldChange } from './recordDiff';
 import { withFields, type SnapshotField } from './snapshotFields';
-import { createReadStats, type MalformedLineHandling, readSnapshot, type SnapshotReadStats } from './snapshotReader';
+import { createReadStats, type LineSelector, type MalformedLineHandling, readSnapshot, type SnapshotReadStats } from './snapshotReader';
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
 export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'removed', 'changed'];
@@ -86,7 +90,72 @@ export function createCompareStats(): CompareStats {
 }
 
 function serviceError(context: DomainDataFunctions, spec: CompareSpec, message: string, description: string) {
-	return new NodeApiError(context.getNode(), { message } as JsonObject, { message, description, itemIndex: spec.itemIndex });
+	return buildApiError(context.getNode(), { message, description, itemIndex: spec.itemIndex });
+}
+
+const NAME_FIRST = '{"name":"';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const SPACE = 0x20;
+
+/**
+ * Where the domain name of the NDJSON line `text.slice(start, end)` ends, when the line starts the way
+ * the service writes it: `{"name":"` and a non-empty name without backslash or control character (so its
+ * text is the name JSON.parse gives, from `start + 9` to the returned index, the closing quote). -1 for
+ * any other shape (other key order, whitespace, escapes, an empty name). The line may still be malformed
+ * after the name, or repeat the key (see repeatsName).
+ */
+function nameEnd(text: string, start: number, end: number): number {
+	if (!text.startsWith(NAME_FIRST, start)) return -1;
+	const from = start + NAME_FIRST.length;
+	for (let at = from; at < end; at++) {
+		const code = text.charCodeAt(at);
+		if (code === QUOTE) return at === from ? -1 : at;
+		if (code === BACKSLASH || code < SPACE) return -1;
+	}
+	return -1;
+}
+
+/** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
+function repeatsName(text: string, from: number, end: number): boolean {
+	const again = text.indexOf('"name"', from);
+	return again !== -1 && again < end;
+}
+
+/**
+ * The domain name of the NDJSON line `text.slice(start, end)` without parsing it, when the line has the
+ * shape the service sends: `{"name":"…"` first, no backslash or control character in the name, and no
+ * other `"name"` later in the line. Undefined for any other shape: the caller then parses the line, so the
+ * name is never other than JSON.parse would give. The line itself may still be malformed after the name.
+ */
+export function peekName(text: string, start: number, end: number): string | undefined {
+	const close = nameEnd(text, start, end);
+	if (close === -1 || repeatsName(text, close, end)) return undefined;
+	return text.slice(start + NAME_FIRST.length, close);
+}
+
+/**
+ * Pass 3's line selector: whether the line is one of `needed` (by the table's ordinal), without parsing
+ * it. Pass 3 reads the snapshot of pass 1, so the line is first checked against the ordinal after the
+ * previous line's (a hash compared in arrays read in order); when it is that line of pass 1 (same name),
+ * JSON.parse gave pass 1 this name, so the name is right. Any other line must pass peekName's checks and
+ * is looked up in the table. Undecidable lines are wanted: the caller parses them and decides itself.
+ */
+export function lineSelector(table: DomainTable, needed: (ordinal: number) => boolean): LineSelector {
+	let nextOrdinal = 0;
+	return function selectLine(text, start, end) {
+		const close = nameEnd(text, start, end);
+		if (close === -1) return true;
+		const from = start + NAME_FIRST.length;
+		let ordinal = nextOrdinal;
+		if (!table.holds(ordinal, text, from, close)) {
+			if (repeatsName(text, close, end)) return true;
+			ordinal = table.find(text, from, close);
+			if (ordinal === NOT_FOUND) return false;
+		}
+		nextOrdinal = ordinal + 1;
+		return needed(ordinal);
+	};
 }
 
 function nameOf(context: DomainDataFunctions, spec: CompareSpec, record: IDataObject, label: string, stats: SnapshotReadStats): string {
@@ -123,7 +192,7 @@ export async function* compareSnapshots(
 	const limit = spec.limit ?? Infinity;
 	const cap = spec.maxChanges ?? Infinity;
 	let output = 0;
-	const read = (snapshot: string) => {
+	const read = (snapshot: string, wanted?: LineSelector) => {
 		const readStats = createReadStats(snapshot);
 		stats.reads.push(readStats);
 		return {
@@ -135,6 +204,7 @@ export async function* compareSnapshots(
 				idleTimeoutMs: spec.idleTimeoutMs,
 				onMalformed: spec.onMalformed,
 				batchSize: READ_BATCH,
+				wanted,
 				stats: readStats,
 				itemIndex: spec.itemIndex,
 			}),
@@ -242,7 +312,10 @@ export async function* compareSnapshots(
 		throw spec.tooMany?.() ?? new Error('Too many changes');
 	}
 	if (kept.size + newToIndex === 0) return;
-	const { batches } = read(label);
+	const addsNew = kinds.has('added');
+	/** Only the lines of kept domains and of those new to the index are parsed (see the file comment). */
+	const wanted = lineSelector(table, (ordinal) => kept.has(ordinal) || (addsNew && (table.flags[ordinal] & (SELECTED | SEEN_IN_BASE)) === SELECTED));
+	const { batches } = read(label, wanted);
 	for await (const batch of batches) {
 		for (const record of batch) {
 			const name = record.name as string;

@@ -57,15 +57,19 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 	 */
 	let waitingSince: number | undefined = answeredAt;
 	let watching = true;
-	let signalIdle: () => void = () => undefined;
-	const idle = new Promise<typeof IDLE>((resolve) => {
-		signalIdle = () => resolve(IDLE);
-	});
+	let idleFired = false;
+	/**
+	 * Ends the pending read with IDLE. A fresh promise per read, instead of racing every read against one
+	 * long-lived "idle" promise: each such race leaves a reaction on that promise which keeps the read's
+	 * result, the chunk, alive until the body ends (a whole snapshot held in memory).
+	 */
+	let wakeIdle: (() => void) | undefined;
 	void (async () => {
 		while (watching) {
 			await sleep(watchdogTick(ms));
 			if (watching && waitingSince !== undefined && Date.now() - waitingSince >= ms) {
-				signalIdle();
+				idleFired = true;
+				wakeIdle?.();
 				return;
 			}
 		}
@@ -76,10 +80,15 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 			let broke: { error: unknown } | undefined;
 			waitingSince ??= Date.now();
 			try {
-				step = await Promise.race([chunks.next(), idle]);
+				step = await new Promise<IteratorResult<T> | typeof IDLE>((resolve, reject) => {
+					if (idleFired) return resolve(IDLE);
+					wakeIdle = () => resolve(IDLE);
+					chunks.next().then(resolve, reject);
+				});
 			} catch (error) {
 				broke = { error };
 			}
+			wakeIdle = undefined;
 			if (broke || step === undefined) {
 				// n8n's HTTP client may close a silent socket at about the same moment (its `timeout`): that is
 				// this same idle timeout, and is named so.

@@ -342,17 +342,34 @@ export async function apiStream(
 	request: ApiRequest,
 ): Promise<AsyncIterable<Uint8Array>> {
 	const answer = (await send.call(this, request, { stream: true })) as Answer;
+	return await ndjsonBody(this, answer);
+}
+
+/**
+ * Like apiStream, but a 404 of the service (its own `{"error": ...}` answer) resolves to undefined, so that
+ * the caller can say what does exist (a snapshot label that is not published) without reading messages.
+ */
+export async function apiStreamOrNotFound(
+	this: DomainDataFunctions,
+	request: ApiRequest,
+): Promise<AsyncIterable<Uint8Array> | undefined> {
+	const answer = await send.call(this, request, { stream: true, allowNotFound: true });
+	return answer === undefined ? undefined : await ndjsonBody(this, answer);
+}
+
+/** The body of a 2xx stream answer, unless it is something else than the service's records. */
+async function ndjsonBody(context: DomainDataFunctions, answer: Answer): Promise<AsyncIterable<Uint8Array>> {
 	const contentType = header(answer.headers, 'content-type');
 	if (contentType !== undefined && !/json/i.test(contentType)) {
 		// A proxy's or a captive portal's page: say what came instead of reading it as lines.
 		const head = await readHead(answer.body);
 		const read = readServiceMessage(head, contentType, answer.context.secret);
 		throw unexpectedBodyError(
-			this.getNode(),
+			context.getNode(),
 			answer.context,
 			`it answered ${answer.status} with ${readServiceMessage(contentType.split(';')[0], 'text/plain', answer.context.secret).text ?? 'another content type'} instead of NDJSON records${read.text ? `: "${read.text}"` : ''}`,
 		);
 	}
 	if (isAsyncIterable(answer.body)) return answer.body as AsyncIterable<Uint8Array>;
-	throw unexpectedBodyError(this.getNode(), answer.context, 'the answer has no readable body');
+	throw unexpectedBodyError(context.getNode(), answer.context, 'the answer has no readable body');
 }
