@@ -23,7 +23,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { DomainDataFunctions } from '../transport';
-import { buildApiError } from '../transport/errors';
+import { buildApiError } from '../errors';
 import { DomainTable, NOT_FOUND } from './domainTable';
 import { KeptRecords } from './keptRecords';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';

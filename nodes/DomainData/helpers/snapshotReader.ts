@@ -22,10 +22,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { asNodeError, buildApiError, containsSecret, operationError, redact } from '../errors';
+import { readWholeNumber } from '../parameters';
 import {
 	apiStreamOrNotFound,
 	cancelSignal,
-	containsSecret,
 	credentialSecret,
 	type DomainDataFunctions,
 	IdleTimeoutError,
@@ -35,15 +36,12 @@ import {
 	networkErrorCode,
 	networkFailureLabel,
 	normalizeMaxAttempts,
-	redact,
 	RetryBudget,
 	type RetryTiming,
 	undecodableBodyError,
 } from '../transport';
-import { buildApiError, operationError } from '../transport/errors';
 import { listDatasets, unknownLabelError } from './datasets';
 import { bytesPerLine, excerpt, type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
-import { asNodeError } from './nodeErrors';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter, type RecordPredicate } from './recordFilter';
 import { type SnapshotField, toCanonicalFields, withFields } from './snapshotFields';
 
@@ -194,10 +192,7 @@ function planRead(context: DomainDataFunctions, options: ReadSnapshotOptions, co
 	const requestFields = withFields(canonical.fields, filterFields);
 	const filterOnlyFields = requestFields.filter((field) => !canonical.fields.includes(field));
 	const predicate = compileRecordFilter(options.filter);
-	const limit = options.limit;
-	if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-		throw operationError(node, `The limit must be a whole number of 1 or more, got ${limit}`, { itemIndex: options.itemIndex });
-	}
+	const limit = options.limit === undefined ? undefined : readWholeNumber(node, options.limit, 'parameter "Limit"', { itemIndex: options.itemIndex });
 	return {
 		label: options.label,
 		requestFields,

@@ -35,8 +35,7 @@ import { BodyTooLargeError, isAsyncIterable, JSON_BODY_LIMIT, readHead, readWhol
 import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, withIdleTimeout } from './idle';
 import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 
-// The snapshot reader's imports (helpers/snapshotReader.ts); containsSecret and redact live in ../errors.ts.
-export { containsSecret, redact } from '../errors';
+// What the snapshot reader (helpers/snapshotReader.ts) needs of the transport besides requests.
 export { classifyNetworkCode, isTransientError, KEY_ECHO_DESCRIPTION, unexpectedAnswerError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel } from './errors';
 export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
