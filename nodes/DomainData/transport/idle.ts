@@ -2,7 +2,7 @@
  * Our own idle timeout for response bodies: a body that sends no byte for `ms` counts as a dropped
  * connection (the retry policy then applies), instead of waiting for n8n's or the operating system's
  * much longer limits. n8n replaces the request's abort signal by the execution's cancel signal, so a
- * watchdog races the next chunk, and a stalled body is destroyed.
+ * watchdog can settle the pending read instead of the next chunk, and a stalled body is destroyed.
  *
  * The watchdog is one `sleep` loop per body, not a timer per chunk: `sleep` is the only timer every
  * n8n-workflow version offers (n8n 2.41's has no `sleepWithAbort`), and a timer per chunk that cannot be
@@ -63,15 +63,18 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 	 */
 	let waitingSince: number | undefined = answeredAt;
 	let watching = true;
-	let signalIdle: () => void = () => undefined;
-	const idle = new Promise<typeof IDLE>((resolve) => {
-		signalIdle = () => resolve(IDLE);
-	});
+	let idleReached = false;
+	/**
+	 * Settles the pending read with IDLE. A fresh promise per read: a race against one long-lived promise
+	 * would leave a reaction on it per chunk, each holding its chunk, so a whole stream stayed in memory.
+	 */
+	let wakeOnIdle: (() => void) | undefined;
 	void (async () => {
 		while (watching) {
 			await sleep(watchdogTick(ms));
 			if (watching && waitingSince !== undefined && Date.now() - waitingSince >= ms) {
-				signalIdle();
+				idleReached = true;
+				wakeOnIdle?.();
 				return;
 			}
 		}
@@ -82,9 +85,16 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 			let broke: { error: unknown } | undefined;
 			waitingSince ??= Date.now();
 			try {
-				step = await Promise.race([chunks.next(), idle]);
+				step = idleReached
+					? IDLE
+					: await new Promise<IteratorResult<T> | typeof IDLE>((resolve, reject) => {
+							wakeOnIdle = () => resolve(IDLE);
+							chunks.next().then(resolve, reject);
+						});
 			} catch (error) {
 				broke = { error };
+			} finally {
+				wakeOnIdle = undefined;
 			}
 			if (broke || step === undefined) {
 				// n8n's HTTP client may close a silent socket at about the same moment (its `timeout`): that is
