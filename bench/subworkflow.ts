@@ -161,7 +161,7 @@ function growth(from: Measured, to: Measured): string {
 	return `${mb(from.peakMb)} → ${mb(to.peakMb)} MB (${delta < 0 ? '−' : '+'}${mb(Math.abs(delta))} MB)`;
 }
 
-/** "after full GCs: 120 MB (110-131), 14 full GCs, up to 610 MB reserved" */
+/** The table's GC cells: full collections, heap after the final one (smallest–largest of the run), largest heap reserved. */
 function gcCells(gc: GcSummary | undefined): string[] {
 	if (!gc) return ['0', '–', '–'];
 	return [String(gc.fullGcs), `${mb(gc.liveLastMb)} (${mb(gc.liveMinMb)}–${mb(gc.liveMaxMb)})`, mb(gc.committedMaxMb)];
@@ -289,7 +289,7 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 			`${formatNumber(overheadBatches[1])}, divided by the difference in sub-executions. One run per figure.`,
 		"**What V8 did.** Every n8n process of this section runs with V8's `--trace-gc`, set by a preload (bench/lib/trace-gc-preload.js) in " +
 			`NODE_OPTIONS, and \`--max-old-space-size=${HEAP_CAP_MB}\` for the capped rows. After each run the bench asks that process for a full ` +
-			'collection (SIGUSR2, through the preload) and reads from its log: the number of full collections (Mark-Compact) of its main thread, that ' +
+			'collection (SIGUSR2, through the preload; the next run then starts from a collected heap) and reads from its log: the number of full collections (Mark-Compact) of its main thread, that ' +
 			'final one included; the heap in use right after the final one (what the run left behind), and in parentheses the smallest and the largest ' +
 			'after any full collection of the run; and the largest heap V8 had reserved, which is what the peak RSS follows. If a run kept something ' +
 			'per record or per sub-execution, the heap left after the final collection would grow with the size of the run.',
