@@ -1,8 +1,10 @@
 /**
  * 6. Sub-Workflow output in real n8n 2.8.4: the peak RSS of the n8n process that runs the node (main in
- * regular mode, the worker in queue mode) over 100,000 and 1,000,000 records; records per second through
- * the sub-workflow path against the File output of the same snapshot in the same n8n process; and what
- * one sub-execution costs per batch.
+ * regular mode, the worker in queue mode) over 100,000, 1,000,000 and 2,000,000 records (and 300,000 with
+ * n8n's default heap), so that a plateau shows as one; V8's own trace of its full collections in that
+ * process, which tells garbage collected late from data kept; records per second through the
+ * sub-workflow path against the File output of the same snapshot in the same n8n process; and what one
+ * sub-execution costs per batch.
  *
  * Every workflow is started by a webhook of a running n8n, so the same process runs all of them; before
  * each run its peak-RSS counter (VmHWM) is reset through /proc/<pid>/clear_refs. The sub-workflow is a
@@ -33,6 +35,7 @@ import {
 	workflowId,
 } from '../scripts/n8n/workflows';
 import { KEYS } from '../test/simulator';
+import { gcSince, logOffset, requestFullGc, TRACE_GC_OPTION, type GcSummary } from './lib/gc-trace';
 import { processMemory } from './lib/machine';
 import { BenchN8n, DOMAIN_DATA_CREDENTIAL, n8nAvailable } from './lib/n8n';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
@@ -48,6 +51,8 @@ interface Measured {
 	records: number;
 	wallMs: number;
 	peakMb: number;
+	/** Undefined when V8 made no full collection during the run. */
+	gc?: GcSummary;
 	summary: Record<string, unknown>;
 }
 
@@ -67,10 +72,10 @@ interface Plan {
 	parameters: Record<string, unknown>;
 }
 
-function plans(sizes: number[], batch: number, overheadBatches: [number, number]): Plan[] {
-	const [small, large] = sizes;
+function plans(sizes: Sizes, batch: number, overheadBatches: [number, number]): Plan[] {
+	const { small, large } = sizes;
 	return [
-		...sizes.map((records) => ({ key: `sub ${records} ${batch}`, records, parameters: { output: 'subWorkflow', batchSize: batch } })),
+		...Object.values(sizes).map((records) => ({ key: `sub ${records} ${batch}`, records, parameters: { output: 'subWorkflow', batchSize: batch } })),
 		{ key: `file ${large}`, records: large, parameters: { output: 'file' } },
 		...overheadBatches.map((size) => ({ key: `sub ${small} ${size}`, records: small, parameters: { output: 'subWorkflow', batchSize: size } })),
 	].map((plan) => ({
@@ -107,6 +112,7 @@ async function setUp(
 /** Runs one caller by its webhook; the peak RSS of `runner` (reset just before) and the wall time of the call. */
 async function measure(n8nUrl: string, path: string, runner: N8nProcess, records: number): Promise<Measured> {
 	const pid = runner.pid!;
+	const logStart = logOffset(runner.logFile);
 	// Resets VmHWM to the current RSS (Linux >= 4.0): the peak is this run's.
 	writeFileSync(`/proc/${pid}/clear_refs`, '5');
 	const started = performance.now();
@@ -119,11 +125,23 @@ async function measure(n8nUrl: string, path: string, runner: N8nProcess, records
 	if (count !== records) throw new Error(`${path}: ${count} records, expected ${records} (${text.slice(0, 300)})`);
 	const memory = processMemory(pid);
 	if (!memory) throw new Error(`cannot read the memory of n8n process ${pid}`);
-	return { records, wallMs, peakMb: memory.hwmMb, summary };
+	// What the run left behind: a full collection now, its line in the log (through a stream) a moment later.
+	requestFullGc(pid);
+	await new Promise((resolvePromise) => setTimeout(resolvePromise, 1500));
+	return { records, wallMs, peakMb: memory.hwmMb, gc: gcSince(runner.logFile, logStart, pid), summary };
 }
 
 /** A heap limit for the n8n process: V8 then collects garbage before RSS grows, and what is left is what the run holds. */
 const HEAP_CAP_MB = 384;
+
+/** The run sizes: the target is set between `small` and `large`; `largest` shows whether the growth stops. */
+interface Sizes {
+	small: number;
+	/** Between small and large, with the default heap only: the shape of the curve. */
+	middle: number;
+	large: number;
+	largest: number;
+}
 
 interface Setup {
 	/** Key prefix of the results, e.g. "regular" or "queue capped". */
@@ -134,24 +152,42 @@ interface Setup {
 	keys: string[];
 }
 
+function mb(value: number): string {
+	return value.toFixed(0);
+}
+
+function growth(from: Measured, to: Measured): string {
+	const delta = to.peakMb - from.peakMb;
+	return `${mb(from.peakMb)} → ${mb(to.peakMb)} MB (${delta < 0 ? '−' : '+'}${mb(Math.abs(delta))} MB)`;
+}
+
+/** The table's GC cells: full collections, heap after the final one (smallest–largest of the run), largest heap reserved. */
+function gcCells(gc: GcSummary | undefined): string[] {
+	if (!gc) return ['0', '–', '–'];
+	return [String(gc.fullGcs), `${mb(gc.liveLastMb)} (${mb(gc.liveMinMb)}–${mb(gc.liveMaxMb)})`, mb(gc.committedMaxMb)];
+}
+
 export async function subWorkflowSection(context: BenchContext): Promise<SectionResult> {
 	const unavailable = await n8nAvailable(context);
 	if (unavailable) return { id: 'subworkflow', title: TITLE, figures: [], details: [], pending: [unavailable] };
-	const sizes = context.tiny ? [2_000, 20_000] : [100_000, 1_000_000];
+	const sizes: Sizes = context.tiny
+		? { small: 2_000, middle: 6_000, large: 20_000, largest: 40_000 }
+		: { small: 100_000, middle: 300_000, large: 1_000_000, largest: 2_000_000 };
 	const batch = context.tiny ? 500 : 2_000;
 	const overheadBatches: [number, number] = context.tiny ? [100, 1_000] : [500, 10_000];
 	const all = plans(sizes, batch, overheadBatches);
 	const byKey = (key: string) => all.find((plan) => plan.key === key)!;
 	const suffix = `${process.pid}-${randomBytes(2).toString('hex')}`;
-	const small = `sub ${sizes[0]} ${batch}`;
-	const large = `sub ${sizes[1]} ${batch}`;
+	const sub = (records: number) => `sub ${records} ${batch}`;
+	const capped = [sub(sizes.small), sub(sizes.small), sub(sizes.large), sub(sizes.largest)];
+	const byDefault = [sub(sizes.small), sub(sizes.small), sub(sizes.middle), sub(sizes.large), sub(sizes.largest)];
 	const setups: Setup[] = [
-		{ name: 'regular', queue: false, capped: false, keys: [small, small, large, `file ${sizes[1]}`, ...overheadBatches.map((size) => `sub ${sizes[0]} ${size}`)] },
-		{ name: 'regular capped', queue: false, capped: true, keys: [small, small, large] },
-		{ name: 'queue', queue: true, capped: false, keys: [small, small, large] },
-		{ name: 'queue capped', queue: true, capped: true, keys: [small, small, large] },
+		{ name: 'regular', queue: false, capped: false, keys: [...byDefault, `file ${sizes.large}`, ...overheadBatches.map((size) => `sub ${sizes.small} ${size}`)] },
+		{ name: 'regular capped', queue: false, capped: true, keys: capped },
+		{ name: 'queue', queue: true, capped: false, keys: byDefault },
+		{ name: 'queue capped', queue: true, capped: true, keys: capped },
 	];
-	const sim = await SimulatorProcess.start({ domains: sizes[1] });
+	const sim = await SimulatorProcess.start({ domains: sizes.largest });
 	const results = new Map<string, Measured>();
 	const pending: string[] = [];
 	const figures: Figure[] = [];
@@ -165,13 +201,14 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 			const redisPrefix = `dd-bench-subwf-${tag}`;
 			if (setup.queue) await createDatabase(database);
 			const env = setup.queue ? queueModeEnv({ postgres: { database }, redis: { db: 7, prefix: redisPrefix } }) : undefined;
-			const processEnv = setup.capped ? { NODE_OPTIONS: `--max-old-space-size=${HEAP_CAP_MB}` } : undefined;
-			const { n8n, main, worker, callers } = await setUp(context, sim, all, tag, env, processEnv);
+			const nodeOptions = [TRACE_GC_OPTION, ...(setup.capped ? [`--max-old-space-size=${HEAP_CAP_MB}`] : [])];
+			const { n8n, main, worker, callers } = await setUp(context, sim, all, tag, env, { NODE_OPTIONS: nodeOptions.join(' ') });
 			try {
 				for (const key of setup.keys) {
 					const { path } = callers.find((entry) => entry.plan.key === key)!;
 					const result = await measure(n8n.instance.url, path, worker ?? main, byKey(key).records);
-					context.log(`  subworkflow ${setup.name} ${key}: ${(result.wallMs / 1000).toFixed(1)} s, peak RSS ${result.peakMb.toFixed(0)} MB`);
+					const gc = result.gc ? `, ${result.gc.fullGcs} full GCs, heap after them ${mb(result.gc.liveMinMb)}-${mb(result.gc.liveMaxMb)} MB, at the end ${mb(result.gc.liveLastMb)} MB` : '';
+					context.log(`  subworkflow ${setup.name} ${key}: ${(result.wallMs / 1000).toFixed(1)} s, peak RSS ${mb(result.peakMb)} MB${gc}`);
 					// The first run of a key warms n8n up (lazy loading, JIT); the second one counts.
 					results.set(`${setup.name} ${key}`, result);
 				}
@@ -189,42 +226,56 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 
 	const rate = (result: Measured) => formatNumber(Math.round(result.records / (result.wallMs / 1000)));
 	const rows: string[][] = [];
+	const row = (mode: string, runner: string, heap: string, result: Measured, batchLabel: string) => [
+		mode, runner, heap, formatNumber(result.records), batchLabel, (result.wallMs / 1000).toFixed(1), rate(result), mb(result.peakMb), ...gcCells(result.gc),
+	];
 	for (const setup of setups) {
-		const smallRun = results.get(`${setup.name} ${small}`);
-		const largeRun = results.get(`${setup.name} ${large}`);
+		const runs = [sizes.small, sizes.middle, sizes.large, sizes.largest].map((records) => results.get(`${setup.name} ${sub(records)}`));
+		const [smallRun, , largeRun, largestRun] = runs;
 		if (!smallRun || !largeRun) continue;
-		const growth = largeRun.peakMb - smallRun.peakMb;
 		const runner = setup.queue ? 'worker' : 'main';
+		const mode = setup.queue ? 'queue' : 'regular';
 		const heap = setup.capped ? `heap capped at ${HEAP_CAP_MB} MB` : "n8n's default heap";
 		figures.push({
-			what: `${setup.queue ? 'queue' : 'regular'} mode, ${heap}: peak RSS of ${runner}, ${formatNumber(sizes[0])} → ${formatNumber(sizes[1])} records`,
-			value: `${smallRun.peakMb.toFixed(0)} → ${largeRun.peakMb.toFixed(0)} MB (${growth < 0 ? '−' : '+'}${Math.abs(growth).toFixed(0)} MB)`,
+			what: `${mode} mode, ${heap}: peak RSS of ${runner}, ${formatNumber(sizes.small)} → ${formatNumber(sizes.large)} records`,
+			value: growth(smallRun, largeRun),
 			target: `growth < ${GROWTH_TARGET_MB} MB`,
-			met: growth < GROWTH_TARGET_MB,
+			met: largeRun.peakMb - smallRun.peakMb < GROWTH_TARGET_MB,
 		});
-		for (const result of [smallRun, largeRun]) {
-			rows.push([setup.queue ? 'queue' : 'regular', runner, setup.capped ? `${HEAP_CAP_MB} MB` : 'default', formatNumber(result.records), formatNumber(batch), (result.wallMs / 1000).toFixed(1), rate(result), result.peakMb.toFixed(0)]);
+		if (largestRun) {
+			figures.push({
+				what: `${mode} mode, ${heap}: peak RSS of ${runner}, ${formatNumber(sizes.large)} → ${formatNumber(sizes.largest)} records (does it level off?)`,
+				value: growth(largeRun, largestRun),
+			});
 		}
+		const traced = [smallRun, largestRun ?? largeRun];
+		if (traced.every((result) => result.gc)) {
+			figures.push({
+				what: `${mode} mode, ${heap}: ${runner}'s heap in use after a full collection at the end of the run, ${formatNumber(traced[0].records)} → ${formatNumber(traced[1].records)} records (what the run leaves behind)`,
+				value: `${mb(traced[0].gc!.liveLastMb)} → ${mb(traced[1].gc!.liveLastMb)} MB (during the runs: ${mb(traced[0].gc!.liveMaxMb)} and ${mb(traced[1].gc!.liveMaxMb)} MB at most)`,
+			});
+		}
+		for (const result of runs) if (result) rows.push(row(mode, runner, setup.capped ? `${HEAP_CAP_MB} MB` : 'default', result, formatNumber(batch)));
 	}
-	const sub = results.get(`regular ${large}`);
-	const file = results.get(`regular file ${sizes[1]}`);
-	if (sub && file) {
-		const subRate = sub.records / (sub.wallMs / 1000);
+	const subRun = results.get(`regular ${sub(sizes.large)}`);
+	const file = results.get(`regular file ${sizes.large}`);
+	if (subRun && file) {
+		const subRate = subRun.records / (subRun.wallMs / 1000);
 		const fileRate = file.records / (file.wallMs / 1000);
 		figures.push({
-			what: `records/s, ${formatNumber(sizes[1])} records: Sub-Workflow (batches of ${formatNumber(batch)}) against File output`,
+			what: `records/s, ${formatNumber(sizes.large)} records: Sub-Workflow (batches of ${formatNumber(batch)}) against File output`,
 			value: `${formatNumber(Math.round(subRate))} against ${formatNumber(Math.round(fileRate))} (${(subRate / fileRate).toFixed(2)} ×)`,
 		});
-		rows.push(['regular', 'main', 'default', formatNumber(file.records), 'File output', (file.wallMs / 1000).toFixed(1), rate(file), file.peakMb.toFixed(0)]);
+		rows.push(row('regular', 'main', 'default', file, 'File output'));
 	}
-	const [more, fewer] = overheadBatches.map((size) => results.get(`regular sub ${sizes[0]} ${size}`));
+	const [more, fewer] = overheadBatches.map((size) => results.get(`regular sub ${sizes.small} ${size}`));
 	if (fewer && more) {
-		const runsMore = Math.ceil(sizes[0] / overheadBatches[0]);
-		const runsFewer = Math.ceil(sizes[0] / overheadBatches[1]);
+		const runsMore = Math.ceil(sizes.small / overheadBatches[0]);
+		const runsFewer = Math.ceil(sizes.small / overheadBatches[1]);
 		const perBatchMs = (more.wallMs - fewer.wallMs) / (runsMore - runsFewer);
 		figures.push({ what: 'overhead of one sub-execution (per batch)', value: `${perBatchMs.toFixed(1)} ms` });
 		for (const [result, size] of [[more, overheadBatches[0]], [fewer, overheadBatches[1]]] as const) {
-			rows.push(['regular', 'main', 'default', formatNumber(result.records), formatNumber(size), (result.wallMs / 1000).toFixed(1), rate(result), result.peakMb.toFixed(0)]);
+			rows.push(row('regular', 'main', 'default', result, formatNumber(size)));
 		}
 	}
 	details.push(
@@ -232,15 +283,17 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 			`Each workflow is a Webhook and Dataset → Stream of the newest snapshot (fields ${FIELDS.join(', ')}; the simulator in a child process), ` +
 			'started by a POST to its webhook; the time is that call\'s wall time. The sub-workflow is "When Executed by Another Workflow" → No Operation, ' +
 			'saving no successful execution. Before each run the peak-RSS counter (VmHWM) of the process that runs the node is reset through ' +
-			'`/proc/<pid>/clear_refs`; the peak is read after the run. A first run of the smaller size warms n8n up and is not counted. ' +
-			`The per-batch overhead is the difference of two runs over ${formatNumber(sizes[0])} records in batches of ${formatNumber(overheadBatches[0])} and ` +
-			`${formatNumber(overheadBatches[1])}, divided by the difference in sub-executions. One run per figure (each 1,000,000-record run takes about a minute).`,
-		'**Default heap and capped heap.** With its default heap limit, V8 lets an n8n process grow its heap with the garbage that every ' +
-			'sub-execution leaves (n8n serialises each sub-execution\'s data for its database, the records are parsed and copied) and collects it ' +
-			`late, so the peak RSS of a long run is higher than that of a short one without anything being kept. The same runs with the heap capped ` +
-			`(\`NODE_OPTIONS=--max-old-space-size=${HEAP_CAP_MB}\` for that process) show what the run holds: the 1,000,000-record run then peaks ` +
-			'where the 100,000-record run does. The node itself holds one batch: the stream is paused while a sub-execution runs.',
-		markdownTable(['mode', 'process', 'heap limit', 'records', 'batch size', 'seconds', 'records/s', 'peak RSS MB'], rows),
+			'`/proc/<pid>/clear_refs`; the peak is read after the run. A first run of the smallest size warms n8n up and is not counted; the sizes then ' +
+			'run from the smallest to the largest in the same process. ' +
+			`The per-batch overhead is the difference of two runs over ${formatNumber(sizes.small)} records in batches of ${formatNumber(overheadBatches[0])} and ` +
+			`${formatNumber(overheadBatches[1])}, divided by the difference in sub-executions. One run per figure.`,
+		"**What V8 did.** Every n8n process of this section runs with V8's `--trace-gc`, set by a preload (bench/lib/trace-gc-preload.js) in " +
+			`NODE_OPTIONS, and \`--max-old-space-size=${HEAP_CAP_MB}\` for the capped rows. After each run the bench asks that process for a full ` +
+			'collection (SIGUSR2, through the preload; the next run then starts from a collected heap) and reads from its log: the number of full collections (Mark-Compact) of its main thread, that ' +
+			'final one included; the heap in use right after the final one (what the run left behind), and in parentheses the smallest and the largest ' +
+			'after any full collection of the run; and the largest heap V8 had reserved, which is what the peak RSS follows. If a run kept something ' +
+			'per record or per sub-execution, the heap left after the final collection would grow with the size of the run.',
+		markdownTable(['mode', 'process', 'heap limit', 'records', 'batch size', 'seconds', 'records/s', 'peak RSS MB', 'full GCs', 'heap after final full GC MB (min–max)', 'heap reserved MB'], rows),
 	);
 	return { id: 'subworkflow', title: TITLE, figures, details, pending: pending.length ? pending : undefined };
 }

@@ -4,7 +4,8 @@
  * driven by playwright-core, the simulator as the service. One scenario per version, step by step (jest runs
  * the steps in order, on the same page): sign in, find the node by name, create the credential (its Test
  * reports a refused key, then success), add the trigger and the Stream action, check the resource, operation
- * and label options against the node's description and product.md.
+ * and label options against the node's description and product.md, and choose the workflow of the Sub-Workflow
+ * output from the instance's workflows.
  *
  * Screenshots go to test-output/editor/<version>/ (ignored by git), so `npm test` never rewrites tracked
  * files; `npm run docs:images` (N8N_DOCS_IMAGES=1) runs the newest version alone and writes the README's
@@ -17,10 +18,12 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { Browser, Locator, Page } from 'playwright-core';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
+import { subWorkflowOutputOption } from '../../nodes/DomainData/helpers/subWorkflow';
 import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
 import type { PackedPackage } from '../../scripts/n8n/package';
 import { ensureN8n } from '../../scripts/n8n/install';
 import { N8nInstance, type N8nProcess } from '../../scripts/n8n/instance';
+import { chain, executeWorkflowTrigger, noOp, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { REPO_ROOT } from '../../scripts/n8n/paths';
 import { NEWEST_N8N_VERSION, selectedMatrix } from '../../scripts/n8n/versions';
 import { DEFAULT_OWNER, N8nRestClient } from '../../scripts/n8n/rest';
@@ -43,6 +46,8 @@ const PRODUCT_OPERATIONS: Record<string, string[]> = {
 };
 const ACTION_COUNT = Object.values(PRODUCT_OPERATIONS).flat().length;
 const CUSTOM_API_CALL = 'Custom API Call';
+/** A workflow of the instance that the Sub-Workflow output can run: the picker must list it. */
+const SUB_WORKFLOW = { id: workflowId('editorSubWorkflow'), name: 'Write a batch of records' };
 
 const log = (line: string) => process.stdout.write(`[editor test] ${line}\n`);
 
@@ -171,6 +176,7 @@ describeInBrowser.each(EDITORS)('the editor: n8n $version in Chromium, the packa
 		packed = await packedPackage();
 		// Jest's NODE_ENV=test makes `n8n start` exit at once with code 1 and no output: n8n runs without it.
 		n8n = await N8nInstance.create({ version, package: packed, env: { NODE_ENV: undefined } });
+		await n8n.importWorkflows([workflow(SUB_WORKFLOW.id, SUB_WORKFLOW.name, chain(executeWorkflowTrigger(), noOp('Write')))]);
 		server = await n8n.start();
 		await new N8nRestClient(n8n.url).ensureOwner();
 		browser = await launchChromium();
@@ -340,6 +346,30 @@ describeInBrowser.each(EDITORS)('the editor: n8n $version in Chromium, the packa
 		expect(sim.calls('datasets').map((call) => call.headers.authorization)).toContain(`Bearer ${KEYS.pro}`);
 		await screenshot('stream-label-dropdown.png');
 		await page.locator('.el-select-dropdown:visible .option-headline', { hasText: datasets[0].label }).click();
+		await closeNdv();
+	}, 60_000);
+
+	it("offers the instance's workflows in the Sub-Workflow output's Workflow picker, and keeps the chosen one's ID", async () => {
+		await page.locator('[data-test-id="canvas-node"]', { hasText: 'Stream a dataset' }).dblclick();
+		await page.locator('[data-test-id="ndv"]').waitFor();
+		await chooseOption('output', subWorkflowOutputOption.name);
+		// n8n's workflowSelector: a resource locator with the modes "From list" and "By ID".
+		const picker = page.locator('[data-test-id="resource-locator-workflowId"]');
+		const field = picker.locator('input[data-test-id="rlc-input"], [data-test-id="rlc-input"] input').first();
+		await field.click();
+		// The list is a popover of its own (2.x) or a dropdown (1.x): its rows carry this test id in both.
+		const listed = page.locator('[data-test-id="rlc-item"]:visible');
+		await listed.first().waitFor();
+		expect(await listed.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining(SUB_WORKFLOW.name)]));
+		await screenshot('subworkflow-picker.png');
+		await listed.filter({ hasText: SUB_WORKFLOW.name }).click();
+		expect(await settle(() => field.inputValue(), (value) => value === SUB_WORKFLOW.name)).toBe(SUB_WORKFLOW.name);
+
+		// "By ID" shows the value the parameter holds: the workflow's ID.
+		await picker.locator('[data-test-id="rlc-mode-selector"]').click();
+		await page.locator('.el-select-dropdown:visible .el-select-dropdown__item', { hasText: /^By ID$/ }).click();
+		expect(await settle(() => field.inputValue(), (value) => value === SUB_WORKFLOW.id)).toBe(SUB_WORKFLOW.id);
+		await screenshot('subworkflow-picker-by-id.png', page.locator('[data-test-id="ndv"]'));
 		await closeNdv();
 	}, 60_000);
 

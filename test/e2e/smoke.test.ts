@@ -2,14 +2,27 @@
  * Smoke run of the packed package on each "smoke" version of the test matrix (the newest n8n 1.x,
  * 1.123.81, for users who have not moved to n8n 2; see scripts/n8n/versions.ts): the nodes load from the
  * community-package folder and every operation runs once through `n8n execute-batch`; one failure runs
- * through `n8n execute` to check the error that version reports.
+ * through `n8n execute` to check the error that version reports. The Sub-Workflow output runs a whole
+ * snapshot through a sub-workflow that writes each batch to a file (n8n 1.x runs a called workflow
+ * without publishing it).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { N8nInstance } from '../../scripts/n8n/instance';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
-import { chain, domainData, manualTrigger, node, setJson, splitOut, workflow, workflowId } from '../../scripts/n8n/workflows';
+import {
+	BATCH_SUB_WORKFLOW_SETTINGS,
+	chain,
+	domainData,
+	executeWorkflowTrigger,
+	manualTrigger,
+	node,
+	setJson,
+	splitOut,
+	workflow,
+	workflowId,
+} from '../../scripts/n8n/workflows';
 import { startSimulator, type Simulator } from '../simulator';
 import { CREDENTIALS, createInstance, e2eVersion } from './support';
 
@@ -22,7 +35,13 @@ const WF = {
 	stream: workflowId('v1Stream'),
 	file: workflowId('v1File'),
 	notFound: workflowId('v1NotFound'),
+	subWorkflow: workflowId('v1SubWorkflow'),
 };
+const SUB_WORKFLOW = workflowId('v1SubWorkflowWriter');
+const DOMAINS = 5000;
+const SUB_BATCH = 1000;
+/** Each sub-execution writes its batch here, named by its execution id. */
+const BATCH_FILE_PREFIX = 'sub-batch-';
 const pro = CREDENTIALS.pro;
 const VERSION = e2eVersion();
 
@@ -38,7 +57,7 @@ function items(id: string, nodeName: string): Array<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-	sim = await startSimulator({ domains: 500, snapshots: 2 });
+	sim = await startSimulator({ domains: DOMAINS, snapshots: 2 });
 	n8n = await createInstance(sim);
 	const names = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
 	await n8n.importWorkflows([
@@ -63,6 +82,20 @@ beforeAll(async () => {
 				options: {},
 			}),
 		)),
+		workflow(SUB_WORKFLOW, 'sub-workflow: write the batch to a file', chain(
+			executeWorkflowTrigger(),
+			node('To JSON', 'n8n-nodes-base.convertToFile', 1.1, { operation: 'toJson', mode: 'once', binaryPropertyName: 'data', options: {} }),
+			node('Write Batch', 'n8n-nodes-base.readWriteFile', 1, {
+				operation: 'write',
+				fileName: `={{ ${JSON.stringify(`${n8n.filesDir}/${BATCH_FILE_PREFIX}`)} + $execution.id + '.json' }}`,
+				dataPropertyName: 'data',
+				options: {},
+			}),
+		), { settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } }),
+		workflow(WF.subWorkflow, 'sub-workflow output', chain(manualTrigger(), domainData('Stream', {
+			resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank'], returnAll: true,
+			output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: SUB_WORKFLOW }, batchSize: SUB_BATCH,
+		}, pro))),
 		workflow(WF.notFound, 'not found', chain(manualTrigger(), domainData('Get', { resource: 'domain', operation: 'get', domain: 'not-in-the-index-v1.com' }, pro))),
 	]);
 	const succeeding = Object.values(WF).filter((id) => id !== WF.notFound);
@@ -87,9 +120,23 @@ test(`every operation runs on n8n ${VERSION}`, () => {
 test(`the whole snapshot reaches disk through n8n ${VERSION}'s binary data and Write File node`, () => {
 	const newest = sim.datasets()[0].label;
 	const [file] = items(WF.file, 'Stream');
-	expect(file).toMatchObject({ label: newest, recordCount: 500 });
+	expect(file).toMatchObject({ label: newest, recordCount: DOMAINS });
 	const written = readFileSync(join(n8n.filesDir, `${newest}.ndjson`), 'utf8');
-	expect(written).toBe(Array.from({ length: 500 }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
+	expect(written).toBe(Array.from({ length: DOMAINS }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
+});
+
+test(`the Sub-Workflow output sends the whole snapshot through a sub-workflow of n8n ${VERSION}, each record once`, () => {
+	const newest = sim.datasets()[0].label;
+	expect(items(WF.subWorkflow, 'Stream')).toEqual([
+		{ label: newest, records: DOMAINS, batches: DOMAINS / SUB_BATCH, skippedRecords: 0, durationMs: expect.any(Number) },
+	]);
+	const files = readdirSync(n8n.filesDir).filter((name) => name.startsWith(BATCH_FILE_PREFIX));
+	const batches = files.map((name) => JSON.parse(readFileSync(join(n8n.filesDir, name), 'utf8')) as Array<Record<string, unknown>>);
+	expect(batches.map((batch) => batch.length)).toEqual(Array.from({ length: DOMAINS / SUB_BATCH }, () => SUB_BATCH));
+	const received = batches.flat().sort((a, b) => Number(a.rank) - Number(b.rank));
+	const expected = Array.from({ length: DOMAINS }, (_, i) => ({ ...JSON.parse(sim.index.lineAt(i, newest, 'name,rank')), label: newest }) as Record<string, unknown>)
+		.sort((a, b) => Number(a.rank) - Number(b.rank));
+	expect(received).toEqual(expected);
 });
 
 test('a failure is reported with its message and HTTP code', () => {

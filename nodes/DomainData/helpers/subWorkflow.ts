@@ -131,6 +131,11 @@ async function* rebatch(source: AsyncIterable<IDataObject[]>, size: number, skip
 			toSkip -= dropped;
 			records = dropped === records.length ? [] : records.slice(dropped);
 		}
+		// The reader cuts its batches to the same size: hand them on instead of copying them into a new array.
+		if (pending.length === 0 && records.length === size) {
+			yield records;
+			continue;
+		}
 		for (const record of records) {
 			pending.push(record);
 			if (pending.length === size) {
@@ -206,13 +211,14 @@ export async function runSubWorkflowPerBatch(
 		for await (const batch of rebatch(records, run.batchSize, run.skipRecords)) {
 			if (cancel?.aborted) throw operationError(this.getNode(), 'The execution was cancelled', { itemIndex: run.itemIndex });
 			const items = toItems(batch, run, progress);
-			let result;
+			// Only whether it waits matters: the sub-workflow's output items are dropped here.
+			let waitTill: unknown;
 			try {
-				result = await this.executeWorkflow(workflow, items, undefined, parentExecution ? { parentExecution } : undefined);
+				({ waitTill } = await this.executeWorkflow(workflow, items, undefined, parentExecution ? { parentExecution } : undefined));
 			} catch (error) {
 				throw batchFailedError.call(this, run, progress, batch.length, error);
 			}
-			if (result.waitTill) {
+			if (waitTill) {
 				throw batchFailedError.call(this, run, progress, batch.length, new Error('it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node'));
 			}
 			progress.done += batch.length;
