@@ -1,6 +1,6 @@
 /**
  * The memory structures of Dataset → Compare on their own: the name table, the kept records, the
- * streaming hash, and pass 3's look at raw lines (peekName, lineSelector). (The operation itself is tested
+ * streaming hash, and pass 3's look at raw lines (lineSelector). (The operation itself is tested
  * over HTTP in dataset.compare.test.ts.)
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -9,7 +9,7 @@ import { DomainTable, NOT_FOUND } from '../nodes/DomainData/helpers/domainTable'
 import { hash64, Hasher64 } from '../nodes/DomainData/helpers/hash64';
 import { KeptRecords } from '../nodes/DomainData/helpers/keptRecords';
 import { diffField, hashCompared } from '../nodes/DomainData/helpers/recordDiff';
-import { lineSelector, peekName } from '../nodes/DomainData/helpers/snapshotDiff';
+import { lineSelector } from '../nodes/DomainData/helpers/snapshotDiff';
 
 const zero = () => ({ hi: 0, lo: 0 });
 
@@ -112,7 +112,8 @@ function parses(line: string): boolean {
 	}
 }
 
-describe('peekName: the name of a raw line, or undefined when only JSON.parse can tell', () => {
+describe('lineSelector reads a name from a raw line only where JSON.parse would read the same', () => {
+	// [what, line, the name read from the raw line, or undefined where the line must be parsed (wanted)]
 	const cases: Array<[string, string, string | undefined]> = [
 		['the service\'s shape', '{"name":"example.com","title":"Example"}', 'example.com'],
 		['a name in Unicode', '{"name":"münchen.de","title":"x"}', 'münchen.de'],
@@ -125,23 +126,50 @@ describe('peekName: the name of a raw line, or undefined when only JSON.parse ca
 		['an empty name', '{"name":"","title":"x"}', undefined],
 		['a control character in the name', '{"name":"exa\tmple.com"}', undefined],
 		['the key repeated (JSON.parse takes the last)', '{"name":"a.com","title":"x","name":"b.com"}', undefined],
-		['the key again in a nested object', '{"name":"a.com","dns":{"name":"ns1"}}', undefined],
-		['"name" as a value later', '{"name":"a.com","title":"name"}', undefined],
+		// A later "name" does not matter when the first one is pass 1's name at that place (JSON.parse gave it).
+		['the key again in a nested object', '{"name":"a.com","dns":{"name":"ns1"}}', 'a.com'],
+		['"name" as a value later', '{"name":"a.com","title":"name"}', 'a.com'],
 		['a line malformed after the name', '{"name":"a.com","ti', 'a.com'],
 		['a name that does not end in its line', '{"name":"a.com', undefined],
 		['a blank line', '', undefined],
 	];
 
-	it.each(cases)('%s', (_what, line, expected) => {
+	it.each(cases)('%s', (_what, line, read) => {
+		// Pass 1's table holds the names JSON.parse gives (for a line malformed after the name: the name it had).
+		const parsed = parses(line) ? (JSON.parse(line) as { name?: unknown }).name : undefined;
+		const names = ['before.com', read ?? (typeof parsed === 'string' && parsed ? parsed : 'other.com'), 'after.com'];
+		const domains = new DomainTable();
+		for (const name of names) domains.add(name, zero(), 1, 0);
+		domains.index();
 		const { text, at } = ranges(['{"name":"before.com"}', line, '{"name":"after.com","x":"\\"name\\""}']);
-		expect(peekName(text, ...at[1])).toBe(expected);
-		// Where it reads a name from a line JSON.parse can read, JSON.parse reads the same.
-		if (expected !== undefined && parses(line)) expect(JSON.parse(line).name).toBe(expected);
+		const asked: number[] = [];
+		const select = lineSelector(domains, (ordinal) => {
+			asked.push(ordinal);
+			return ordinal === 1;
+		});
+		const answers = at.map(([start, end]) => select(text, start, end));
+		if (read === undefined) {
+			// Undecidable from the raw text: wanted, so the caller parses it and decides.
+			expect(answers).toEqual([false, true, false]);
+			expect(asked).not.toContain(1);
+		} else {
+			// Read from the raw text: decided by the table, and JSON.parse reads the same name where it can.
+			expect(answers).toEqual([false, true, false]);
+			expect(asked).toEqual([0, 1, 2]);
+			expect(domains.find(read)).toBe(1);
+			if (parses(line)) expect(parsed).toBe(read);
+		}
 	});
 
 	it('never reads past the end of its line', () => {
+		const domains = new DomainTable();
+		domains.add('a.com', zero(), 1, 0);
+		domains.index();
 		const { text, at } = ranges(['{"name":"a.com', '","title":"x"}']);
-		expect(peekName(text, ...at[0])).toBeUndefined();
+		// The quote that would close the name is in the next line: undecidable, so wanted (never "a.com" by ordinal).
+		const asked: number[] = [];
+		expect(lineSelector(domains, (ordinal) => (asked.push(ordinal), false))(text, ...at[0])).toBe(true);
+		expect(asked).toEqual([]);
 	});
 });
 

@@ -123,23 +123,12 @@ function repeatsName(text: string, from: number, end: number): boolean {
 }
 
 /**
- * The domain name of the NDJSON line `text.slice(start, end)` without parsing it, when the line has the
- * shape the service sends: `{"name":"…"` first, no backslash or control character in the name, and no
- * other `"name"` later in the line. Undefined for any other shape: the caller then parses the line, so the
- * name is never other than JSON.parse would give. The line itself may still be malformed after the name.
- */
-export function peekName(text: string, start: number, end: number): string | undefined {
-	const close = nameEnd(text, start, end);
-	if (close === -1 || repeatsName(text, close, end)) return undefined;
-	return text.slice(start + NAME_FIRST.length, close);
-}
-
-/**
  * Pass 3's line selector: whether the line is one of `needed` (by the table's ordinal), without parsing
  * it. Pass 3 reads the snapshot of pass 1, so the line is first checked against the ordinal after the
  * previous line's (a hash compared in arrays read in order); when it is that line of pass 1 (same name),
- * JSON.parse gave pass 1 this name, so the name is right. Any other line must pass peekName's checks and
- * is looked up in the table. Undecidable lines are wanted: the caller parses them and decides itself.
+ * JSON.parse gave pass 1 this name, so the name is right. Any other line is looked up in the table only
+ * when its name is certain from the raw text (the service's shape, see nameEnd, and no later `"name"` key
+ * that JSON.parse would let win). Undecidable lines are wanted: the caller parses them and decides itself.
  */
 export function lineSelector(table: DomainTable, needed: (ordinal: number) => boolean): LineSelector {
 	let nextOrdinal = 0;

@@ -35,7 +35,7 @@ import { BodyTooLargeError, isAsyncIterable, JSON_BODY_LIMIT, readHead, readWhol
 import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, withIdleTimeout } from './idle';
 import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 
-// What the snapshot reader (helpers/snapshotReader.ts) needs of the transport besides requests.
+// The rest of the transport's surface (lint keeps every caller outside transport/ on this index).
 export { classifyNetworkCode, isTransientError, KEY_ECHO_DESCRIPTION, unexpectedAnswerError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel } from './errors';
 export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
