@@ -24,6 +24,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { DomainDataFunctions } from '../transport';
 import { buildApiError } from '../errors';
+import { DEFAULT_BATCH_SIZE } from './batches';
 import { DomainTable, NOT_FOUND } from './domainTable';
 import { KeptRecords } from './keptRecords';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
@@ -83,7 +84,6 @@ export interface CompareStats {
 
 const SELECTED = 1;
 const SEEN_IN_BASE = 2;
-const READ_BATCH = 1000;
 
 export function createCompareStats(): CompareStats {
 	return { reads: [], keptPeak: 0, keptBytesPeak: 0 };
@@ -192,7 +192,7 @@ export async function* compareSnapshots(
 				maxAttempts: spec.maxAttempts,
 				idleTimeoutMs: spec.idleTimeoutMs,
 				onMalformed: spec.onMalformed,
-				batchSize: READ_BATCH,
+				batchSize: DEFAULT_BATCH_SIZE,
 				wanted,
 				stats: readStats,
 				itemIndex: spec.itemIndex,

@@ -40,6 +40,7 @@ import {
 	type RetryTiming,
 	undecodableBodyError,
 } from '../transport';
+import { DEFAULT_BATCH_SIZE, rebatch } from './batches';
 import { listDatasets, unknownLabelError } from './datasets';
 import { bytesPerLine, excerpt, type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter, type RecordPredicate } from './recordFilter';
@@ -47,8 +48,6 @@ import { type SnapshotField, toCanonicalFields, withFields } from './snapshotFie
 
 export type MalformedLineHandling = 'error' | 'skip';
 
-/** Records per yielded batch of `readSnapshot` when the caller does not say. */
-export const DEFAULT_READ_BATCH_SIZE = 1000;
 /**
  * One rule for bytes that are not valid UTF-8, in items and files alike: they become U+FFFD, the Unicode
  * replacement character (what TextDecoder makes of them).
@@ -118,7 +117,7 @@ export interface ReadSnapshotOptions {
 	retryTiming?: RetryTiming;
 	/** A line that is not a JSON object: fail (default) or skip it and count it in `stats`. */
 	onMalformed?: MalformedLineHandling;
-	/** Records per yielded array (default 1000; the last one can be shorter). */
+	/** Records per yielded array (default DEFAULT_BATCH_SIZE; the last one can be shorter). */
 	batchSize?: number;
 	/**
 	 * For callers that need only some lines of a snapshot (Compare's third pass): sees each line as
@@ -566,18 +565,12 @@ function cancelledError(read: Read) {
 export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnapshotOptions): AsyncGenerator<IDataObject[]> {
 	const plan = planRead(this, options, { records: true, bytes: false });
 	const stats = options.stats ?? createReadStats();
-	const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_READ_BATCH_SIZE));
-	let batch: IDataObject[] = [];
-	for await (const block of readBlocks.call(this, plan, stats)) {
-		for (const record of block.records) {
-			batch.push(record);
-			if (batch.length === batchSize) {
-				yield batch;
-				batch = [];
-			}
-		}
-	}
-	if (batch.length > 0) yield batch;
+	const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
+	yield* rebatch(recordsOf(readBlocks.call(this, plan, stats)), batchSize);
+}
+
+async function* recordsOf(blocks: AsyncIterable<ReadBlock>): AsyncGenerator<IDataObject[]> {
+	for await (const block of blocks) yield block.records;
 }
 
 /**

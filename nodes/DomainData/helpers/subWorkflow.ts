@@ -20,6 +20,7 @@ import type {
 
 import { isNodeError, operationError } from '../errors';
 import { readWholeNumber } from '../parameters';
+import { rebatch } from './batches';
 
 export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
 
@@ -118,33 +119,6 @@ function assertSubWorkflowsCanRun(this: IExecuteFunctions, itemIndex: number): v
 
 function count(value: number): string {
 	return value.toLocaleString('en-US');
-}
-
-/** Cuts record arrays of any size into arrays of exactly `size` (the last may be shorter), after skipping `skip`. */
-async function* rebatch(source: AsyncIterable<IDataObject[]>, size: number, skip: number): AsyncGenerator<IDataObject[]> {
-	let toSkip = skip;
-	let pending: IDataObject[] = [];
-	for await (const incoming of source) {
-		let records = incoming;
-		if (toSkip > 0) {
-			const dropped = Math.min(toSkip, records.length);
-			toSkip -= dropped;
-			records = dropped === records.length ? [] : records.slice(dropped);
-		}
-		// The reader cuts its batches to the same size: hand them on instead of copying them into a new array.
-		if (pending.length === 0 && records.length === size) {
-			yield records;
-			continue;
-		}
-		for (const record of records) {
-			pending.push(record);
-			if (pending.length === size) {
-				yield pending;
-				pending = [];
-			}
-		}
-	}
-	if (pending.length > 0) yield pending;
 }
 
 interface Progress {

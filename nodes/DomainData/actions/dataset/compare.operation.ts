@@ -6,7 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { type Dataset, listDatasets } from '../../helpers/datasets';
-import { asNodeError, operationError } from '../../errors';
+import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import {
 	CHANGE_KINDS,
@@ -25,6 +25,7 @@ import {
 	SUB_WORKFLOW_OUTPUT,
 } from '../../helpers/subWorkflow';
 import { returnAllOrLimit } from '../common';
+import { forEachItem } from '../perItem';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
 import * as output from './output';
@@ -297,32 +298,24 @@ async function compareToSubWorkflow(
  * changes across all input items against "Max Records in Memory", as Stream does.
  */
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const returnItems: INodeExecutionData[] = [];
 	let datasets: Promise<Dataset[]> | undefined;
 	let held = 0;
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const request = readRequest.call(this, itemIndex);
-			datasets ??= listDatasets.call(this, { maxAttempts: request.maxAttempts, itemIndex }).catch((error: unknown) => {
-				datasets = undefined; // the next item may try again
-				throw error;
-			});
-			const pair = pickSnapshotPair.call(this, request, await datasets, itemIndex);
-			if (request.output === SUB_WORKFLOW_OUTPUT) {
-				returnItems.push(await compareToSubWorkflow.call(this, request, pair, itemIndex));
-			} else if (request.output === 'file') {
-				returnItems.push(await compareIntoFile.call(this, request, pair, itemIndex));
-			} else {
-				const result = await compareIntoMemory.call(this, request, pair, itemIndex, held);
-				const changes = request.output === 'items' ? result.length : result.reduce((sum, item) => sum + (item.json.records as unknown[]).length, 0);
-				held += changes;
-				// One push per item: spreading many items as arguments would overflow the call stack.
-				for (const item of result) returnItems.push(item);
-			}
-		} catch (error) {
-			if (!this.continueOnFail()) throw asNodeError(this.getNode(), error, itemIndex);
-			returnItems.push({ json: { error: (error as Error).message }, pairedItem: { item: itemIndex } });
+	return await forEachItem.call(this, items, async (itemIndex, returnItems) => {
+		const request = readRequest.call(this, itemIndex);
+		datasets ??= listDatasets.call(this, { maxAttempts: request.maxAttempts, itemIndex }).catch((error: unknown) => {
+			datasets = undefined; // the next item may try again
+			throw error;
+		});
+		const pair = pickSnapshotPair.call(this, request, await datasets, itemIndex);
+		if (request.output === SUB_WORKFLOW_OUTPUT) {
+			returnItems.push(await compareToSubWorkflow.call(this, request, pair, itemIndex));
+		} else if (request.output === 'file') {
+			returnItems.push(await compareIntoFile.call(this, request, pair, itemIndex));
+		} else {
+			const result = await compareIntoMemory.call(this, request, pair, itemIndex, held);
+			const changes = request.output === 'items' ? result.length : result.reduce((sum, item) => sum + (item.json.records as unknown[]).length, 0);
+			held += changes;
+			for (const item of result) returnItems.push(item);
 		}
-	}
-	return returnItems;
+	});
 }

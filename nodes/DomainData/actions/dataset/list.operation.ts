@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { asNodeError } from '../../errors';
 import { listDatasets } from '../../helpers/datasets';
 import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
+import { forEachItem } from '../perItem';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -27,22 +27,15 @@ export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const limit = readLimit.call(this, itemIndex);
-			const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown };
-			const datasets = await listDatasets.call(this, {
-				maxAttempts: readMaxAttempts(this.getNode(), options, itemIndex),
-				itemIndex,
-			});
-			for (const { label, value } of limit === undefined ? datasets : datasets.slice(0, limit)) {
-				output.push({ json: { label, value }, pairedItem: { item: itemIndex } });
-			}
-		} catch (error) {
-			if (!this.continueOnFail()) throw asNodeError(this.getNode(), error, itemIndex);
-			output.push({ json: { error: (error as Error).message }, pairedItem: { item: itemIndex } });
+	return await forEachItem.call(this, items, async (itemIndex, output) => {
+		const limit = readLimit.call(this, itemIndex);
+		const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown };
+		const datasets = await listDatasets.call(this, {
+			maxAttempts: readMaxAttempts(this.getNode(), options, itemIndex),
+			itemIndex,
+		});
+		for (const { label, value } of limit === undefined ? datasets : datasets.slice(0, limit)) {
+			output.push({ json: { label, value }, pairedItem: { item: itemIndex } });
 		}
-	}
-	return output;
+	});
 }

@@ -6,6 +6,7 @@ import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { asNodeError, operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
+import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
 import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../helpers/binaryStream';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { SUB_WORKFLOW_OUTPUT, subWorkflowOptions, subWorkflowOutputOption, workflowIdProperty } from '../../helpers/subWorkflow';
@@ -13,7 +14,6 @@ import { idleTimeoutOption, maxAttemptsOption } from '../common';
 
 /** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
 export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
-export const DEFAULT_BATCH_SIZE = 1000;
 const NDJSON_MIME_TYPE = 'application/x-ndjson';
 const GZIP_MIME_TYPE = 'application/gzip';
 

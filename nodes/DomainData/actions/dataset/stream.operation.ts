@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { asNodeError, operationError } from '../../errors';
+import { operationError } from '../../errors';
 import { type Dataset, isDateLabel, listDatasets, pickLabel } from '../../helpers/datasets';
+import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
 import {
 	createReadStats,
@@ -17,12 +18,12 @@ import {
 	SUB_WORKFLOW_OUTPUT,
 } from '../../helpers/subWorkflow';
 import { returnAllOrLimit } from '../common';
+import { forEachItem } from '../perItem';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
 import {
 	addHint,
 	alreadyHeld,
-	DEFAULT_BATCH_SIZE,
 	GUARD_DESCRIPTION,
 	outputProperties,
 	readOptionsCollection,
@@ -246,33 +247,25 @@ async function streamToSubWorkflow(
  * "Max Records in Memory", because n8n holds the whole output of the node at once.
  */
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
 	const labels = new LabelResolver(this);
 	let held = 0;
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const request = readRequest.call(this, itemIndex);
-			if (request.output === SUB_WORKFLOW_OUTPUT) {
-				output.push(await streamToSubWorkflow.call(this, request, labels, itemIndex));
-				continue;
-			}
-			if (request.output !== 'file' && cannotFit(request, held)) {
-				// Known before any call: the slice asked for cannot fit.
-				throw limitTooHighError.call(this, request, itemIndex, held);
-			}
-			const label = await labels.resolve(request.label, request.maxAttempts, itemIndex);
-			if (request.output === 'file') {
-				output.push(await readIntoFile.call(this, request, label, itemIndex));
-			} else {
-				const result = await readIntoMemory.call(this, request, label, itemIndex, held);
-				held += result.records;
-				// One push per item: spreading 100,000 items as arguments would overflow the call stack.
-				for (const item of result.items) output.push(item);
-			}
-		} catch (error) {
-			if (!this.continueOnFail()) throw asNodeError(this.getNode(), error, itemIndex);
-			output.push({ json: { error: (error as Error).message }, pairedItem: { item: itemIndex } });
+	return await forEachItem.call(this, items, async (itemIndex, output) => {
+		const request = readRequest.call(this, itemIndex);
+		if (request.output === SUB_WORKFLOW_OUTPUT) {
+			output.push(await streamToSubWorkflow.call(this, request, labels, itemIndex));
+			return;
 		}
-	}
-	return output;
+		if (request.output !== 'file' && cannotFit(request, held)) {
+			// Known before any call: the slice asked for cannot fit.
+			throw limitTooHighError.call(this, request, itemIndex, held);
+		}
+		const label = await labels.resolve(request.label, request.maxAttempts, itemIndex);
+		if (request.output === 'file') {
+			output.push(await readIntoFile.call(this, request, label, itemIndex));
+		} else {
+			const result = await readIntoMemory.call(this, request, label, itemIndex, held);
+			held += result.records;
+			for (const item of result.items) output.push(item);
+		}
+	});
 }

@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-import { asNodeError, buildApiError, describeValue, operationError } from '../../errors';
+import { buildApiError, describeValue, operationError } from '../../errors';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
 import { maxAttemptsOption, readMaxAttempts } from '../common';
+import { forEachItem } from '../perItem';
 import { removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
@@ -64,66 +65,56 @@ export async function execute(
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
-	const output: INodeExecutionData[] = [];
 	// Items that ask for the same name share one call: null = not in the index.
 	const answers = new Map<string, IDataObject | null>();
 
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const value = this.getNodeParameter('domain', itemIndex);
-			const options = this.getNodeParameter('options', itemIndex, {}) as GetOptions;
-			const maxAttempts = readMaxAttempts(node, options, itemIndex);
-			const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
-			if (!normalized.ok) {
-				throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
-					itemIndex,
-					description:
-						'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
-				});
-			}
-			const { name } = normalized;
-
-			let domain = answers.get(name);
-			if (domain === undefined) {
-				const answer = await apiRequestOrNotFound.call(this, {
-					method: 'GET',
-					path: ['domain', name],
-					maxAttempts,
-					itemIndex,
-				});
-				if (answer === undefined) {
-					domain = null;
-				} else {
-					const found = (answer as { domain?: unknown }).domain;
-					if (!found || typeof found !== 'object' || Array.isArray(found)) {
-						throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
-					}
-					domain = found as IDataObject;
-				}
-				answers.set(name, domain);
-			}
-
-			if (domain !== null) {
-				output.push({ json: deepCopy(domain), pairedItem: { item: itemIndex } });
-			} else if (options.onNotFound === 'returnNotFound') {
-				output.push({ json: { name, found: false }, pairedItem: { item: itemIndex } });
-			} else {
-				const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
-				throw buildApiError(node, {
-					httpCode: '404',
-					itemIndex,
-					message: `The domain "${name}"${asked} is not in the index`,
-					description:
-						'The Domain Data index holds ranked websites, and this name is not one of them. Check the spelling, or set Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
-				});
-			}
-		} catch (error) {
-			if (this.continueOnFail()) {
-				output.push({ json: { error: (error as Error).message }, pairedItem: { item: itemIndex } });
-				continue;
-			}
-			throw asNodeError(this.getNode(), error, itemIndex);
+	return await forEachItem.call(this, items, async (itemIndex, output) => {
+		const value = this.getNodeParameter('domain', itemIndex);
+		const options = this.getNodeParameter('options', itemIndex, {}) as GetOptions;
+		const maxAttempts = readMaxAttempts(node, options, itemIndex);
+		const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
+		if (!normalized.ok) {
+			throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
+				itemIndex,
+				description:
+					'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
+			});
 		}
-	}
-	return output;
+		const { name } = normalized;
+
+		let domain = answers.get(name);
+		if (domain === undefined) {
+			const answer = await apiRequestOrNotFound.call(this, {
+				method: 'GET',
+				path: ['domain', name],
+				maxAttempts,
+				itemIndex,
+			});
+			if (answer === undefined) {
+				domain = null;
+			} else {
+				const found = (answer as { domain?: unknown }).domain;
+				if (!found || typeof found !== 'object' || Array.isArray(found)) {
+					throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
+				}
+				domain = found as IDataObject;
+			}
+			answers.set(name, domain);
+		}
+
+		if (domain !== null) {
+			output.push({ json: deepCopy(domain), pairedItem: { item: itemIndex } });
+		} else if (options.onNotFound === 'returnNotFound') {
+			output.push({ json: { name, found: false }, pairedItem: { item: itemIndex } });
+		} else {
+			const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
+			throw buildApiError(node, {
+				httpCode: '404',
+				itemIndex,
+				message: `The domain "${name}"${asked} is not in the index`,
+				description:
+					'The Domain Data index holds ranked websites, and this name is not one of them. Check the spelling, or set Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
+			});
+		}
+	});
 }

@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { asNodeError, buildApiError, describeValue, operationError } from '../../errors';
+import { buildApiError, describeValue, operationError } from '../../errors';
 import { apiRequest, unexpectedAnswerError } from '../../transport';
 import { readWholeNumber } from '../../parameters';
 import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
+import { forEachItem } from '../perItem';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -268,24 +269,20 @@ export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const state: PagingState = { includePagingInfo: false, started: false };
-		try {
+	let state: PagingState;
+	return await forEachItem.call(
+		this,
+		items,
+		async (itemIndex, output) => {
+			state = { includePagingInfo: false, started: false };
 			await searchForItem.call(this, itemIndex, output, state);
-		} catch (error) {
-			if (this.continueOnFail()) {
-				// The domains read before the failure stay in the output; with paging info the error item tells
-				// where to go on.
-				const json: IDataObject = { error: (error as Error).message };
-				if (state.includePagingInfo && state.started) {
-					json._paging = { total: state.total ?? null, searchAfter: state.cursor ?? null };
-				}
-				output.push({ json, pairedItem: { item: itemIndex } });
-				continue;
-			}
-			throw asNodeError(this.getNode(), error, itemIndex);
-		}
-	}
-	return output;
+		},
+		{
+			// The domains read before a failure stay in the output; with paging info the error item tells where to go on.
+			errorFields: () =>
+				state.includePagingInfo && state.started
+					? { _paging: { total: state.total ?? null, searchAfter: state.cursor ?? null } }
+					: undefined,
+		},
+	);
 }
