@@ -11,6 +11,7 @@ import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { asNodeError, operationError } from '../DomainData/errors';
 import { listDatasets } from '../DomainData/helpers/datasets';
+import { quoteFew } from '../DomainData/helpers/quoteFew';
 import { eventProperties, getTriggerOptions } from './description';
 import { datasetEvents } from './events';
 import { loadState, newestDataset, planPoll, saveState, stateAfter } from './pollState';
@@ -81,7 +82,7 @@ export class DomainDataTrigger implements INodeType {
 		];
 		for (const [labels, why] of ignored) {
 			if (labels.length === 0) continue;
-			this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${labels.join(', ')}`);
+			this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
 		}
 		if (plan.kind === 'baseline') saveState(staticData, plan.nextState);
 		if (plan.kind !== 'emit') return null;
