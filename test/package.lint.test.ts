@@ -159,4 +159,28 @@ describe('npm run lint keeps errors in one module and the layers pointing one wa
 		const restricted = (rules: string[]) => rules.includes('no-restricted-imports');
 		expect(results.map(({ rules }) => restricted(rules))).toEqual([true, true, true, true, true, true, true, false, false]);
 	}, 120_000);
+
+	it("puts the trigger on DomainData's layers: editor definitions of actions/ only, and DomainData never imports it", () => {
+		const planted = (filePath: string, from: string) => ({ filePath, code: `import * as x from '${from}';\nexport const r = x;\n` });
+		const trigger = 'nodes/DomainDataTrigger/planted.ts';
+		const results = lintPlanted([
+			planted(trigger, '../DomainData/actions/dataset/stream.operation'),
+			planted(trigger, '../DomainData/actions/dataset/Dataset.resource'),
+			planted(trigger, '../DomainData/actions/router'),
+			planted(trigger, '../DomainData/actions/perItem'),
+			planted(trigger, '../DomainData/actions/dataset/sharedParameters'),
+			planted(trigger, '../DomainData/transport/idle'),
+			planted('nodes/DomainData/actions/dataset/planted.ts', '../../../DomainDataTrigger/pollState'),
+			planted('nodes/DomainData/helpers/planted.ts', '../../DomainDataTrigger/events'),
+			planted('nodes/DomainData/transport/planted.ts', '../../DomainDataTrigger/description'),
+			planted(trigger, '../DomainData/actions/common'),
+			planted(trigger, '../DomainData/actions/dataset/fieldOptions'),
+			planted(trigger, '../DomainData/actions/dataset/output'),
+			planted(trigger, '../DomainData/helpers/snapshotReader'),
+			planted(trigger, '../DomainData/transport'),
+			planted(trigger, './pollState'),
+		]);
+		const restricted = results.map(({ rules }) => rules.includes('no-restricted-imports'));
+		expect(restricted).toEqual([...Array(9).fill(true), ...Array(6).fill(false)]);
+	}, 120_000);
 });

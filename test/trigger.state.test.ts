@@ -11,6 +11,7 @@ import {
 	newestDataset,
 	planPoll,
 	saveState,
+	stateAfter,
 	type TriggerState,
 } from '../nodes/DomainDataTrigger/pollState';
 
@@ -222,5 +223,19 @@ describe('newestDataset (manual mode)', () => {
 		expect(newestDataset(ds('2025-06-30'))?.previousLabel).toBeNull();
 		expect(newestDataset([{ label: 'draft', value: 'x' }])).toBeUndefined();
 		expect(newestDataset([])).toBeUndefined();
+	});
+});
+
+describe('stateAfter (some of the events fired: a later read failed)', () => {
+	test('the watermark at the last fired label; the labels after it are not seen, so they come again', () => {
+		const saved = state('2025-06-30', ['2025-06-30', '2025-06-23']);
+		const plan = planPoll(saved, ds('2025-07-21', '2025-07-14', '2025-07-07', '2025-06-30', '2025-06-23'));
+		const after = stateAfter(plan, 1);
+		expect(after).toEqual(state('2025-07-07', ['2025-07-07', '2025-06-30', '2025-06-23']));
+		expect(labelsOf(planPoll(after, ds('2025-07-21', '2025-07-14', '2025-07-07', '2025-06-30')))).toEqual([
+			'2025-07-14',
+			'2025-07-21',
+		]);
+		expect(stateAfter(plan, 3)).toBe(plan.nextState);
 	});
 });
