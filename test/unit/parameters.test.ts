@@ -5,13 +5,13 @@
 import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DomainData } from '../nodes/DomainData/DomainData.node';
-import { readIdleTimeoutMs, readMaxAttempts } from '../nodes/DomainData/actions/common';
-import { DomainDataTrigger } from '../nodes/DomainDataTrigger/DomainDataTrigger.node';
-import { readPositiveNumber, readWholeNumber } from '../nodes/DomainData/parameters';
-import { DEFAULT_MAX_ATTEMPTS } from '../nodes/DomainData/transport/retry';
-import { runNode, runPoll } from './harness/n8n';
-import { KEYS, startSimulator, type Simulator } from './simulator';
+import { DomainData } from '../../nodes/DomainData/DomainData.node';
+import { readIdleTimeoutMs, readMaxAttempts } from '../../nodes/DomainData/actions/common';
+import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
+import { readPositiveNumber, readWholeNumber } from '../../nodes/DomainData/parameters';
+import { DEFAULT_MAX_ATTEMPTS } from '../../nodes/DomainData/transport/retry';
+import { runNode, runPoll } from '../harness/n8n';
+import { KEYS, startSimulator, type Simulator } from '../simulator';
 
 // The readers use the node only to name it in the error.
 const node = { id: 'n', name: 'Domain Data', type: 'n8n-nodes-domain-data.domainData', parameters: {} } as unknown as INode;

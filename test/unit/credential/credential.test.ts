@@ -16,12 +16,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
-import { DomainDataApi } from '../credentials/DomainDataApi.credentials';
-import { resolveBaseUrl } from '../nodes/DomainData/transport/baseUrl';
-import { startLocalServer } from './harness/localServer';
-import { createExecuteContext } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { DomainDataApi } from '../../../credentials/DomainDataApi.credentials';
+import { resolveBaseUrl } from '../../../nodes/DomainData/transport/baseUrl';
+import { startLocalServer } from '../../harness/localServer';
+import { createExecuteContext } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const core = require('n8n-core') as typeof import('n8n-core');

@@ -9,10 +9,10 @@ import { inspect } from 'node:util';
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { asNodeError } from '../nodes/DomainData/errors';
-import { apiRequest, type ApiRequest } from '../nodes/DomainData/transport';
-import { startLocalServer, type LocalServer } from './harness/localServer';
-import { createExecuteContext, readBinary, runNode } from './harness/n8n';
+import { asNodeError } from '../../../nodes/DomainData/errors';
+import { apiRequest, type ApiRequest } from '../../../nodes/DomainData/transport';
+import { startLocalServer, type LocalServer } from '../../harness/localServer';
+import { createExecuteContext, readBinary, runNode } from '../../harness/n8n';
 
 /** A key with no repeated run of characters, so that any 6 characters of it in a text mean a leak. */
 const KEY = 'k3Y9xQ7wZ2pL5mN8vB4tR6hJ1';

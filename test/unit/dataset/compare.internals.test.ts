@@ -5,11 +5,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DomainTable, NOT_FOUND } from '../nodes/DomainData/helpers/domainTable';
-import { hash64, Hasher64 } from '../nodes/DomainData/helpers/hash64';
-import { KeptRecords } from '../nodes/DomainData/helpers/keptRecords';
-import { diffField, hashCompared } from '../nodes/DomainData/helpers/recordDiff';
-import { lineSelector } from '../nodes/DomainData/helpers/snapshotDiff';
+import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/domainTable';
+import { hash64, Hasher64 } from '../../../nodes/DomainData/helpers/hash64';
+import { KeptRecords } from '../../../nodes/DomainData/helpers/keptRecords';
+import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/recordDiff';
+import { lineSelector } from '../../../nodes/DomainData/helpers/snapshotDiff';
 
 const zero = () => ({ hi: 0, lo: 0 });
 

@@ -9,11 +9,11 @@ import { gunzipSync } from 'node:zlib';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { readBinary, runNode } from './harness/n8n';
-import { bruteForce, fileSummaryOf, rawSnapshot as fetchSnapshot, type Question, type Record_ } from './harness/bruteForceDiff';
-import { startLocalService } from './harness/localService';
-import { useSimulator } from './harness/simulator';
-import { KEYS, RECORD_FIELDS, type Faults, type Simulator, type SnapshotEdits } from './simulator';
+import { readBinary, runNode } from '../../harness/n8n';
+import { bruteForce, fileSummaryOf, rawSnapshot as fetchSnapshot, type Question, type Record_ } from '../../harness/bruteForceDiff';
+import { startLocalService } from '../../harness/localService';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS, RECORD_FIELDS, type Faults, type Simulator, type SnapshotEdits } from '../../simulator';
 
 const DOMAINS = 2000;
 const NEWEST = '2025-06-30';

@@ -2,11 +2,11 @@
  * Dataset → List, the label dropdown and label resolution, through n8n-core's real contexts against the
  * simulator over HTTP.
  */
-import { isCalendarDate, listDatasets, newestDateLabel, resolveLabel } from '../nodes/DomainData/helpers/datasets';
-import { startLocalService } from './harness/localService';
-import { createExecuteContext, loadOptions, runNode } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { isCalendarDate, listDatasets, newestDateLabel, resolveLabel } from '../../../nodes/DomainData/helpers/datasets';
+import { startLocalService } from '../../harness/localService';
+import { createExecuteContext, loadOptions, runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const sim = useSimulator({ domains: 200, snapshots: 6 });
 const credentials = () => ({ apiKey: KEYS.pro, baseUrl: sim.url });

@@ -5,9 +5,9 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { compileRecordFilter, fieldsReadBy, hasCriteria, parseRecordFilter } from '../nodes/DomainData/helpers/recordFilter';
-import { DEFAULT_SNAPSHOT_FIELDS, SNAPSHOT_FIELDS, toCanonicalFields, withFields } from '../nodes/DomainData/helpers/snapshotFields';
-import { DEFAULT_RECORD_FIELDS, FIELD_ALIASES, RECORD_FIELDS } from './simulator';
+import { compileRecordFilter, fieldsReadBy, hasCriteria, parseRecordFilter } from '../../../nodes/DomainData/helpers/recordFilter';
+import { DEFAULT_SNAPSHOT_FIELDS, SNAPSHOT_FIELDS, toCanonicalFields, withFields } from '../../../nodes/DomainData/helpers/snapshotFields';
+import { DEFAULT_RECORD_FIELDS, FIELD_ALIASES, RECORD_FIELDS } from '../../simulator';
 
 const node = { name: 'Domain Data', type: 'n8n-nodes-domain-data.domainData' } as INode;
 

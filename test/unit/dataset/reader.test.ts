@@ -6,10 +6,10 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { createReadStats, readSnapshot } from '../nodes/DomainData/helpers/snapshotReader';
-import { createExecuteContext } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS, RECORD_FIELDS } from './simulator';
+import { createReadStats, readSnapshot } from '../../../nodes/DomainData/helpers/snapshotReader';
+import { createExecuteContext } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS, RECORD_FIELDS } from '../../simulator';
 
 const DOMAINS = 20_000;
 /** About 1 KB a line: 20 MB in all, far more than sockets buffer, so an early close shows on the server. */

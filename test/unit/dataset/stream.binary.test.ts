@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
-import { gzipBytes, toBinaryInput } from '../nodes/DomainData/helpers/binaryStream';
+import { gzipBytes, toBinaryInput } from '../../../nodes/DomainData/helpers/binaryStream';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { binaryToBuffer } = require('n8n-core/dist/binary-data/utils') as {

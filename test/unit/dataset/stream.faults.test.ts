@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { binaryDataFiles, createExecuteContext, deleteExecutionBinaryData, readBinary, runNode } from './harness/n8n';
-import { DomainData } from '../nodes/DomainData/DomainData.node';
-import { useSimulator } from './harness/simulator';
-import { KEYS, type StreamFault } from './simulator';
+import { binaryDataFiles, createExecuteContext, deleteExecutionBinaryData, readBinary, runNode } from '../../harness/n8n';
+import { DomainData } from '../../../nodes/DomainData/DomainData.node';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS, type StreamFault } from '../../simulator';
 
 const DOMAINS = 1500;
 const NEWEST = '2025-06-30';

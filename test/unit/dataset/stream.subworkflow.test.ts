@@ -11,9 +11,9 @@ import type {
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 
-import { runNode } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const DOMAINS = 2500;
 const NEWEST = '2025-06-30';

@@ -7,9 +7,9 @@ import { gunzipSync } from 'node:zlib';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { readBinary, runNode } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { DEFAULT_RECORD_FIELDS, KEYS } from './simulator';
+import { readBinary, runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { DEFAULT_RECORD_FIELDS, KEYS } from '../../simulator';
 
 const DOMAINS = 2000;
 const NEWEST = '2025-06-30';

@@ -4,11 +4,11 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from './harness/n8n';
-import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
-import { startLocalService, type LocalService } from './harness/localService';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { runNode } from '../../harness/n8n';
+import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from '../../harness/failingBulkService';
+import { startLocalService, type LocalService } from '../../harness/localService';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const sim = useSimulator({ domains: 1000 });
 let credentials: { apiKey: string; baseUrl: string };

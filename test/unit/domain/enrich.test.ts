@@ -4,10 +4,10 @@
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from './harness/failingBulkService';
-import { runNode } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from '../../harness/failingBulkService';
+import { runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const sim = useSimulator({ domains: 3000 });
 let credentials: { apiKey: string; baseUrl: string };

@@ -5,10 +5,10 @@ import { domainToUnicode } from 'node:url';
 
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { DomainData } from '../nodes/DomainData/DomainData.node';
-import { runNode } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { DomainData } from '../../../nodes/DomainData/DomainData.node';
+import { runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const API = '/json/api/v1';
 const sim = useSimulator({ domains: 1000 });

@@ -2,9 +2,9 @@
  * The pure helpers of the Domain resource: name normalisation, list splitting, field paths, the pool.
  * (Everything that talks HTTP is tested against the simulator in the other domain*.test.ts files.)
  */
-import { chunk, runPool } from '../nodes/DomainData/helpers/concurrency';
-import { normalizeDomainName, splitDomainList } from '../nodes/DomainData/helpers/domainName';
-import { getFieldValue, setFieldValue } from '../nodes/DomainData/helpers/fieldPath';
+import { chunk, runPool } from '../../../nodes/DomainData/helpers/concurrency';
+import { normalizeDomainName, splitDomainList } from '../../../nodes/DomainData/helpers/domainName';
+import { getFieldValue, setFieldValue } from '../../../nodes/DomainData/helpers/fieldPath';
 
 describe('normalizeDomainName', () => {
 	test.each([

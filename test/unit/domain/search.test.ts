@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const sim = useSimulator({ domains: 1000 });
 let credentials: { apiKey: string; baseUrl: string };

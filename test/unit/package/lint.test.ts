@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
-const REPO_ROOT = resolve(__dirname, '..');
+const REPO_ROOT = resolve(__dirname, '../../..');
 
 interface Weakening {
 	file: string;

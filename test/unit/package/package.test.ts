@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 
-const REPO_ROOT = resolve(__dirname, '..');
+const REPO_ROOT = resolve(__dirname, '../../..');
 const PACKAGE_NAME = 'n8n-nodes-domain-data';
 const SCANNER = join(REPO_ROOT, 'node_modules/@n8n/scan-community-package/scanner/scanner.mjs');
 const README_URL = 'https://github.com/domain-data/n8n-nodes-domain-data';

@@ -2,18 +2,18 @@
  * The simulator's data generation, without HTTP: reversible names, vocabulary rules, the byte-level
  * stream writer against the reference string form, snapshots and the filtered search engine.
  */
-import { ByteChunk, chunkLineWriter } from './simulator/chunk-writer';
-import { DomainIndex } from './simulator/domain-index';
-import { ID_BASE } from './simulator/generator';
-import { allLabelsOfSuffix, NameCodec } from './simulator/names';
-import { splitInsideCharacters } from './simulator/ndjson';
-import { Permutation } from './simulator/random';
-import { lineBuilder, parseFields, pickFields } from './simulator/record-lines';
-import { SearchEngine } from './simulator/search';
-import { SnapshotRegistry } from './simulator/snapshots';
-import { EMOJI, TEXTS } from './simulator/texts';
-import { RECORD_FIELDS, DEFAULT_RECORD_FIELDS } from './simulator/types';
-import { CATEGORY_LEAVES, FIRST_WORDS, LABEL_PATTERNS, PUBLIC_SUFFIXES, SECOND_WORDS, SUBDOMAINS, TECHNOLOGIES } from './simulator/vocabulary';
+import { ByteChunk, chunkLineWriter } from '../../simulator/chunk-writer';
+import { DomainIndex } from '../../simulator/domain-index';
+import { ID_BASE } from '../../simulator/generator';
+import { allLabelsOfSuffix, NameCodec } from '../../simulator/names';
+import { splitInsideCharacters } from '../../simulator/ndjson';
+import { Permutation } from '../../simulator/random';
+import { lineBuilder, parseFields, pickFields } from '../../simulator/record-lines';
+import { SearchEngine } from '../../simulator/search';
+import { SnapshotRegistry } from '../../simulator/snapshots';
+import { EMOJI, TEXTS } from '../../simulator/texts';
+import { RECORD_FIELDS, DEFAULT_RECORD_FIELDS } from '../../simulator/types';
+import { CATEGORY_LEAVES, FIRST_WORDS, LABEL_PATTERNS, PUBLIC_SUFFIXES, SECOND_WORDS, SUBDOMAINS, TECHNOLOGIES } from '../../simulator/vocabulary';
 
 const SEED = 20250630;
 

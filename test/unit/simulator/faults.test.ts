@@ -2,8 +2,8 @@
  * Every fault control of the simulator, in process and over /__sim/faults, over real HTTP.
  */
 import { request } from 'undici';
-import { useSimulator } from './harness/simulator';
-import { KEYS, startSimulator } from './simulator';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS, startSimulator } from '../../simulator';
 
 const API = '/json/api/v1';
 const AUTH = { authorization: `Bearer ${KEYS.pro}` };

@@ -3,8 +3,8 @@
  * Fault controls: simulator.faults.test.ts. Data generation details: simulator.data.test.ts.
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
-import { useSimulator } from './harness/simulator';
-import { DEFAULT_RECORD_FIELDS, KEYS, PLANS, RECORD_FIELDS, startSimulator, type DomainObject } from './simulator';
+import { useSimulator } from '../../harness/simulator';
+import { DEFAULT_RECORD_FIELDS, KEYS, PLANS, RECORD_FIELDS, startSimulator, type DomainObject } from '../../simulator';
 
 const API = '/json/api/v1';
 const sim = useSimulator({ port: 0, domains: 1000 });

@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { COMMITTED_REPORT, parseArguments } from '../bench/args';
+import { COMMITTED_REPORT, parseArguments } from '../../../bench/args';
 
-const REPO_ROOT = join(__dirname, '..');
+const REPO_ROOT = join(__dirname, '../../..');
 
 function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
 	return new Promise((resolve, reject) => {

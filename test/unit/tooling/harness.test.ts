@@ -5,8 +5,8 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { apiRequest } from '../nodes/DomainData/transport';
-import { createExecuteContext } from './harness/n8n';
+import { apiRequest } from '../../../nodes/DomainData/transport';
+import { createExecuteContext } from '../../harness/n8n';
 
 describe('in-process n8n harness', () => {
 	const seen: Array<{ url?: string; headers: IncomingHttpHeaders }> = [];

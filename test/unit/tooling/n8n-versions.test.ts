@@ -2,8 +2,8 @@
  * The tooling's version logic: which Node an n8n version's `engines` range accepts (the ranges n8n has
  * published), and the test matrix with its `N8N_E2E_VERSIONS` filter.
  */
-import { satisfiesEngine } from '../scripts/n8n/node-runtime';
-import { compareVersions, N8N_TEST_MATRIX, NEWEST_N8N_VERSION, selectedMatrix } from '../scripts/n8n/versions';
+import { satisfiesEngine } from '../../../scripts/n8n/node-runtime';
+import { compareVersions, N8N_TEST_MATRIX, NEWEST_N8N_VERSION, selectedMatrix } from '../../../scripts/n8n/versions';
 
 describe('satisfiesEngine (n8n engines.node ranges)', () => {
 	test.each([

@@ -7,10 +7,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { INodeParameters } from 'n8n-workflow';
 
-import { normalizeDomainName } from '../nodes/DomainData/helpers/domainName';
-import { apiRequest, type ApiRequest } from '../nodes/DomainData/transport';
-import { startLocalServer, type LocalServer } from './harness/localServer';
-import { createExecuteContext, readBinary, runNode, runPoll } from './harness/n8n';
+import { normalizeDomainName } from '../../../nodes/DomainData/helpers/domainName';
+import { apiRequest, type ApiRequest } from '../../../nodes/DomainData/transport';
+import { startLocalServer, type LocalServer } from '../../harness/localServer';
+import { createExecuteContext, readBinary, runNode, runPoll } from '../../harness/n8n';
 
 const KEY = 'hazard-test-key-0123456789';
 const LABEL = '2025-06-30';
@@ -286,8 +286,8 @@ describe('error bodies are read only as far as a message needs (issue 15, item 9
 });
 
 test('the Idle Timeout option defaults to the transport\'s idle timeout', async () => {
-	const { DEFAULT_IDLE_TIMEOUT_MS } = await import('../nodes/DomainData/transport');
-	const { description } = await import('../nodes/DomainData/actions/dataset/stream.operation');
+	const { DEFAULT_IDLE_TIMEOUT_MS } = await import('../../../nodes/DomainData/transport');
+	const { description } = await import('../../../nodes/DomainData/actions/dataset/stream.operation');
 	const options = description.find((property) => property.name === 'options') as { options?: Array<{ name: string; default?: unknown }> };
 	expect(Number(options.options?.find((option) => option.name === 'idleTimeout')?.default) * 1000).toBe(DEFAULT_IDLE_TIMEOUT_MS);
 });

@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { IdleTimeoutError, withIdleTimeout } from '../nodes/DomainData/transport/idle';
+import { IdleTimeoutError, withIdleTimeout } from '../../../nodes/DomainData/transport/idle';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;

@@ -9,12 +9,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { readSnapshot } from '../nodes/DomainData/helpers/snapshotReader';
-import { apiRequest, type RetryTiming } from '../nodes/DomainData/transport';
-import { closedPort, startLocalServer } from './harness/localServer';
-import { createExecuteContext } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { readSnapshot } from '../../../nodes/DomainData/helpers/snapshotReader';
+import { apiRequest, type RetryTiming } from '../../../nodes/DomainData/transport';
+import { closedPort, startLocalServer } from '../../harness/localServer';
+import { createExecuteContext } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const FAST: RetryTiming = { baseDelayMs: 20, maxDelayMs: 200, maxRetryAfterMs: 60_000 };
 const LABEL = '2025-06-30';

@@ -13,12 +13,12 @@ import {
 	apiStreamOrNotFound,
 	isTransientError,
 	type ApiRequest,
-} from '../nodes/DomainData/transport';
-import { readServiceMessage } from '../nodes/DomainData/transport/errors';
-import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../nodes/DomainData/transport/retry';
-import { createExecuteContext } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+} from '../../../nodes/DomainData/transport';
+import { readServiceMessage } from '../../../nodes/DomainData/transport/errors';
+import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../../../nodes/DomainData/transport/retry';
+import { createExecuteContext } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 const SECRET = 'sk-live-9f8e7d6c5b4a-SECRET';
 const API = '/json/api/v1';

@@ -12,7 +12,7 @@ import {
 	planPoll,
 	saveState,
 	type TriggerState,
-} from '../nodes/DomainDataTrigger/pollState';
+} from '../../../nodes/DomainDataTrigger/pollState';
 
 const ds = (...labels: string[]) => labels.map((label) => ({ label, value: `snap_${label}` }));
 const state = (lastLabel: string | null, seen: string[]): TriggerState => ({

@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { startLocalService } from './harness/localService';
-import { runPoll } from './harness/n8n';
-import { useSimulator } from './harness/simulator';
-import { KEYS } from './simulator';
+import { startLocalService } from '../../harness/localService';
+import { runPoll } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
 
 /** n8n keeps a node's static data under "node:<node name>"; the harness names the trigger like this. */
 const STATE_KEY = 'node:Domain Data Trigger';
