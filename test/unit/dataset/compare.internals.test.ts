@@ -1,7 +1,7 @@
 /**
  * The memory structures of Dataset → Compare on their own: the name table, the kept records, the
  * streaming hash, and pass 3's look at raw lines (lineSelector). (The operation itself is tested
- * over HTTP in dataset.compare.test.ts.)
+ * over HTTP in compare.test.ts.)
  */
 import type { IDataObject } from 'n8n-workflow';
 

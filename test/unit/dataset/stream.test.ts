@@ -1,7 +1,7 @@
 /**
  * Dataset → Stream through n8n-core's real execute context against the simulator over HTTP: the three
  * outputs, label resolution, fields, filters, the memory guard, continueOnFail and pairedItem.
- * Stream faults (drops, malformed lines...) are in dataset.faults.test.ts.
+ * Stream faults (drops, malformed lines...) are in stream.faults.test.ts.
  */
 import { gunzipSync } from 'node:zlib';
 

@@ -1,6 +1,6 @@
 /**
  * The simulator against the interface document, endpoint by endpoint, over real HTTP.
- * Fault controls: simulator.faults.test.ts. Data generation details: simulator.data.test.ts.
+ * Fault controls: faults.test.ts. Data generation details: data.test.ts.
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { useSimulator } from '../../harness/simulator';
