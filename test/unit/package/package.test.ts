@@ -9,6 +9,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 
+import { headingAnchors } from '../../harness/markdown';
+
 const REPO_ROOT = resolve(__dirname, '../../..');
 const PACKAGE_NAME = 'n8n-nodes-domain-data';
 const SCANNER = join(REPO_ROOT, 'node_modules/@n8n/scan-community-package/scanner/scanner.mjs');
@@ -149,15 +151,6 @@ function loadWithN8n(packageDir: string) {
 	};
 }
 
-/** GitHub's anchor for a Markdown heading. */
-function githubSlug(heading: string): string {
-	return heading
-		.trim()
-		.toLowerCase()
-		.replace(/[^\p{L}\p{N}\s_-]/gu, '')
-		.replace(/\s/g, '-');
-}
-
 describe('the packed tarball', () => {
 	let packed: PackedPackage;
 
@@ -242,12 +235,7 @@ describe('the packed tarball', () => {
 
 	it('links only to README sections that exist', () => {
 		const readme = readFileSync(join(packed.dir, 'README.md'), 'utf8');
-		const anchors = new Set(
-			readme
-				.split('\n')
-				.filter((line) => /^#{1,6} /.test(line))
-				.map((line) => githubSlug(line.replace(/^#+ /, ''))),
-		);
+		const anchors = headingAnchors(readme);
 		const codexFiles = ['DomainData/DomainData.node.json', 'DomainDataTrigger/DomainDataTrigger.node.json'];
 		const urls = codexFiles.flatMap((file) => {
 			const codex = JSON.parse(readFileSync(join(packed.dir, 'dist/nodes', file), 'utf8')) as {
