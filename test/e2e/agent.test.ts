@@ -19,7 +19,7 @@ import { freePort } from '../../scripts/n8n/ports';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import { workflow, workflowId, type CredentialRef } from '../../scripts/n8n/workflows';
 import { startModel, toolAnswers, type ModelRequest, type StandInModel } from '../../scripts/model/server';
-import { agentWorkflow, domainDataTool, modelCredential } from '../../scripts/model/workflows';
+import { agentWorkflow, domainDataTool, fromAI, modelCredential } from '../../scripts/model/workflows';
 import { startSimulator, type Simulator } from '../simulator';
 import { BAD_KEY, CREDENTIALS, createInstance, e2eVersion, ownKeyCredential } from './support';
 
@@ -57,18 +57,22 @@ beforeAll(async () => {
 	sim = await startSimulator({ domains: DOMAINS, snapshots: 3 });
 	model = await startModel();
 	const down = await freePort();
-	// The tool's main input is left at its default: in the tool, the model fills it ($fromAI, actions/tool/description.ts).
-	const get = (options = {}) => ({ resource: 'domain', operation: 'get', options });
+	// Most tools leave their main input at its default, which the model fills in the tool ($fromAI with our
+	// description, actions/tool/description.ts); Search and the rejected key set their own $fromAI, as a user may.
+	const get = (options = {}, domain?: string) => ({ resource: 'domain', operation: 'get', options, ...(domain ? { domain } : {}) });
 	const [first, second, third] = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
 	addCase('get', { question: `What does ${sim.index.domainAt(7).name} run on?`, tool: get() });
-	addCase('search', { question: 'List every website of the index.', tool: { resource: 'domain', operation: 'search', returnAll: true } });
+	addCase('search', {
+		question: 'List every website of the index.',
+		tool: { resource: 'domain', operation: 'search', returnAll: true, filters: fromAI('filters', 'Search filters as a JSON object') },
+	});
 	addCase('bulk', { question: `Compare ${first}, ${second} and ${third}.`, tool: { resource: 'domain', operation: 'bulk' } });
 	addCase('list', { question: 'Which snapshots of the index exist?', tool: { resource: 'dataset', operation: 'list', returnAll: true } });
 	addCase('compare', {
 		question: 'What changed in the latest snapshot?',
 		tool: { resource: 'dataset', operation: 'compare', baseLabel: 'previous', returnAll: true },
 	});
-	addCase('badKey', { question: 'What does example.com run on?', tool: get(), credential: CREDENTIALS.badKey });
+	addCase('badKey', { question: 'What does example.com run on?', tool: get({}, fromAI('domain', 'The domain to look up')), credential: CREDENTIALS.badKey });
 	addCase('unknown', { question: 'What does not-in-the-index-4711.com run on?', tool: get() });
 	const downCredential = { id: workflowId('credDown'), name: 'Domain Data (service down)' };
 	addCase('down', { question: 'What does example.org run on?', tool: get({ maxAttempts: 1 }), credential: downCredential });
@@ -139,11 +143,11 @@ describe('the AI Agent with the Domain Data tool (Set Automatically descriptions
 			expect(request.tools.map((tool) => tool.function.description)).toEqual([autoDescription(resource, operation)]);
 			const properties = request.tools[0].function.parameters?.properties ?? {};
 			expect(Object.keys(properties)).toEqual(input ? [input] : []);
-			if (input) expect(properties[input].description).toMatch(/The answer /);
+			if (input && name !== 'search') expect(properties[input].description).toMatch(/The answer /);
 			log(`${name}: "${request.tools[0].function.description}"; ${JSON.stringify(request.tools[0].function.parameters)}`);
 		}
-		const [search] = outcome('search').requests;
-		expect(search.tools[0].function.parameters?.properties?.filters.description).toContain(`at most ${TOOL_MAX_RECORDS} per call`);
+		const [compare] = outcome('compare').requests;
+		expect(compare.tools[0].function.parameters?.properties?.label.description).toContain(`at most ${TOOL_MAX_RECORDS} per call`);
 	});
 
 	test('Get: one call, the domain object reaches the model, the answer quotes it', () => {
