@@ -35,8 +35,20 @@ export function textOf(message: ChatMessage | undefined): string {
 
 const DOMAIN = /\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:[a-z]{2,}|xn--[a-z0-9-]+)\b/gi;
 const LANGUAGES: Record<string, string> = {
-	english: 'en', german: 'de', french: 'fr', spanish: 'es', italian: 'it', dutch: 'nl', portuguese: 'pt',
-	japanese: 'ja', chinese: 'zh', korean: 'ko', russian: 'ru', polish: 'pl', swedish: 'sv', turkish: 'tr',
+	english: 'en',
+	german: 'de',
+	french: 'fr',
+	spanish: 'es',
+	italian: 'it',
+	dutch: 'nl',
+	portuguese: 'pt',
+	japanese: 'ja',
+	chinese: 'zh',
+	korean: 'ko',
+	russian: 'ru',
+	polish: 'pl',
+	swedish: 'sv',
+	turkish: 'tr',
 };
 
 const words = (text: string) => new Set(text.toLowerCase().match(/[a-z]+/g) ?? []);
@@ -46,15 +58,17 @@ function chooseTool(question: string, tools: ChatTool[]): ChatTool {
 	const named = tools.find((tool) => question.includes(tool.function.name));
 	if (named) return named;
 	const asked = words(question);
-	const score = (tool: ChatTool) => [...words(`${tool.function.name} ${tool.function.description ?? ''}`)].filter((w) => asked.has(w)).length;
+	const score = (tool: ChatTool) =>
+		[...words(`${tool.function.name} ${tool.function.description ?? ''}`)].filter((w) => asked.has(w)).length;
 	return tools.reduce((best, tool) => (score(tool) > score(best) ? tool : best));
 }
 
 /** Search filters read from the question: a language, a technology ("using X", "runs X"), a category, a top-N. */
 function filtersFrom(question: string): Record<string, unknown> {
 	const filters: Record<string, unknown> = {};
-	for (const [name, code] of Object.entries(LANGUAGES)) if (new RegExp(`\\b${name}\\b`, 'i').test(question)) filters.language = code;
-	const technology = /\b(?:using|uses|use|runs?|on|built with)\s+([A-Z][\w.+-]*)/.exec(question);
+	for (const [name, code] of Object.entries(LANGUAGES))
+		if (new RegExp(`\\b${name}\\b`, 'i').test(question)) filters.language = code;
+	const technology = /\b(?:using|uses|use|runs?|on|built with)\s+([A-Z][\w+-]*(?:\.[\w+-]+)*)/.exec(question);
 	if (technology) filters.technology = technology[1];
 	const category = /(\/[A-Z][^,?.]*)/.exec(question);
 	if (category) filters.category = category[1].trim();
@@ -67,7 +81,9 @@ function argumentFor(key: string, schema: JsonSchema, question: string): unknown
 	const about = `${key} ${schema.description ?? ''}`.toLowerCase();
 	const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
 	const domains = question.match(DOMAIN) ?? [];
-	if (/filter|json/.test(about)) return type === 'object' ? filtersFrom(question) : JSON.stringify(filtersFrom(question));
+	const filters = filtersFrom(question);
+	if (key in filters) return filters[key];
+	if (/filter|json/.test(about)) return type === 'object' ? filters : JSON.stringify(filters);
 	if (/label|date|snapshot|dataset/.test(about)) return /\b\d{4}-\d{2}-\d{2}\b/.exec(question)?.[0] ?? 'latest';
 	if (/domains|names|list/.test(about)) return type === 'array' ? domains : domains.join(', ');
 	if (/domain|url|website|site|email/.test(about)) return domains[0] ?? question;
@@ -82,7 +98,8 @@ function describeRecord(record: Record<string, unknown>): string {
 	if (record.change) return `${String(record.change)} ${String(record.name)}`;
 	if (record.label && !record.name) return String(record.label);
 	const facts = [record.language ?? record.language_code, record.country_code].filter(Boolean).join(', ');
-	const technologies = Array.isArray(record.technologies) && record.technologies.length ? `; runs ${record.technologies.join(', ')}` : '';
+	const technologies =
+		Array.isArray(record.technologies) && record.technologies.length ? `; runs ${record.technologies.join(', ')}` : '';
 	return `${String(record.name)}: "${String(record.title ?? '')}"${facts ? ` (${facts})` : ''}${technologies}`;
 }
 
@@ -99,7 +116,9 @@ function describeResult(content: string): string {
 		.map((answer) => {
 			if (typeof answer !== 'object' || answer === null) return String(answer);
 			if (answer.error) return `The tool reported a problem: ${String(answer.error)}`;
-			const list = Object.values(answer).find((value) => Array.isArray(value)) as Array<Record<string, unknown>> | undefined;
+			const list = Object.values(answer).find((value) => Array.isArray(value)) as
+				| Array<Record<string, unknown>>
+				| undefined;
 			if (!answer.summary || !list) return describeRecord(answer);
 			const shown = list.slice(0, 5).map(describeRecord);
 			return `${String(answer.summary)}${shown.length ? `\n- ${shown.join('\n- ')}` : ''}`;
@@ -112,10 +131,13 @@ export function decide(messages: ChatMessage[], tools: ChatTool[]): Reply {
 	const lastUser = messages.map((message) => message.role).lastIndexOf('user');
 	const question = textOf(messages[lastUser]);
 	const results = messages.slice(lastUser + 1).filter((message) => message.role === 'tool');
-	if (results.length > 0) return { content: `Here is what I found.\n${results.map((result) => describeResult(textOf(result))).join('\n')}` };
+	if (results.length > 0)
+		return { content: `Here is what I found.\n${results.map((result) => describeResult(textOf(result))).join('\n')}` };
 	if (tools.length === 0) return { content: `I have no tool to look that up: ${question}` };
 	const tool = chooseTool(question, tools);
 	const properties = tool.function.parameters?.properties ?? {};
-	const args = Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, argumentFor(key, schema, question)]));
+	const args = Object.fromEntries(
+		Object.entries(properties).map(([key, schema]) => [key, argumentFor(key, schema, question)]),
+	);
 	return { toolCall: { name: tool.function.name, arguments: args } };
 }

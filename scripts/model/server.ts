@@ -46,7 +46,13 @@ function completion(model: string, reply: Reply) {
 			: {
 					role: 'assistant',
 					content: null,
-					tool_calls: [{ id: `call_${++callCounter}`, type: 'function', function: { name: reply.toolCall.name, arguments: JSON.stringify(reply.toolCall.arguments) } }],
+					tool_calls: [
+						{
+							id: `call_${++callCounter}`,
+							type: 'function',
+							function: { name: reply.toolCall.name, arguments: JSON.stringify(reply.toolCall.arguments) },
+						},
+					],
 				};
 	return {
 		id: `chatcmpl-${callCounter}-${Date.now()}`,
@@ -60,17 +66,31 @@ function completion(model: string, reply: Reply) {
 
 /** The same reply as server-sent events, in the chunks OpenAI sends: role, content or tool call, finish, usage. */
 function sendStream(response: ServerResponse, body: ReturnType<typeof completion>, withUsage: boolean): void {
-	response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+	response.writeHead(200, {
+		'content-type': 'text/event-stream',
+		'cache-control': 'no-cache',
+		connection: 'keep-alive',
+	});
 	const { message, finish_reason } = body.choices[0];
 	const chunk = (delta: object, finish: string | null = null) => ({
-		id: body.id, object: 'chat.completion.chunk', created: body.created, model: body.model,
+		id: body.id,
+		object: 'chat.completion.chunk',
+		created: body.created,
+		model: body.model,
 		choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
 	});
 	const events: object[] = [chunk({ role: 'assistant', content: '' })];
-	if (message.content) for (const piece of message.content.match(/\S+\s*/g) ?? []) events.push(chunk({ content: piece }));
+	if (message.content)
+		for (const piece of message.content.match(/\S+\s*/g) ?? []) events.push(chunk({ content: piece }));
 	const call = message.tool_calls?.[0];
 	if (call) {
-		events.push(chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+		events.push(
+			chunk({
+				tool_calls: [
+					{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+				],
+			}),
+		);
 		events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] }));
 	}
 	events.push(chunk({}, finish_reason));
@@ -95,11 +115,19 @@ export async function startModel(options: { port?: number; host?: string } = {})
 	const server = createServer((request, response) => {
 		const path = (request.url ?? '').split('?')[0].replace(/\/+$/, '');
 		if (request.method === 'GET' && path === '/v1/models') {
-			return sendJson(response, 200, { object: 'list', data: [{ id: STAND_IN_MODEL, object: 'model', created: 0, owned_by: 'n8n-nodes-domain-data' }] });
+			return sendJson(response, 200, {
+				object: 'list',
+				data: [{ id: STAND_IN_MODEL, object: 'model', created: 0, owned_by: 'n8n-nodes-domain-data' }],
+			});
 		}
 		if (request.method !== 'POST' || path !== '/v1/chat/completions') {
-			const hint = path === '/v1/responses' ? ': the stand-in speaks Chat Completions only; turn "Use Responses API" off in the OpenAI Chat Model node' : '';
-			return sendJson(response, 404, { error: { message: `${request.method} ${path} is not served${hint}`, type: 'invalid_request_error' } });
+			const hint =
+				path === '/v1/responses'
+					? ': the stand-in speaks Chat Completions only; turn "Use Responses API" off in the OpenAI Chat Model node'
+					: '';
+			return sendJson(response, 404, {
+				error: { message: `${request.method} ${path} is not served${hint}`, type: 'invalid_request_error' },
+			});
 		}
 		readJson(request)
 			.then((body) => {
@@ -111,9 +139,15 @@ export async function startModel(options: { port?: number; host?: string } = {})
 				requests.push({ messages, tools, stream, question: textOf(messages[lastUser]), reply });
 				const answer = completion(String(body.model ?? STAND_IN_MODEL), reply);
 				if (!stream) return sendJson(response, 200, answer);
-				sendStream(response, answer, (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true);
+				sendStream(
+					response,
+					answer,
+					(body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
+				);
 			})
-			.catch((error: Error) => sendJson(response, 400, { error: { message: error.message, type: 'invalid_request_error' } }));
+			.catch((error: Error) =>
+				sendJson(response, 400, { error: { message: error.message, type: 'invalid_request_error' } }),
+			);
 	});
 	const host = options.host ?? '127.0.0.1';
 	await new Promise<void>((resolve, reject) => {
@@ -136,5 +170,8 @@ export async function startModel(options: { port?: number; host?: string } = {})
 /** The tool answers a conversation carried (the `tool` messages after its question), as the model received them. */
 export function toolAnswers(request: ModelRequest): string[] {
 	const lastUser = request.messages.map((message) => message.role).lastIndexOf('user');
-	return request.messages.slice(lastUser + 1).filter((message) => message.role === 'tool').map(textOf);
+	return request.messages
+		.slice(lastUser + 1)
+		.filter((message) => message.role === 'tool')
+		.map(textOf);
 }

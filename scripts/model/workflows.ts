@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { CREDENTIAL_TYPE, NODE_TYPES } from '../n8n/package';
+import { NODE_TYPES } from '../n8n/package';
 import { n8nInstallDir } from '../n8n/paths';
-import { manualTrigger, node, type CredentialRef, type WorkflowNode } from '../n8n/workflows';
+import { domainData, manualTrigger, node, type CredentialRef, type WorkflowNode } from '../n8n/workflows';
 import { STAND_IN_MODEL } from './server';
 
 export const DOMAIN_DATA_TOOL = `${NODE_TYPES.domainData}Tool`;
@@ -29,33 +29,52 @@ export function defaultNodeVersion(n8nVersion: string, nodeFile: string): number
 
 /** n8n's OpenAI Chat Model (1.3) on Chat Completions, which the stand-in speaks (1.3 defaults to the Responses API). */
 export function chatModel(credential: CredentialRef, name = 'OpenAI Chat Model'): WorkflowNode {
-	return node(name, `${LANGCHAIN}.lmChatOpenAi`, 1.3, {
-		model: { __rl: true, mode: 'list', value: STAND_IN_MODEL },
-		responsesApiEnabled: false,
-		options: {},
-	}, { credentials: { openAiApi: { id: credential.id, name: credential.name } } });
+	return node(
+		name,
+		`${LANGCHAIN}.lmChatOpenAi`,
+		1.3,
+		{
+			model: { __rl: true, mode: 'list', value: STAND_IN_MODEL },
+			responsesApiEnabled: false,
+			options: {},
+		},
+		{ credentials: { openAiApi: { id: credential.id, name: credential.name } } },
+	);
 }
 
 /** The Domain Data node as a tool (its description on "Set Automatically" unless `parameters` set one). */
-export function domainDataTool(name: string, parameters: Record<string, unknown>, credential: CredentialRef, extra: Partial<WorkflowNode> = {}): WorkflowNode {
-	return node(name, DOMAIN_DATA_TOOL, 1, parameters, {
-		credentials: { [CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } },
-		...extra,
-	});
+export function domainDataTool(name: string, parameters: Record<string, unknown>, credential: CredentialRef): WorkflowNode {
+	return { ...domainData(name, parameters, credential), type: DOMAIN_DATA_TOOL };
 }
 
-/** `$fromAI(key, description, type)` as a parameter expression: the model fills it. */
+/** `$fromAI(key, description, type)`, for use inside an expression: the model fills it. */
+export function fromAIValue(key: string, description: string, type = 'string'): string {
+	return `$fromAI('${key}', ${JSON.stringify(description)}, '${type}')`;
+}
+
+/** A parameter whose whole value the model fills. */
 export function fromAI(key: string, description: string, type = 'string'): string {
-	return `={{ $fromAI('${key}', ${JSON.stringify(description)}, '${type}') }}`;
+	return `={{ ${fromAIValue(key, description, type)} }}`;
 }
 
 /** Manual Trigger → AI Agent asking `question`, with the model and the tools attached. */
-export function agentWorkflow(options: { n8nVersion: string; question: string; model: CredentialRef; tools: WorkflowNode[]; systemMessage?: string }) {
-	const agent = node('AI Agent', `${LANGCHAIN}.agent`, defaultNodeVersion(options.n8nVersion, 'agents/Agent/Agent.node.js'), {
-		promptType: 'define',
-		text: options.question,
-		options: options.systemMessage ? { systemMessage: options.systemMessage } : {},
-	});
+export function agentWorkflow(options: {
+	n8nVersion: string;
+	question: string;
+	model: CredentialRef;
+	tools: WorkflowNode[];
+	systemMessage?: string;
+}) {
+	const agent = node(
+		'AI Agent',
+		`${LANGCHAIN}.agent`,
+		defaultNodeVersion(options.n8nVersion, 'agents/Agent/Agent.node.js'),
+		{
+			promptType: 'define',
+			text: options.question,
+			options: options.systemMessage ? { systemMessage: options.systemMessage } : {},
+		},
+	);
 	const model = chatModel(options.model);
 	const start = manualTrigger();
 	start.position = [0, 0];
@@ -73,7 +92,13 @@ export function agentWorkflow(options: { n8nVersion: string; question: string; m
 
 /** n8n's MCP Server Trigger at `/mcp/<path>` with the tools attached (no authentication: tests on 127.0.0.1 only). */
 export function mcpWorkflow(path: string, tools: WorkflowNode[]) {
-	const trigger = node('MCP Server Trigger', `${LANGCHAIN}.mcpTrigger`, 2, { path, authentication: 'none' }, { webhookId: path });
+	const trigger = node(
+		'MCP Server Trigger',
+		`${LANGCHAIN}.mcpTrigger`,
+		2,
+		{ path, authentication: 'none' },
+		{ webhookId: path },
+	);
 	tools.forEach((tool, index) => (tool.position = [160 * index, 220]));
 	const connections: Record<string, unknown> = {};
 	for (const tool of tools) connections[tool.name] = { ai_tool: [[{ node: trigger.name, type: 'ai_tool', index: 0 }]] };

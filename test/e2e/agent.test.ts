@@ -38,7 +38,9 @@ interface Case {
 const description = new DomainData().description;
 /** What n8n describes the tool with on "Set Automatically": the action of the tool's operation, "in Domain Data". */
 function autoDescription(resource: string, operation: string): string {
-	const property = description.properties.find((p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource));
+	const property = description.properties.find(
+		(p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource),
+	);
 	const option = (property?.options as INodePropertyOptions[] | undefined)?.find((o) => o.value === operation);
 	return `${option?.action} in Domain Data`;
 }
@@ -59,25 +61,56 @@ beforeAll(async () => {
 	const down = await freePort();
 	// Most tools leave their main input at its default, which the model fills in the tool ($fromAI with our
 	// description, actions/tool/description.ts); Search and the rejected key set their own $fromAI, as a user may.
-	const get = (options = {}, domain?: string) => ({ resource: 'domain', operation: 'get', options, ...(domain ? { domain } : {}) });
+	const get = (options = {}, domain?: string) => ({
+		resource: 'domain',
+		operation: 'get',
+		options,
+		...(domain ? { domain } : {}),
+	});
 	const [first, second, third] = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
 	addCase('get', { question: `What does ${sim.index.domainAt(7).name} run on?`, tool: get() });
 	addCase('search', {
 		question: 'List every website of the index.',
-		tool: { resource: 'domain', operation: 'search', returnAll: true, filters: fromAI('filters', 'Search filters as a JSON object') },
+		tool: {
+			resource: 'domain',
+			operation: 'search',
+			returnAll: true,
+			filters: fromAI('filters', 'Search filters as a JSON object'),
+		},
 	});
-	addCase('bulk', { question: `Compare ${first}, ${second} and ${third}.`, tool: { resource: 'domain', operation: 'bulk' } });
-	addCase('list', { question: 'Which snapshots of the index exist?', tool: { resource: 'dataset', operation: 'list', returnAll: true } });
+	addCase('bulk', {
+		question: `Compare ${first}, ${second} and ${third}.`,
+		tool: { resource: 'domain', operation: 'bulk' },
+	});
+	addCase('list', {
+		question: 'Which snapshots of the index exist?',
+		tool: { resource: 'dataset', operation: 'list', returnAll: true },
+	});
 	addCase('compare', {
 		question: 'What changed in the latest snapshot?',
 		tool: { resource: 'dataset', operation: 'compare', baseLabel: 'previous', returnAll: true },
 	});
-	addCase('badKey', { question: 'What does example.com run on?', tool: get({}, fromAI('domain', 'The domain to look up')), credential: CREDENTIALS.badKey });
+	addCase('badKey', {
+		question: 'What does example.com run on?',
+		tool: get({}, fromAI('domain', 'The domain to look up')),
+		credential: CREDENTIALS.badKey,
+	});
 	addCase('unknown', { question: 'What does not-in-the-index-4711.com run on?', tool: get() });
 	const downCredential = { id: workflowId('credDown'), name: 'Domain Data (service down)' };
-	addCase('down', { question: 'What does example.org run on?', tool: get({ maxAttempts: 1 }), credential: downCredential });
+	addCase('down', {
+		question: 'What does example.org run on?',
+		tool: get({ maxAttempts: 1 }),
+		credential: downCredential,
+	});
 
-	const credentials: CredentialImport[] = [modelCredential(MODEL_CREDENTIAL, model.url), { ...downCredential, type: CREDENTIAL_TYPE, data: { apiKey: 'sim-e2e-down-key-123', baseUrl: `http://127.0.0.1:${down}` } }];
+	const credentials: CredentialImport[] = [
+		modelCredential(MODEL_CREDENTIAL, model.url),
+		{
+			...downCredential,
+			type: CREDENTIAL_TYPE,
+			data: { apiKey: 'sim-e2e-down-key-123', baseUrl: `http://127.0.0.1:${down}` },
+		},
+	];
 	for (const [name, item] of Object.entries(cases)) {
 		if (item.credential) continue;
 		const own = ownKeyCredential(sim, `agent${name}`);
@@ -88,15 +121,22 @@ beforeAll(async () => {
 	n8n = await createInstance(sim, { credentials });
 	await n8n.importWorkflows(
 		Object.entries(cases).map(([name, item]) =>
-			workflow(item.id, `Agent: ${name}`, agentWorkflow({
-				n8nVersion: n8n.version,
-				question: item.question,
-				model: MODEL_CREDENTIAL,
-				tools: [domainDataTool('Domain Data', item.tool, item.credential!)],
-			})),
+			workflow(
+				item.id,
+				`Agent: ${name}`,
+				agentWorkflow({
+					n8nVersion: n8n.version,
+					question: item.question,
+					model: MODEL_CREDENTIAL,
+					tools: [domainDataTool('Domain Data', item.tool, item.credential!)],
+				}),
+			),
 		),
 	);
-	runs = await n8n.executeBatch(Object.values(cases).map((item) => item.id), { concurrency: 2 });
+	runs = await n8n.executeBatch(
+		Object.values(cases).map((item) => item.id),
+		{ concurrency: 2 },
+	);
 }, 15 * 60_000);
 
 afterAll(async () => {
@@ -135,8 +175,14 @@ function expectAnswered(name: string) {
 }
 
 describe('the AI Agent with the Domain Data tool (Set Automatically descriptions, $fromAI values)', () => {
-	test('each operation describes itself to the model: its action, and its input says what to pass and what comes back', () => {
-		const inputs: Record<string, string> = { get: 'domain', search: 'filters', bulk: 'domains', list: '', compare: 'label' };
+	test('each operation describes itself: its action, and its input says what to pass and what comes back', () => {
+		const inputs: Record<string, string> = {
+			get: 'domain',
+			search: 'filters',
+			bulk: 'domains',
+			list: '',
+			compare: 'label',
+		};
 		for (const [name, input] of Object.entries(inputs)) {
 			const { resource, operation } = cases[name].tool as { resource: string; operation: string };
 			const [request] = outcome(name).requests;
@@ -144,10 +190,14 @@ describe('the AI Agent with the Domain Data tool (Set Automatically descriptions
 			const properties = request.tools[0].function.parameters?.properties ?? {};
 			expect(Object.keys(properties)).toEqual(input ? [input] : []);
 			if (input && name !== 'search') expect(properties[input].description).toMatch(/The answer /);
-			log(`${name}: "${request.tools[0].function.description}"; ${JSON.stringify(request.tools[0].function.parameters)}`);
+			log(
+				`${name}: "${request.tools[0].function.description}"; ${JSON.stringify(request.tools[0].function.parameters)}`,
+			);
 		}
 		const [compare] = outcome('compare').requests;
-		expect(compare.tools[0].function.parameters?.properties?.label.description).toContain(`at most ${TOOL_MAX_RECORDS} per call`);
+		expect(compare.tools[0].function.parameters?.properties?.label.description).toContain(
+			`at most ${TOOL_MAX_RECORDS} per call`,
+		);
 	});
 
 	test('Get: one call, the domain object reaches the model, the answer quotes it', () => {
@@ -156,6 +206,9 @@ describe('the AI Agent with the Domain Data tool (Set Automatically descriptions
 		expect(items).toEqual([domain]);
 		expect(calls.map((call) => call.endpoint)).toEqual(['get']);
 		expect(answer).toContain(domain.title);
+		const [call] = outcome('get').requests;
+		const toolAnswer = JSON.parse(outcome('get').received) as unknown;
+		log(`transcript: ${JSON.stringify({ question: call.question, toolCall: call.reply, toolAnswer, answer })}`);
 	});
 
 	test('Search with Return All on 50,000 domains: under 64 KB, one call, and the answer says there is more', () => {
@@ -166,6 +219,7 @@ describe('the AI Agent with the Domain Data tool (Set Automatically descriptions
 		expect(calls.map((call) => call.endpoint)).toEqual(['search']);
 		expect(items[0].summary).toMatch(/^20 of 50,000 domains shown\. There are more/);
 		expect(answer).toContain('There are more');
+		log(`search answer: ${JSON.stringify(answer)}`);
 	});
 
 	test('Bulk Get: one call for the three names, three records', () => {
@@ -201,7 +255,14 @@ describe('failing tool calls reach the model as text without the key, and the ru
 		if (secret) expect(JSON.stringify(model.requests)).not.toContain(secret);
 	};
 
-	test('a rejected key', () => expectError('badKey', /The Domain Data service rejected the API key\. .*credential in n8n must be fixed/, BAD_KEY));
-	test('a domain that is not in the index', () => expectError('unknown', /The domain "not-in-the-index-4711\.com" is not in the index/));
-	test('a service that is down', () => expectError('down', /Could not connect to the Domain Data service.*try again in a few minutes/, 'sim-e2e-down-key-123'));
+	test('a rejected key', () =>
+		expectError('badKey', /The Domain Data service rejected the API key\. .*credential in n8n must be fixed/, BAD_KEY));
+	test('a domain that is not in the index', () =>
+		expectError('unknown', /The domain "not-in-the-index-4711\.com" is not in the index/));
+	test('a service that is down', () =>
+		expectError(
+			'down',
+			/Could not connect to the Domain Data service.*try again in a few minutes/,
+			'sim-e2e-down-key-123',
+		));
 });

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/bounds';
-import { EXAMPLE_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
+import { EXAMPLE_CREDENTIAL, EXAMPLE_MCP_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
 import type { N8nInstance, N8nProcess } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { N8nRestClient } from '../../scripts/n8n/rest';
@@ -54,7 +54,7 @@ const textOf = (result: CallResult) => result.content.map((part) => part.text ??
 beforeAll(async () => {
 	sim = await startSimulator({ domains: 5000, snapshots: 3 });
 	sim.setKey(EXAMPLE_KEY, 'pro');
-	const bearer = { id: 'mcpClientToken01', name: 'MCP clients (bearer token)' };
+	const bearer = EXAMPLE_MCP_CREDENTIAL;
 	n8n = await createInstance(sim, {
 		credentials: [
 			{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: EXAMPLE_KEY, baseUrl: sim.url } },
@@ -62,10 +62,12 @@ beforeAll(async () => {
 		],
 	});
 	const example = loadExamples().find((each) => each.workflow.id === EXAMPLE)!.workflow;
-	const failing = mcpWorkflow('domain-data-failing', [domainDataTool('Look Up With a Wrong Key', { resource: 'domain', operation: 'get' }, CREDENTIALS.badKey)]);
+	const failing = mcpWorkflow('domain-data-failing', [
+		domainDataTool('Look Up With a Wrong Key', { resource: 'domain', operation: 'get' }, CREDENTIALS.badKey),
+	]);
 	const trigger = failing.nodes[0];
 	trigger.parameters.authentication = 'bearerAuth';
-	trigger.credentials = { httpBearerAuth: bearer };
+	trigger.credentials = { httpBearerAuth: { ...bearer } };
 	await n8n.importWorkflows([example, workflow(FAILING, 'MCP: failing tool', failing)]);
 	({ server, rest } = await startWithApi(n8n));
 	await rest.activateWorkflow(EXAMPLE);
@@ -97,7 +99,13 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 	test('tools/list: the five tools, each with its description and the input the model fills', async () => {
 		const { tools } = await client.listTools();
 		const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-		expect(Object.keys(byName).sort()).toEqual(['Compare_Snapshots', 'List_Snapshots', 'Look_Up_Many_Domains', 'Look_Up_a_Domain', 'Search_Domains']);
+		expect(Object.keys(byName).sort()).toEqual([
+			'Compare_Snapshots',
+			'List_Snapshots',
+			'Look_Up_Many_Domains',
+			'Look_Up_a_Domain',
+			'Search_Domains',
+		]);
 		expect(byName.Look_Up_a_Domain.description).toBe('Get a domain in Domain Data');
 		const inputs: Record<string, string[]> = {
 			Look_Up_a_Domain: ['domain'],
@@ -116,7 +124,10 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 	test('tools/call Look_Up_a_Domain: the domain object, one paid call', async () => {
 		sim.clearLog();
 		const domain = sim.index.domainAt(4);
-		const result = (await client.callTool({ name: 'Look_Up_a_Domain', arguments: { domain: domain.name } })) as CallResult;
+		const result = (await client.callTool({
+			name: 'Look_Up_a_Domain',
+			arguments: { domain: domain.name },
+		})) as CallResult;
 		expect(result.isError).toBeFalsy();
 		expect(JSON.parse(textOf(result))).toEqual([domain]);
 		expect(sim.calls().map((call) => call.endpoint)).toEqual(['get']);
@@ -141,7 +152,10 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 	});
 
 	test('a domain that is not in the index: an MCP error result that says so', async () => {
-		const result = (await client.callTool({ name: 'Look_Up_a_Domain', arguments: { domain: 'not-in-the-index-4711.com' } })) as CallResult;
+		const result = (await client.callTool({
+			name: 'Look_Up_a_Domain',
+			arguments: { domain: 'not-in-the-index-4711.com' },
+		})) as CallResult;
 		expect(result.isError).toBe(true);
 		expect(textOf(result)).toContain('The domain "not-in-the-index-4711.com" is not in the index.');
 	});
@@ -149,7 +163,10 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 
 test('a rejected key: an MCP error result that says what to do, without the key', async () => {
 	const client = await connect('domain-data-failing');
-	const result = (await client.callTool({ name: 'Look_Up_With_a_Wrong_Key', arguments: { domain: 'example.com' } })) as CallResult;
+	const result = (await client.callTool({
+		name: 'Look_Up_With_a_Wrong_Key',
+		arguments: { domain: 'example.com' },
+	})) as CallResult;
 	expect(result.isError).toBe(true);
 	expect(textOf(result)).toContain('The Domain Data service rejected the API key. Calling again will not help');
 	expect(textOf(result)).not.toContain(BAD_KEY);

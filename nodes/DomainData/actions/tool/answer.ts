@@ -16,10 +16,16 @@ interface Listing {
 }
 
 const LISTINGS: Record<string, Listing> = {
-	search: { key: 'domains', narrow: 'search with more filters (for example a language, technology, category or maxRank)' },
+	search: {
+		key: 'domains',
+		narrow: 'search with more filters (for example a language, technology, category or maxRank)',
+	},
 	bulk: { key: 'domains', narrow: 'ask for the other names in another call' },
 	list: { key: 'datasets', narrow: 'the newest come first' },
-	stream: { key: 'records', narrow: 'read with filters (countries, languages, technologies, a category or a maximum rank)' },
+	stream: {
+		key: 'records',
+		narrow: 'read with filters (countries, languages, technologies, a category or a maximum rank)',
+	},
 	compare: { key: 'changes', narrow: 'compare with filters, or fewer kinds of change' },
 };
 
@@ -57,16 +63,26 @@ function changeCounts(records: IDataObject[]): string {
 	return ` (${[...counts].map(([change, n]) => `${n} ${change}`).join(', ')})`;
 }
 
-function summarize(operation: string, shown: IDataObject[], facts: { total?: number; more: boolean; left: number; compact: boolean; run: BoundedRun }): string {
+function summarize(
+	operation: string,
+	shown: IDataObject[],
+	facts: { total?: number; more: boolean; left: number; compact: boolean; run: BoundedRun },
+): string {
 	const { key, narrow } = LISTINGS[operation];
 	const of = facts.total !== undefined ? ` of ${count(facts.total)}` : '';
-	const parts = [`${count(shown.length)}${of} ${key} shown${operation === 'compare' && shown.length ? changeCounts(shown) : ''}.`];
-	if (facts.more) parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. To narrow, ${narrow}.`);
-	if (facts.left > 0) parts.push(`${count(facts.left)} more were left out to keep the answer under ${TOOL_MAX_BYTES / 1024} KB.`);
+	const parts = [
+		`${count(shown.length)}${of} ${key} shown${operation === 'compare' && shown.length ? changeCounts(shown) : ''}.`,
+	];
+	if (facts.more)
+		parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. To narrow, ${narrow}.`);
+	if (facts.left > 0)
+		parts.push(`${count(facts.left)} more were left out to keep the answer under ${TOOL_MAX_BYTES / 1024} KB.`);
 	const namesLeft = facts.run.namesLeft;
 	if (namesLeft.length > 0) {
 		const listed = namesLeft.slice(0, 10).map(String).join(', ') + (namesLeft.length > 10 ? ', …' : '');
-		parts.push(`Only the first ${TOOL_MAX_RECORDS} names were looked up; not looked up (${count(namesLeft.length)}): ${listed}.`);
+		parts.push(
+			`Only the first ${TOOL_MAX_RECORDS} names were looked up; not looked up (${count(namesLeft.length)}): ${listed}.`,
+		);
 	}
 	if (facts.compact) parts.push(`Records are compact: ${COMPACT_FIELDS_TEXT}.`);
 	return parts.join(' ');
@@ -76,7 +92,11 @@ function summarize(operation: string, shown: IDataObject[], facts: { total?: num
  * Full records while they fit TOOL_MAX_BYTES; else compact ones (or always, in compact mode); then as many as
  * fit. `build` makes the answer from the records and whether they are compact.
  */
-function fit(records: IDataObject[], mode: RecordsMode, build: (shown: IDataObject[], compact: boolean) => IDataObject): IDataObject {
+function fit(
+	records: IDataObject[],
+	mode: RecordsMode,
+	build: (shown: IDataObject[], compact: boolean) => IDataObject,
+): IDataObject {
 	let compact = mode === 'compact';
 	let shown = compact ? records.map(compactRecord) : records;
 	if (!compact && answerBytes(build(shown, false)) > TOOL_MAX_BYTES) {
@@ -100,7 +120,13 @@ export function toolAnswer(operation: string, records: IDataObject[], mode: Reco
 	const shared: IDataObject = {};
 	hoistShared(within, shared);
 	return fit(within, mode, (shown, compact) => ({
-		summary: summarize(operation, shown, { total: paging?.total, more, left: within.length - shown.length, compact, run }),
+		summary: summarize(operation, shown, {
+			total: paging?.total,
+			more,
+			left: within.length - shown.length,
+			compact,
+			run,
+		}),
 		...shared,
 		[LISTINGS[operation].key]: shown,
 	}));

@@ -28,7 +28,8 @@ const MAX_TEXT = 160;
 const MAX_LIST = 10;
 
 export const COMPACT_FIELDS_TEXT =
-	`name, rank, title, description, language, country, categories and technologies; texts cut at ${MAX_TEXT} characters, lists at ${MAX_LIST} entries`;
+	'name, rank, title, description, language, country, categories and technologies; ' +
+	`texts cut at ${MAX_TEXT} characters, lists at ${MAX_LIST} entries`;
 
 function clip(value: unknown): unknown {
 	if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT - 1)}…` : value;

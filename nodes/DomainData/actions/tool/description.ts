@@ -10,7 +10,8 @@ import type { INodeProperties } from 'n8n-workflow';
 import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
 import { COMPACT_FIELDS_TEXT } from './compact';
 
-const BOUNDS = `at most ${TOOL_MAX_RECORDS} per call (${TOOL_MAX_BYTES / 1024} KB)`;
+const KB = TOOL_MAX_BYTES / 1024;
+const BOUNDS = `at most ${TOOL_MAX_RECORDS} per call (${KB} KB)`;
 
 /** Per operation: the parameter the model fills in the tool, and what the model is told about it. */
 const MODEL_INPUTS: Record<string, { parameter: string; description: string }> = {
@@ -72,9 +73,11 @@ export const toolRecordsProperty: INodeProperties = {
 		{
 			name: 'Full',
 			value: 'full',
-			description: `Whole records; compact ones when ${TOOL_MAX_RECORDS} whole records would pass ${TOOL_MAX_BYTES / 1024} KB`,
+			description: `Whole records; compact ones when ${TOOL_MAX_RECORDS} whole records would pass ${KB} KB`,
 		},
 		{ name: 'Compact', value: 'compact', description: `Always compact: ${COMPACT_FIELDS_TEXT}` },
 	],
-	description: `Each answer holds at most ${TOOL_MAX_RECORDS} records and ${TOOL_MAX_BYTES / 1024} KB, whatever Return All, Limit or Output say, and says when there are more`,
+	description:
+		`Each answer holds at most ${TOOL_MAX_RECORDS} records and ${KB} KB, whatever Return All, Limit or Output say, ` +
+		'and says when there are more',
 };

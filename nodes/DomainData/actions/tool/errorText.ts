@@ -8,7 +8,8 @@ import { isTransientError } from '../../transport';
 const MAX_CHARS = 600;
 
 const HELP_BY_STATUS: Record<string, string> = {
-	'401': 'Calling again will not help: tell the user that the API key of the Domain Data credential in n8n must be fixed.',
+	'401':
+		'Calling again will not help: tell the user that the API key of the Domain Data credential in n8n must be fixed.',
 	'402': 'Calling again will not help until the credits renew: tell the user.',
 	'403': 'Calling again will not help: tell the user that the Domain Data plan lacks this feature.',
 };
@@ -16,7 +17,11 @@ const UNAVAILABLE = 'The service is down or overloaded right now: try again in a
 
 /** `secret` (the credential's API key) never appears in the text, whatever the error holds. */
 export function toolErrorText(error: unknown, secret: string | undefined): string {
-	const { message, description, httpCode } = (error ?? {}) as { message?: unknown; description?: unknown; httpCode?: unknown };
+	const { message, description, httpCode } = (error ?? {}) as {
+		message?: unknown;
+		description?: unknown;
+		httpCode?: unknown;
+	};
 	const what = typeof message === 'string' && message ? message.replace(/\.$/, '') : 'The Domain Data tool failed';
 	const help =
 		HELP_BY_STATUS[String(httpCode)] ??

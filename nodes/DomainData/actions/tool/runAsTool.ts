@@ -28,13 +28,23 @@ function refuseOutput(this: IExecuteFunctions, operation: string): void {
 	if (operation !== 'stream' && operation !== 'compare') return;
 	const output = String(this.getNodeParameter('output', 0, 'items'));
 	if (!OUTPUTS_REFUSED[output]) return;
-	throw operationError(this.getNode(), `This tool is set to send its data to ${OUTPUTS_REFUSED[output]}, which a tool cannot answer with`, {
-		description: `Tell the user to set Output to "Items" in the tool's parameters; the tool then answers with at most ${TOOL_MAX_RECORDS} ${operation === 'stream' ? 'records' : 'changes'}.`,
-	});
+	throw operationError(
+		this.getNode(),
+		`This tool is set to send its data to ${OUTPUTS_REFUSED[output]}, which a tool cannot answer with`,
+		{
+			description:
+				'Tell the user to set Output to "Items" in the tool\'s parameters; the tool then answers with at most ' +
+				`${TOOL_MAX_RECORDS} ${operation === 'stream' ? 'records' : 'changes'}.`,
+		},
+	);
 }
 
 /** The answer of the node run as a tool: one item, also when the call failed (see the note at the top). */
-export async function runAsTool(this: IExecuteFunctions, operation: string, execute: OperationExecute): Promise<INodeExecutionData[]> {
+export async function runAsTool(
+	this: IExecuteFunctions,
+	operation: string,
+	execute: OperationExecute,
+): Promise<INodeExecutionData[]> {
 	const items = this.getInputData();
 	const pairedItem = items.map((_, item) => ({ item }));
 	try {
@@ -42,7 +52,17 @@ export async function runAsTool(this: IExecuteFunctions, operation: string, exec
 		const run: BoundedRun = { namesLeft: [] };
 		const output = await execute.call(withBounds(this, boundedParameters(operation, run)), items);
 		const mode = this.getNodeParameter('toolRecords', 0, 'full') as RecordsMode;
-		return [{ json: toolAnswer(operation, output.map((item) => item.json), mode, run), pairedItem }];
+		return [
+			{
+				json: toolAnswer(
+					operation,
+					output.map((item) => item.json),
+					mode,
+					run,
+				),
+				pairedItem,
+			},
+		];
 	} catch (error) {
 		if (this.getNode().onError === 'stopWorkflow') throw asNodeError(this.getNode(), error);
 		const text = toolErrorText(error, await credentialSecret.call(this).catch(() => undefined));
