@@ -97,7 +97,13 @@ function describeRecord(record: Record<string, unknown>): string {
 	if (record.found === false) return `${String(record.name)}: not in the index`;
 	if (record.change) return `${String(record.change)} ${String(record.name)}`;
 	if (record.label && !record.name) return String(record.label);
-	const facts = [record.language ?? record.language_code, record.country_code].filter(Boolean).join(', ');
+	const language = record.language ?? record.language_code;
+	const facts = [
+		language && `language ${String(language)}`,
+		record.country_code && `country ${String(record.country_code)}`,
+	]
+		.filter(Boolean)
+		.join(', ');
 	const technologies =
 		Array.isArray(record.technologies) && record.technologies.length ? `; runs ${record.technologies.join(', ')}` : '';
 	return `${String(record.name)}: "${String(record.title ?? '')}"${facts ? ` (${facts})` : ''}${technologies}`;

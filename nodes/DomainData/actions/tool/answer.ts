@@ -8,24 +8,12 @@ import type { IDataObject } from 'n8n-workflow';
 import { type BoundedRun, TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
 import { compactRecord, COMPACT_FIELDS_TEXT } from './compact';
 
-interface Listing {
-	/** The key of the records in the answer, also the noun of the summary. */
-	key: string;
-	/** How to get fewer or other records: the end of "To narrow, …". */
-	narrow: string;
-}
-
-const LISTINGS: Record<string, Listing> = {
-	search: {
-		key: 'domains',
-		narrow: 'search with more filters (for example a language, technology, category or maxRank)',
-	},
+/** Per listing operation: the key of its records in the answer (also the summary's noun), and how to narrow. */
+const LISTINGS: Record<string, { key: string; narrow: string }> = {
+	search: { key: 'domains', narrow: 'search with more filters (a language, technology, category or maxRank)' },
 	bulk: { key: 'domains', narrow: 'ask for the other names in another call' },
 	list: { key: 'datasets', narrow: 'the newest come first' },
-	stream: {
-		key: 'records',
-		narrow: 'read with filters (countries, languages, technologies, a category or a maximum rank)',
-	},
+	stream: { key: 'records', narrow: 'read with filters (countries, languages, technologies, a category, a rank)' },
 	compare: { key: 'changes', narrow: 'compare with filters, or fewer kinds of change' },
 };
 

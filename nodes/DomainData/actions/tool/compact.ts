@@ -5,25 +5,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /** Domain fields kept, then the fields of the answer shapes themselves (found, datasets, changes, errors). */
-const KEPT = [
-	'name',
-	'rank',
-	'title',
-	'meta_description',
-	'language',
-	'language_code',
-	'country_code',
-	'categories',
-	'technologies',
-	'found',
-	'label',
-	'value',
-	'change',
-	'reason',
-	'record',
-	'changes',
-	'error',
-];
+const KEPT = (
+	'name rank title meta_description language language_code country_code categories technologies ' +
+	'found label value change reason record changes error'
+).split(' ');
 const MAX_TEXT = 160;
 const MAX_LIST = 10;
 

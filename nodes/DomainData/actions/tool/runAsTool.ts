@@ -51,18 +51,10 @@ export async function runAsTool(
 		refuseOutput.call(this, operation);
 		const run: BoundedRun = { namesLeft: [] };
 		const output = await execute.call(withBounds(this, boundedParameters(operation, run)), items);
+		const records = output.map((item) => item.json);
 		const mode = this.getNodeParameter('toolRecords', 0, 'full') as RecordsMode;
-		return [
-			{
-				json: toolAnswer(
-					operation,
-					output.map((item) => item.json),
-					mode,
-					run,
-				),
-				pairedItem,
-			},
-		];
+		const answer = toolAnswer(operation, records, mode, run);
+		return [{ json: answer, pairedItem }];
 	} catch (error) {
 		if (this.getNode().onError === 'stopWorkflow') throw asNodeError(this.getNode(), error);
 		const text = toolErrorText(error, await credentialSecret.call(this).catch(() => undefined));
