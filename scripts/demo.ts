@@ -216,7 +216,7 @@ Ask the agent: open "a tool for an AI agent", click "Open chat" and ask "What do
 MCP clients: activate "tools for MCP clients" and connect to ${n8n.url}/mcp/domain-data
 with the header "Authorization: Bearer ${MCP_TOKEN}".
 
-Ctrl-C stops n8n and the simulator. Your n8n data stays in ${userFolder}
+Ctrl-C stops n8n, the simulator and the stand-in model. Your n8n data stays in ${userFolder}
 (npm run demo -- --fresh starts over).`);
 }
 
