@@ -7,7 +7,8 @@
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *
- * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n). See docs/benchmarks.md.
+ * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n), agent (real
+ * n8n). See docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -25,6 +26,7 @@ import {
 } from './lib/report';
 import { pinCores } from './lib/simulator-process';
 import { disposePackage } from './lib/n8n';
+import { agent } from './agent';
 import { compare } from './compare';
 import { enrichment } from './enrich';
 import { memory } from './memory';
@@ -41,6 +43,7 @@ const SECTIONS: Record<(typeof SECTION_NAMES)[number], { title: string; run: (co
 	trigger: { title: 'Trigger', run: trigger },
 	compare: { title: 'Compare', run: compare },
 	subworkflow: { title: 'Sub-Workflow output (real n8n)', run: subWorkflowSection },
+	agent: { title: 'AI agent: what reaches the model (real n8n)', run: agent },
 };
 
 function renderMarkdown(

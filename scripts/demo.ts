@@ -1,10 +1,11 @@
 /**
  * `npm run demo`: the newest installable n8n (2.41.1, on Node 24 from the npm registry when this machine's
  * Node is older; see scripts/n8n/node-runtime.ts), or the version `--n8n` names, with this package installed
- * the way n8n installs community packages, the example workflows and a credential, all pointed at the Domain Data simulator. Prints the address and the
- * login; Ctrl-C stops everything it started.
+ * the way n8n installs community packages, the example workflows and their credentials, all pointed at the Domain Data
+ * simulator, and the offline stand-in chat model (scripts/model) for the AI-agent example's chat. Prints the address
+ * and the login; Ctrl-C stops everything it started.
  *
- *   npm run demo [-- --fresh] [--n8n 2.41.1] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]
+ *   npm run demo [-- --fresh] [--n8n 2.41.1] [--port 5678] [--sim-port 8787] [--model-port 8788] [--domains 100000] [--snapshots 6]
  *
  * The first run installs n8n into the cache (about 8 minutes, once); later runs reuse the cache and the
  * demo's n8n data (`<cache>/demo-<version>`: owner account, workflows, executions) and start in seconds.
@@ -15,7 +16,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { KEYS, startSimulator, type Simulator } from '../test/simulator';
-import { EXAMPLE_CREDENTIAL, loadExamples } from './n8n/examples';
+import { startModel, type StandInModel } from './model/server';
+import { modelCredential } from './model/workflows';
+import { EXAMPLE_CREDENTIAL, EXAMPLE_MCP_CREDENTIAL, EXAMPLE_MODEL_CREDENTIAL, loadExamples } from './n8n/examples';
 import { ensureN8n } from './n8n/install';
 import { N8nInstance, tail, type N8nProcess, type WorkflowImport } from './n8n/instance';
 import { buildAndPack, CREDENTIAL_TYPE, installPackage, NODE_TYPES } from './n8n/package';
@@ -30,15 +33,16 @@ interface DemoOptions {
 	n8nVersion: string;
 	port: number;
 	simPort: number;
+	modelPort: number;
 	domains: number;
 	snapshots: number;
 }
 
 const USAGE =
-	`usage: npm run demo [-- --fresh] [--n8n ${NEWEST_N8N_VERSION}] [--port 5678] [--sim-port 8787] [--domains 100000] [--snapshots 6]`;
+	`usage: npm run demo [-- --fresh] [--n8n ${NEWEST_N8N_VERSION}] [--port 5678] [--sim-port 8787] [--model-port 8788] [--domains 100000] [--snapshots 6]`;
 
 function parseArguments(argv: string[]): DemoOptions {
-	const options: DemoOptions = { fresh: false, n8nVersion: NEWEST_N8N_VERSION, port: 5678, simPort: 8787, domains: 100_000, snapshots: 6 };
+	const options: DemoOptions = { fresh: false, n8nVersion: NEWEST_N8N_VERSION, port: 5678, simPort: 8787, modelPort: 8788, domains: 100_000, snapshots: 6 };
 	for (let i = 0; i < argv.length; i++) {
 		const flag = argv[i];
 		if (flag === '--help' || flag === '-h') {
@@ -59,6 +63,7 @@ function parseArguments(argv: string[]): DemoOptions {
 		if (!Number.isInteger(value) || value < 0) throw new Error(`${flag} needs a whole number\n${USAGE}`);
 		if (flag === '--port') options.port = value;
 		else if (flag === '--sim-port') options.simPort = value;
+		else if (flag === '--model-port') options.modelPort = value;
 		else if (flag === '--domains') options.domains = value;
 		else if (flag === '--snapshots') options.snapshots = value;
 		else throw new Error(`unknown option ${flag}\n${USAGE}`);
@@ -66,10 +71,14 @@ function parseArguments(argv: string[]): DemoOptions {
 	return options;
 }
 
+/** The bearer token of the MCP example's trigger in the demo (make your own for a reachable n8n). */
+const MCP_TOKEN = 'demo-mcp-token';
+
 const demoStarted = Date.now();
 const step = (text: string) => console.log(`- ${text}  (${((Date.now() - demoStarted) / 1000).toFixed(1)} s)`);
 
 let sim: Simulator | undefined;
+let model: StandInModel | undefined;
 let server: N8nProcess | undefined;
 let stopping = false;
 
@@ -80,6 +89,7 @@ async function stop(code: number): Promise<void> {
 	if (server || sim) console.log('\nStopping n8n and the simulator...');
 	await server?.stop();
 	await sim?.close();
+	await model?.close();
 	process.exit(code);
 }
 
@@ -132,21 +142,28 @@ async function main(): Promise<void> {
 	sim = await startSimulator({ port: simPort, domains: options.domains, snapshots: options.snapshots });
 	step(`simulator on ${sim.url} (${options.domains.toLocaleString('en-US')} domains, ${sim.datasets().length} snapshots)`);
 
+	model = await startModel({ port: await portOrFree(options.modelPort, 'the stand-in model') });
+	step(`stand-in chat model on ${model.url} (offline, answers from what the tools return)`);
+
 	const n8n = await N8nInstance.create({
 		version,
 		userFolder,
 		port: await portOrFree(options.port, 'n8n'),
 		encryptionKey: 'n8n-nodes-domain-data-demo',
 	});
-	// The credential is imported when new or when the simulator's address changed.
-	const credential = { ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEYS.pro, baseUrl: sim.url } };
+	// The credentials are imported when new or when the simulator's or the model's address changed.
+	const credentials = [
+		{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEYS.pro, baseUrl: sim.url } },
+		modelCredential(EXAMPLE_MODEL_CREDENTIAL, model.url),
+		{ ...EXAMPLE_MCP_CREDENTIAL, type: 'httpBearerAuth', data: { token: MCP_TOKEN } },
+	];
 	const credentialFile = join(userFolder, 'credential.json');
-	const credentialChanged = firstRun || !existsSync(credentialFile) || readFileSync(credentialFile, 'utf8') !== JSON.stringify(credential);
+	const credentialChanged = firstRun || !existsSync(credentialFile) || readFileSync(credentialFile, 'utf8') !== JSON.stringify(credentials);
 	const [packed] = await Promise.all([
 		buildAndPack({ outDir: join(cacheRoot(), 'demo-pack'), skipBuild: 'if-current', log: step }),
-		credentialChanged ? n8n.importCredentials([credential]) : Promise.resolve(),
+		credentialChanged ? n8n.importCredentials(credentials) : Promise.resolve(),
 	]);
-	if (credentialChanged) writeFileSync(credentialFile, JSON.stringify(credential));
+	if (credentialChanged) writeFileSync(credentialFile, JSON.stringify(credentials));
 	installPackage(userFolder, packed);
 	step(`installed ${packed.tarball.split('/').pop()} into ${join(userFolder, '.n8n', 'nodes')}`);
 
@@ -184,6 +201,7 @@ Ready in ${seconds} s. Open n8n ${version} (on Node ${n8n.runtime.version}) in y
 
   workflows  ${workflows.map((wf) => wf.name.replace(/^Domain Data: /, '')).join('\n             ')}
   credential "${EXAMPLE_CREDENTIAL.name}" (API key ${KEYS.pro}, Base URL ${sim.url})
+  model      "${EXAMPLE_MODEL_CREDENTIAL.name}": the stand-in at ${model.url} (offline, no key)
   simulator  ${sim.url}  ${options.domains.toLocaleString('en-US')} domains, snapshots ${datasets.at(-1)?.label} to ${datasets[0]?.label}
              other keys: ${KEYS.basic} (no historical data), ${KEYS.exhausted} (no credits left)
   files      Write File nodes write to ${n8n.filesDir}
@@ -194,7 +212,11 @@ minute; publish a new snapshot and watch it run (Overview → Executions):
 
   curl -X POST ${sim.url}/__sim/snapshots
 
-Ctrl-C stops n8n and the simulator. Your n8n data stays in ${userFolder}
+Ask the agent: open "a tool for an AI agent", click "Open chat" and ask "What does openreads.com.au run on?".
+MCP clients: activate "tools for MCP clients" and connect to ${n8n.url}/mcp/domain-data
+with the header "Authorization: Bearer ${MCP_TOKEN}".
+
+Ctrl-C stops n8n, the simulator and the stand-in model. Your n8n data stays in ${userFolder}
 (npm run demo -- --fresh starts over).`);
 }
 

@@ -9,6 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as dataset from './actions/dataset/Dataset.resource';
 import * as domain from './actions/domain/Domain.resource';
 import { router } from './actions/router';
+import { toolRecordsProperty, withModelInputs } from './actions/tool/description';
 import { loadOptions } from './methods';
 
 export class DomainData implements INodeType {
@@ -37,8 +38,8 @@ export class DomainData implements INodeType {
 				],
 				default: 'domain',
 			},
-			...domain.description,
-			...dataset.description,
+			...withModelInputs([...domain.description, ...dataset.description]),
+			toolRecordsProperty,
 		],
 	};
 

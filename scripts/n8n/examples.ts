@@ -15,6 +15,12 @@ export const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
 /** The credential every example refers to; the demo imports one with this id. */
 export const EXAMPLE_CREDENTIAL = { id: 'domainDataDemo01', name: 'Domain Data account' } as const;
 
+/** The chat model credential of the AI-agent example: in the demo, the offline stand-in model (scripts/model). */
+export const EXAMPLE_MODEL_CREDENTIAL = { id: 'standInModel0001', name: 'Stand-in model (offline demo)' } as const;
+
+/** The bearer token MCP clients send to the MCP example's trigger. */
+export const EXAMPLE_MCP_CREDENTIAL = { id: 'mcpClientToken01', name: 'MCP clients (bearer token)' } as const;
+
 /** The PostgreSQL credential the database examples name (the demo does not create one: users pick theirs). */
 export const EXAMPLE_POSTGRES_CREDENTIAL = { id: 'postgresDemo0001', name: 'Postgres account' } as const;
 

@@ -5,7 +5,8 @@
  * the steps in order, on the same page): sign in, find the node by name, create the credential (its Test
  * reports a refused key, then success), add the trigger and the Stream action, check the resource, operation
  * and label options against the node's description and product.md, and choose the workflow of the Sub-Workflow
- * output from the instance's workflows.
+ * output from the instance's workflows; then open the AI-agent example's chat, ask about a domain and get the answer
+ * the stand-in model (scripts/model) builds from the tool's data.
  *
  * Screenshots go to test-output/editor/<version>/ (ignored by git), so `npm test` never rewrites tracked
  * files; `npm run docs:images` (N8N_DOCS_IMAGES=1) runs the newest version alone and writes the README's
@@ -15,7 +16,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Dialog, Locator, Page } from 'playwright-core';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
 import { subWorkflowOutputOption } from '../../nodes/DomainData/helpers/subWorkflow';
@@ -27,6 +28,10 @@ import { chain, executeWorkflowTrigger, noOp, workflow, workflowId } from '../..
 import { REPO_ROOT } from '../../scripts/n8n/paths';
 import { NEWEST_N8N_VERSION, selectedMatrix } from '../../scripts/n8n/versions';
 import { DEFAULT_OWNER, N8nRestClient } from '../../scripts/n8n/rest';
+import { EXAMPLE_CREDENTIAL, EXAMPLE_MODEL_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
+import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
+import { startModel, type StandInModel } from '../../scripts/model/server';
+import { modelCredential } from '../../scripts/model/workflows';
 import { credentialRuleMessage, N8N_CHANGES, packedPackage } from '../e2e/support';
 import { isAtLeast } from '../../scripts/n8n/versions';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
@@ -103,6 +108,7 @@ const EDITORS = (process.env.N8N_DOCS_IMAGES ? [NEWEST_N8N_VERSION] : selectedMa
 
 describeInBrowser.each(EDITORS)('the editor: n8n $version in Chromium, the package installed from its tarball', ({ version, images }) => {
 	let sim: Simulator;
+	let model: StandInModel;
 	let packed: PackedPackage;
 	let n8n: N8nInstance;
 	let server: N8nProcess;
@@ -172,6 +178,7 @@ describeInBrowser.each(EDITORS)('the editor: n8n $version in Chromium, the packa
 		mkdirSync(images, { recursive: true });
 		await ensureN8n(version, { log });
 		sim = await startSimulator({ domains: 1000 });
+		model = await startModel();
 		// The tarball the end-to-end set-up packed for this run (or a fresh build and pack when run alone).
 		packed = await packedPackage();
 		// Jest's NODE_ENV=test makes `n8n start` exit at once with code 1 and no output: n8n runs without it.
@@ -187,6 +194,7 @@ describeInBrowser.each(EDITORS)('the editor: n8n $version in Chromium, the packa
 	afterAll(async () => {
 		await browser?.close();
 		await n8n?.dispose();
+		await model?.close();
 		await sim?.close();
 	}, 60_000);
 
@@ -394,4 +402,36 @@ describeInBrowser.each(EDITORS)('the editor: n8n $version in Chromium, the packa
 		await page.locator('[data-test-id="zoom-to-fit"]').click();
 		await screenshot('workflow-canvas.png');
 	}, 60_000);
+
+	it("answers in the AI-agent example's chat from the tool's data", async () => {
+		// Imported now, so that the steps above meet only the credential they create.
+		await n8n.importCredentials([
+			{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEYS.pro, baseUrl: sim.url } },
+			modelCredential(EXAMPLE_MODEL_CREDENTIAL, model.url),
+		]);
+		const example = loadExamples().find(({ file }) => file === 'ai-agent-tool.json')!.workflow;
+		await n8n.importWorkflows([example]);
+		// The canvas above has unsaved changes: leave it (n8n asks before the page unloads).
+		const leave = (dialog: Dialog) => void dialog.accept();
+		page.on('dialog', leave);
+		await page.goto(`${n8n.url}/workflow/${example.id}`);
+		page.off('dialog', leave);
+		await page.locator('[data-test-id="zoom-to-fit"]').click();
+		await page.locator('[data-test-id="workflow-chat-button"]').click();
+		const chat = page.locator('[data-test-id="canvas-chat"]');
+		const domain = sim.index.domainAt(1);
+		await chat.locator('textarea').first().fill(`What does ${domain.name} run on, and in which language is it?`);
+		await page.keyboard.press('Enter');
+		// The stand-in's answer quotes the tool's answer: the title, the language and the technologies.
+		await chat.getByText(domain.title, { exact: false }).last().waitFor({ timeout: 90_000 });
+		expect(await chat.innerText()).toContain(`runs ${(domain.technologies ?? []).join(', ')}`);
+		expect(model.requests.some((request) => 'toolCall' in request.reply)).toBe(true);
+		// Room for the question and the answer in the chat, and the whole workflow above it.
+		await page.setViewportSize({ width: VIEWPORT.width, height: 1000 });
+		await page.locator('.el-notification').first().waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
+		await page.locator('[data-test-id="zoom-to-fit"]').click();
+		// n8n 2.41 scrolls the newest message to the top of the chat: scroll back to the question.
+		await chat.locator('*').evaluateAll((elements) => elements.forEach((element) => element.scrollTo(0, 0)));
+		await screenshot('agent-chat.png');
+	}, 150_000);
 });

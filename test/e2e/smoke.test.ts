@@ -4,7 +4,7 @@
  * community-package folder and every operation runs once through `n8n execute-batch`; one failure runs
  * through `n8n execute` to check the error that version reports. The Sub-Workflow output runs a whole
  * snapshot through a sub-workflow that writes each batch to a file (n8n 1.x runs a called workflow
- * without publishing it).
+ * without publishing it). The AI Agent (1.x's default version) calls the node as a tool on the stand-in model.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,9 +22,12 @@ import {
 	splitOut,
 	workflow,
 	workflowId,
+	type CredentialRef,
 } from '../../scripts/n8n/workflows';
+import { startModel, toolAnswers, type StandInModel } from '../../scripts/model/server';
+import { agentWorkflow, domainDataTool, modelCredential } from '../../scripts/model/workflows';
 import { startSimulator, type Simulator } from '../simulator';
-import { CREDENTIALS, createInstance, e2eVersion } from './support';
+import { BAD_KEY, CREDENTIALS, createInstance, e2eVersion } from './support';
 
 const WF = {
 	get: workflowId('v1Get'),
@@ -36,7 +39,10 @@ const WF = {
 	file: workflowId('v1File'),
 	notFound: workflowId('v1NotFound'),
 	subWorkflow: workflowId('v1SubWorkflow'),
+	agent: workflowId('v1Agent'),
+	agentBadKey: workflowId('v1AgentBadKey'),
 };
+const MODEL = { id: 'ddE2eStandInMdl1', name: 'Stand-in model' };
 const SUB_WORKFLOW = workflowId('v1SubWorkflowWriter');
 const DOMAINS = 5000;
 const SUB_BATCH = 1000;
@@ -46,6 +52,7 @@ const pro = CREDENTIALS.pro;
 const VERSION = e2eVersion();
 
 let sim: Simulator;
+let model: StandInModel;
 let n8n: N8nInstance;
 let runs: Map<string, ExecutionResult>;
 let notFound: ExecutionResult;
@@ -58,8 +65,11 @@ function items(id: string, nodeName: string): Array<Record<string, unknown>> {
 
 beforeAll(async () => {
 	sim = await startSimulator({ domains: DOMAINS, snapshots: 2 });
-	n8n = await createInstance(sim);
+	model = await startModel();
+	n8n = await createInstance(sim, { credentials: [modelCredential(MODEL, model.url)] });
 	const names = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
+	const agent = (question: string, credential: CredentialRef) =>
+		agentWorkflow({ n8nVersion: n8n.version, question, model: MODEL, tools: [domainDataTool('Domain Data', { resource: 'domain', operation: 'get' }, credential)] });
 	await n8n.importWorkflows([
 		workflow(WF.get, 'get', chain(manualTrigger(), domainData('Get', { resource: 'domain', operation: 'get', domain: `https://${names[0]}/` }, pro))),
 		workflow(WF.search, 'search', chain(manualTrigger(), domainData('Search', { resource: 'domain', operation: 'search', returnAll: false, limit: 15, filters: '{}', options: { pageSize: 10 } }, pro))),
@@ -96,6 +106,8 @@ beforeAll(async () => {
 			resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank'], returnAll: true,
 			output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: SUB_WORKFLOW }, batchSize: SUB_BATCH,
 		}, pro))),
+		workflow(WF.agent, 'agent', agent(`What does ${names[1]} run on?`, pro)),
+		workflow(WF.agentBadKey, 'agent, rejected key', agent('What does example.com run on?', CREDENTIALS.badKey)),
 		workflow(WF.notFound, 'not found', chain(manualTrigger(), domainData('Get', { resource: 'domain', operation: 'get', domain: 'not-in-the-index-v1.com' }, pro))),
 	]);
 	const succeeding = Object.values(WF).filter((id) => id !== WF.notFound);
@@ -104,6 +116,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await n8n?.dispose();
+	await model?.close();
 	await sim?.close();
 });
 
@@ -143,4 +156,13 @@ test('a failure is reported with its message and HTTP code', () => {
 	expect(notFound.ok).toBe(false);
 	expect(String(notFound.error?.httpCode)).toBe('404');
 	expect(notFound.error?.message).toContain('not-in-the-index-v1.com');
+});
+
+test(`the AI Agent of n8n ${VERSION} calls the node as a tool; a rejected key reaches the model as text and the run goes on`, () => {
+	const domain = sim.index.domainAt(2);
+	expect(String(items(WF.agent, 'AI Agent')[0].output)).toContain(domain.title);
+	const received = (question: string) => model.requests.filter((request) => request.question === question).flatMap(toolAnswers);
+	expect(received(`What does ${domain.name} run on?`).map((answer) => JSON.parse(answer))).toEqual([[domain]]);
+	expect(String(items(WF.agentBadKey, 'AI Agent')[0].output)).toContain('rejected the API key');
+	expect(JSON.stringify(received('What does example.com run on?'))).not.toContain(BAD_KEY);
 });

@@ -70,10 +70,12 @@ class HarnessNodeTypes implements INodeTypes {
 	getByNameAndVersion(nodeType: string): INodeType {
 		let instance = this.cache.get(nodeType);
 		if (!instance) {
-			// n8n names a node used as an AI tool `<type>Tool` and runs the same class.
+			// n8n names a node used as an AI tool `<type>Tool` and runs the same class, with the description's
+			// name ending in Tool too (parameters shown only in tools depend on it).
 			const make = nodeClasses[nodeType] ?? nodeClasses[nodeType.replace(/Tool$/, '')];
 			if (!make) throw new Error(`Unknown node type ${nodeType}`);
 			instance = make();
+			if (!nodeClasses[nodeType]) instance.description = { ...instance.description, name: `${instance.description.name}Tool` };
 			this.cache.set(nodeType, instance);
 		}
 		return instance;
@@ -178,7 +180,7 @@ export interface HarnessNodeOptions {
 
 function makeWorkflow(options: HarnessNodeOptions) {
 	const type = NODE_TYPES[options.type ?? 'domainData'];
-	const nodeType = nodeTypes.getByNameAndVersion(type);
+	const nodeType = nodeTypes.getByNameAndVersion(options.nodeTypeName ?? type);
 	// n8n fills in the defaults of every parameter the user did not touch before it runs a node.
 	const parameters = NodeHelpers.getNodeParameters(
 		nodeType.description.properties,

@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { operationError } from '../errors';
 import * as dataset from './dataset/Dataset.resource';
 import * as domain from './domain/Domain.resource';
+import { isToolRun, runAsTool } from './tool/runAsTool';
 import type { OperationExecute } from './types';
 
 const resources: Record<string, Record<string, { execute: OperationExecute }>> = {
@@ -10,7 +11,10 @@ const resources: Record<string, Record<string, { execute: OperationExecute }>> =
 	dataset: dataset.operations,
 };
 
-/** Sends the whole input to the chosen operation; each operation owns its item loop and continueOnFail. */
+/**
+ * Sends the whole input to the chosen operation; each operation owns its item loop and continueOnFail. As a tool,
+ * the operation runs within the tool's bounds and answers in words a model reads (tool/runAsTool.ts).
+ */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -23,5 +27,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operation}" of the resource "${resource}" is not supported`,
 		);
 	}
+	if (isToolRun(this)) return [await runAsTool.call(this, operation, handler.execute)];
 	return [await handler.execute.call(this, items)];
 }

@@ -188,8 +188,8 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 	it('as an AI tool: a clear error, and nothing read or run', async () => {
 		const { runs, executeWorkflow } = recorder();
 		const result = await subWorkflow({}, executeWorkflow, { nodeTypeName: 'n8n-nodes-domain-data.domainDataTool' });
-		expect(result.error?.message).toBe('The Sub-Workflow output cannot run here');
-		expect(result.error?.description).toContain('An AI agent cannot start sub-workflows');
+		// The tool layer refuses in words a model can pass on (actions/tool/runAsTool.ts).
+		expect(result.error?.message).toMatch(/^This tool is set to send its data to a sub-workflow, .*set Output to "Items"/);
 		expect(runs).toHaveLength(0);
 		expect(sim().calls()).toHaveLength(0);
 	});

@@ -1,0 +1,83 @@
+/**
+ * What a model reads about the tool. On "Tool Description: Set Automatically" n8n describes the tool as
+ * `<action of the operation> in Domain Data`: the same text n8n names new nodes with, so it stays short. The rest
+ * reaches the model through the tool's parameters: in the tool (`@tool`), the main input of each operation is
+ * filled by the model by default (`$fromAI`), with a description that says what to pass, what comes back and the
+ * bounds. Each such parameter gets a twin shown only in the tool; the regular node keeps its own.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+
+import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
+import { COMPACT_FIELDS_TEXT } from './compact';
+
+const KB = TOOL_MAX_BYTES / 1024;
+const BOUNDS = `at most ${TOOL_MAX_RECORDS} per call (${KB} KB)`;
+
+/** Per operation: the parameter the model fills in the tool, and what the model is told about it. */
+const MODEL_INPUTS: Record<string, { parameter: string; description: string }> = {
+	get: {
+		parameter: 'domain',
+		description:
+			'The website to look up: a domain name (example.com), a URL or an email address. The answer is its title, ' +
+			'description, language, country, traffic rank, categories and technologies, or says that it is not in the index.',
+	},
+	search: {
+		parameter: 'filters',
+		description:
+			'Filters as a JSON object: language (ISO 639-1, e.g. "de"), technology (e.g. "Shopify"), category (a path such ' +
+			'as "/Shopping"), tld1 (e.g. "example.co.uk"), maxRank (e.g. 1000); {} for all. The answer lists matching ' +
+			`domains in traffic-rank order, ${BOUNDS}, says how many match in all and how to narrow.`,
+	},
+	bulk: {
+		parameter: 'domains',
+		description:
+			`Up to ${TOOL_MAX_RECORDS} domain names, URLs or email addresses, separated by commas. The answer has one entry ` +
+			'per name (title, language, country, rank, categories, technologies), found: false for a name not in the index.',
+	},
+	stream: {
+		parameter: 'label',
+		description:
+			`The snapshot to read: "latest" or a date label YYYY-MM-DD. The answer holds its first records, ${BOUNDS}, ` +
+			'and says whether more exist.',
+	},
+	compare: {
+		parameter: 'label',
+		description:
+			'The newer snapshot: "latest" or a date label YYYY-MM-DD; it is compared with the one before it. The answer ' +
+			`lists added, removed and changed websites with the fields that changed, ${BOUNDS}, with counts per kind.`,
+	},
+};
+
+/** `properties` with a tool twin of each parameter that the model fills (see the note at the top). */
+export function withModelInputs(properties: INodeProperties[]): INodeProperties[] {
+	return properties.flatMap((property) => {
+		const show = property.displayOptions?.show ?? {};
+		const input = MODEL_INPUTS[String(show.operation?.[0])];
+		if (input?.parameter !== property.name) return [property];
+		const fromAI = `={{ $fromAI('${input.parameter}', \`${input.description}\`, 'string') }}`;
+		return [
+			{ ...property, default: fromAI, displayOptions: { show: { ...show, '@tool': [true] } } },
+			{ ...property, displayOptions: { ...property.displayOptions, show: { ...show, '@tool': [false] } } },
+		];
+	});
+}
+
+/** Shown only in the tool: how records appear in its answers. */
+export const toolRecordsProperty: INodeProperties = {
+	displayName: 'Records in Answers',
+	name: 'toolRecords',
+	type: 'options',
+	default: 'full',
+	displayOptions: { show: { '@tool': [true] } },
+	options: [
+		{
+			name: 'Full',
+			value: 'full',
+			description: `Whole records; compact ones when ${TOOL_MAX_RECORDS} whole records would pass ${KB} KB`,
+		},
+		{ name: 'Compact', value: 'compact', description: `Always compact: ${COMPACT_FIELDS_TEXT}` },
+	],
+	description:
+		`Each answer holds at most ${TOOL_MAX_RECORDS} records and ${KB} KB, whatever Return All, Limit or Output say, ` +
+		'and says when there are more',
+};

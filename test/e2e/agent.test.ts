@@ -1,0 +1,268 @@
+/**
+ * The Domain Data tool in n8n's AI Agent, end to end in real n8n (each "full" version of the matrix): the agent at
+ * the version's default node version, n8n's OpenAI Chat Model with its credential's Base URL at the stand-in model
+ * (scripts/model), the tool's parameters filled by the model through `$fromAI`, the simulator as the service.
+ *
+ * What the model received is read from the stand-in's request log (the tool descriptions, the tool answers and their
+ * bytes); the paid calls per answer from the simulator's request log (each workflow has a key of its own). A failing
+ * call (rejected key, unknown domain, service down) must reach the model as text without the key, and the run must
+ * succeed: n8n 2.8.4 fails the whole run when a tool node throws, so this holds there only because the node answers
+ * with the text itself.
+ */
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+import { DomainData } from '../../nodes/DomainData/DomainData.node';
+import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/bounds';
+import type { CredentialImport, N8nInstance } from '../../scripts/n8n/instance';
+import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
+import { freePort } from '../../scripts/n8n/ports';
+import type { ExecutionResult } from '../../scripts/n8n/run-data';
+import { workflow, workflowId, type CredentialRef } from '../../scripts/n8n/workflows';
+import { startModel, toolAnswers, type ModelRequest, type StandInModel } from '../../scripts/model/server';
+import { agentWorkflow, domainDataTool, fromAI, modelCredential } from '../../scripts/model/workflows';
+import { startSimulator, type Simulator } from '../simulator';
+import { BAD_KEY, CREDENTIALS, createInstance, e2eVersion, ownKeyCredential } from './support';
+
+const DOMAINS = 50_000;
+const MODEL_CREDENTIAL = { id: 'ddE2eStandInMdl1', name: 'Stand-in model' };
+const log = (line: string) => process.stdout.write(`[agent e2e ${e2eVersion()}] ${line}\n`);
+
+/** One question to the agent, with one Domain Data tool and a credential whose key is its own. */
+interface Case {
+	question: string;
+	tool: Record<string, unknown>;
+	/** The tool's credential; default: a pro key of the case's own. */
+	credential?: CredentialRef;
+}
+
+const description = new DomainData().description;
+/** What n8n describes the tool with on "Set Automatically": the action of the tool's operation, "in Domain Data". */
+function autoDescription(resource: string, operation: string): string {
+	const property = description.properties.find(
+		(p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource),
+	);
+	const option = (property?.options as INodePropertyOptions[] | undefined)?.find((o) => o.value === operation);
+	return `${option?.action} in Domain Data`;
+}
+
+let sim: Simulator;
+let model: StandInModel;
+let n8n: N8nInstance;
+const cases: Record<string, Case & { id: string; key?: string }> = {};
+let runs: Map<string, ExecutionResult>;
+
+function addCase(name: string, item: Case): void {
+	cases[name] = { ...item, id: workflowId(`agent${name}`) };
+}
+
+beforeAll(async () => {
+	sim = await startSimulator({ domains: DOMAINS, snapshots: 3 });
+	model = await startModel();
+	const down = await freePort();
+	// Most tools leave their main input at its default, which the model fills in the tool ($fromAI with our
+	// description, actions/tool/description.ts); Search and the rejected key set their own $fromAI, as a user may.
+	const get = (options = {}, domain?: string) => ({
+		resource: 'domain',
+		operation: 'get',
+		options,
+		...(domain ? { domain } : {}),
+	});
+	const [first, second, third] = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
+	addCase('get', { question: `What does ${sim.index.domainAt(7).name} run on?`, tool: get() });
+	addCase('search', {
+		question: 'List every website of the index.',
+		tool: {
+			resource: 'domain',
+			operation: 'search',
+			returnAll: true,
+			filters: fromAI('filters', 'Search filters as a JSON object'),
+		},
+	});
+	addCase('bulk', {
+		question: `Compare ${first}, ${second} and ${third}.`,
+		tool: { resource: 'domain', operation: 'bulk' },
+	});
+	addCase('list', {
+		question: 'Which snapshots of the index exist?',
+		tool: { resource: 'dataset', operation: 'list', returnAll: true },
+	});
+	addCase('compare', {
+		question: 'What changed in the latest snapshot?',
+		tool: { resource: 'dataset', operation: 'compare', baseLabel: 'previous', returnAll: true },
+	});
+	addCase('badKey', {
+		question: 'What does example.com run on?',
+		tool: get({}, fromAI('domain', 'The domain to look up')),
+		credential: CREDENTIALS.badKey,
+	});
+	addCase('unknown', { question: 'What does not-in-the-index-4711.com run on?', tool: get() });
+	const downCredential = { id: workflowId('credDown'), name: 'Domain Data (service down)' };
+	addCase('down', {
+		question: 'What does example.org run on?',
+		tool: get({ maxAttempts: 1 }),
+		credential: downCredential,
+	});
+
+	const credentials: CredentialImport[] = [
+		modelCredential(MODEL_CREDENTIAL, model.url),
+		{
+			...downCredential,
+			type: CREDENTIAL_TYPE,
+			data: { apiKey: 'sim-e2e-down-key-123', baseUrl: `http://127.0.0.1:${down}` },
+		},
+	];
+	for (const [name, item] of Object.entries(cases)) {
+		if (item.credential) continue;
+		const own = ownKeyCredential(sim, `agent${name}`);
+		item.credential = own.ref;
+		item.key = own.key;
+		credentials.push(own.credential);
+	}
+	n8n = await createInstance(sim, { credentials });
+	await n8n.importWorkflows(
+		Object.entries(cases).map(([name, item]) =>
+			workflow(
+				item.id,
+				`Agent: ${name}`,
+				agentWorkflow({
+					n8nVersion: n8n.version,
+					question: item.question,
+					model: MODEL_CREDENTIAL,
+					tools: [domainDataTool('Domain Data', item.tool, item.credential!)],
+				}),
+			),
+		),
+	);
+	runs = await n8n.executeBatch(
+		Object.values(cases).map((item) => item.id),
+		{ concurrency: 2 },
+	);
+}, 15 * 60_000);
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await model?.close();
+	await sim?.close();
+});
+
+/** The model's requests for a case, the tool answers it received, the agent's answer, and the paid calls. */
+function outcome(name: string) {
+	const item = cases[name];
+	const run = runs.get(item.id)!;
+	const requests: ModelRequest[] = model.requests.filter((request) => request.question === item.question);
+	const answers = requests.flatMap(toolAnswers);
+	const received = answers.at(-1) ?? '';
+	return {
+		run,
+		requests,
+		received,
+		bytes: Buffer.byteLength(received),
+		answer: run.ok ? String(run.json('AI Agent')[0]?.output ?? '') : '',
+		calls: item.key ? sim.calls().filter((call) => call.key === item.key) : [],
+	};
+}
+
+/** The run succeeded, the tool was called once, its answer reached the model within the bounds. */
+function expectAnswered(name: string) {
+	const result = outcome(name);
+	expect(result.run.describe()).toBe('ok');
+	expect(result.requests.length).toBe(2);
+	expect(result.requests[0].reply).toMatchObject({ toolCall: { name: 'Domain_Data' } });
+	expect(result.bytes).toBeGreaterThan(0);
+	expect(result.bytes).toBeLessThanOrEqual(TOOL_MAX_BYTES);
+	log(`${name}: the model received ${result.bytes} bytes; ${result.calls.length} paid calls`);
+	return { ...result, items: JSON.parse(result.received) as Array<Record<string, unknown>> };
+}
+
+describe('the AI Agent with the Domain Data tool (Set Automatically descriptions, $fromAI values)', () => {
+	test('each operation describes itself: its action, and its input says what to pass and what comes back', () => {
+		const inputs: Record<string, string> = {
+			get: 'domain',
+			search: 'filters',
+			bulk: 'domains',
+			list: '',
+			compare: 'label',
+		};
+		for (const [name, input] of Object.entries(inputs)) {
+			const { resource, operation } = cases[name].tool as { resource: string; operation: string };
+			const [request] = outcome(name).requests;
+			expect(request.tools.map((tool) => tool.function.description)).toEqual([autoDescription(resource, operation)]);
+			const properties = request.tools[0].function.parameters?.properties ?? {};
+			expect(Object.keys(properties)).toEqual(input ? [input] : []);
+			if (input && name !== 'search') expect(properties[input].description).toMatch(/The answer /);
+			log(
+				`${name}: "${request.tools[0].function.description}"; ${JSON.stringify(request.tools[0].function.parameters)}`,
+			);
+		}
+		const [compare] = outcome('compare').requests;
+		expect(compare.tools[0].function.parameters?.properties?.label.description).toContain(
+			`at most ${TOOL_MAX_RECORDS} per call`,
+		);
+	});
+
+	test('Get: one call, the domain object reaches the model, the answer quotes it', () => {
+		const { items, calls, answer } = expectAnswered('get');
+		const domain = sim.index.domainAt(7);
+		expect(items).toEqual([domain]);
+		expect(calls.map((call) => call.endpoint)).toEqual(['get']);
+		expect(answer).toContain(domain.title);
+		const [call] = outcome('get').requests;
+		const toolAnswer = JSON.parse(outcome('get').received) as unknown;
+		log(`transcript: ${JSON.stringify({ question: call.question, toolCall: call.reply, toolAnswer, answer })}`);
+	});
+
+	test('Search with Return All on 50,000 domains: under 64 KB, one call, and the answer says there is more', () => {
+		const { items, calls, answer, bytes } = expectAnswered('search');
+		expect(bytes).toBeLessThan(64 * 1024);
+		expect(items).toHaveLength(1);
+		expect(items[0].domains).toHaveLength(TOOL_MAX_RECORDS);
+		expect(calls.map((call) => call.endpoint)).toEqual(['search']);
+		expect(items[0].summary).toMatch(/^20 of 50,000 domains shown\. There are more/);
+		expect(answer).toContain('There are more');
+		log(`search answer: ${JSON.stringify(answer)}`);
+	});
+
+	test('Bulk Get: one call for the three names, three records', () => {
+		const { items, calls, answer } = expectAnswered('bulk');
+		expect((items[0].domains as unknown[]).length).toBe(3);
+		expect(calls.map((call) => call.endpoint)).toEqual(['bulk']);
+		expect(answer).toContain(sim.index.domainAt(2).title);
+	});
+
+	test('Dataset → List: one call, the snapshots newest first', () => {
+		const { items, calls, answer } = expectAnswered('list');
+		expect(items[0].datasets).toEqual(sim.datasets());
+		expect(calls.map((call) => call.endpoint)).toEqual(['datasets']);
+		expect(answer).toContain(sim.datasets()[0].label);
+	});
+
+	test('Dataset → Compare: at most 20 changes with their counts; the list call and at most three reads', () => {
+		const { items, calls, answer } = expectAnswered('compare');
+		expect((items[0].changes as unknown[]).length).toBe(TOOL_MAX_RECORDS);
+		expect(items[0]).toMatchObject({ label: sim.datasets()[0].label, baseLabel: sim.datasets()[1].label });
+		expect(calls.filter((call) => call.endpoint === 'datasets')).toHaveLength(1);
+		expect(calls.filter((call) => call.endpoint === 'stream').length).toBeLessThanOrEqual(3);
+		expect(answer).toMatch(/20 changes shown \(.*\)\. There are more/);
+	});
+});
+
+describe('failing tool calls reach the model as text without the key, and the run succeeds', () => {
+	const expectError = (name: string, pattern: RegExp, secret?: string) => {
+		const { items, answer, run } = expectAnswered(name);
+		expect(items).toEqual([{ error: expect.stringMatching(pattern) }]);
+		expect(answer).toMatch(pattern);
+		if (secret) expect(JSON.stringify(run.run)).not.toContain(secret);
+		if (secret) expect(JSON.stringify(model.requests)).not.toContain(secret);
+	};
+
+	test('a rejected key', () =>
+		expectError('badKey', /The Domain Data service rejected the API key\. .*credential in n8n must be fixed/, BAD_KEY));
+	test('a domain that is not in the index', () =>
+		expectError('unknown', /The domain "not-in-the-index-4711\.com" is not in the index/));
+	test('a service that is down', () =>
+		expectError(
+			'down',
+			/Could not connect to the Domain Data service.*try again in a few minutes/,
+			'sim-e2e-down-key-123',
+		));
+});

@@ -1,0 +1,143 @@
+/**
+ * The stand-in chat model (scripts/model): OpenAI's Chat Completions over real HTTP, plain and streamed (the
+ * streamed chunks add up to the plain answer), tool calls by its rules, answers from tool results, and a log
+ * of what it was sent.
+ */
+import { decide } from '../../scripts/model/rules';
+import { startModel, toolAnswers, type StandInModel } from '../../scripts/model/server';
+
+let model: StandInModel;
+beforeAll(async () => {
+	model = await startModel();
+});
+afterAll(async () => {
+	await model.close();
+});
+
+const TOOLS = [
+	{
+		type: 'function',
+		function: {
+			name: 'Look_Up',
+			description: 'Get one website by domain',
+			parameters: { type: 'object', properties: { domain: { type: 'string', description: 'The domain' } } },
+		},
+	},
+	{
+		type: 'function',
+		function: {
+			name: 'Search',
+			description: 'Search websites by filters',
+			parameters: { type: 'object', properties: { filters: { type: 'string', description: 'Filters as JSON' } } },
+		},
+	},
+];
+
+async function chat(body: Record<string, unknown>): Promise<Response> {
+	return await fetch(`${model.url}/chat/completions`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ model: 'stand-in', ...body }),
+	});
+}
+
+/** A message, or a streamed piece of one. */
+interface Delta {
+	content?: string | null;
+	tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }>;
+}
+
+/** The message a streamed answer adds up to. */
+async function fromStream(
+	response: Response,
+): Promise<{ content: string; toolCall?: { name: string; arguments: string }; finish?: string }> {
+	const events = (await response.text())
+		.split('\n\n')
+		.filter(Boolean)
+		.map((event) => event.replace(/^data: /, ''));
+	expect(events.at(-1)).toBe('[DONE]');
+	let content = '';
+	let toolCall: { name: string; arguments: string } | undefined;
+	let finish: string | undefined;
+	for (const event of events.slice(0, -1)) {
+		const choice = (JSON.parse(event) as { choices: Array<{ delta: Delta; finish_reason: string | null }> }).choices[0];
+		if (!choice) continue;
+		content += choice.delta.content ?? '';
+		const call = choice.delta.tool_calls?.[0];
+		if (call?.function?.name) toolCall = { name: call.function.name, arguments: '' };
+		if (call?.function?.arguments && toolCall) toolCall.arguments += call.function.arguments;
+		finish = choice.finish_reason ?? finish;
+	}
+	return { content, toolCall, finish };
+}
+
+test('a question: a tool call with arguments read from it, plain and streamed alike', async () => {
+	const body = { messages: [{ role: 'user', content: 'What does acme.com run on?' }], tools: TOOLS };
+	const plain = (await (await chat(body)).json()) as { choices: Array<{ message: Delta; finish_reason: string }> };
+	expect(plain.choices[0].finish_reason).toBe('tool_calls');
+	const call = plain.choices[0].message.tool_calls![0];
+	expect(call.function).toEqual({ name: 'Look_Up', arguments: JSON.stringify({ domain: 'acme.com' }) });
+
+	const streamed = await chat({ ...body, stream: true, stream_options: { include_usage: true } });
+	expect(streamed.headers.get('content-type')).toBe('text/event-stream');
+	expect(await fromStream(streamed)).toEqual({ content: '', toolCall: call.function, finish: 'tool_calls' });
+	expect(model.requests.map((request) => request.stream)).toEqual([false, true]);
+});
+
+test('search filters come from the words of the question', () => {
+	const reply = decide([{ role: 'user', content: 'Which German websites are using Shopify?' }], TOOLS as never);
+	expect(reply).toEqual({
+		toolCall: { name: 'Search', arguments: { filters: '{"language":"de","technology":"Shopify"}' } },
+	});
+});
+
+test('after the tool answered: text built from its answer, plain and streamed alike', async () => {
+	const answer = JSON.stringify([
+		{
+			summary: '2 of 9 domains shown. There are more.',
+			domains: [
+				{ name: 'a.de', title: 'A', language: 'de' },
+				{ name: 'b.de', title: 'B' },
+			],
+		},
+	]);
+	const messages = [
+		{ role: 'user', content: 'Which German websites are there?' },
+		{
+			role: 'assistant',
+			content: null,
+			tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Search', arguments: '{}' } }],
+		},
+		{ role: 'tool', tool_call_id: 'call_1', content: answer },
+	];
+	const plain = (await (await chat({ messages, tools: TOOLS })).json()) as {
+		choices: Array<{ message: { content: string } }>;
+	};
+	const text = plain.choices[0].message.content;
+	expect(text).toBe('Here is what I found.\n2 of 9 domains shown. There are more.\n- a.de: "A" (language de)\n- b.de: "B"');
+	expect(await fromStream(await chat({ messages, tools: TOOLS, stream: true }))).toEqual({
+		content: text,
+		toolCall: undefined,
+		finish: 'stop',
+	});
+	expect(toolAnswers(model.requests.at(-1)!)).toEqual([answer]);
+});
+
+test('an error the tool answered with is passed on', () => {
+	const messages = [
+		{ role: 'user', content: 'What does x.com run on?' },
+		{ role: 'tool', content: JSON.stringify([{ error: 'The key was rejected.' }]) },
+	];
+	expect(decide(messages, TOOLS as never)).toEqual({
+		content: 'Here is what I found.\nThe tool reported a problem: The key was rejected.',
+	});
+});
+
+test('the Responses API is not served, with a hint', async () => {
+	const response = await fetch(`${model.url}/responses`, { method: 'POST', body: '{}' });
+	expect(response.status).toBe(404);
+	expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+		'turn "Use Responses API" off',
+	);
+	expect((await (await fetch(`${model.url}/models`)).json()) as object).toMatchObject({ data: [{ id: 'stand-in' }] });
+});
