@@ -3,8 +3,8 @@
  * streamed chunks add up to the plain answer), tool calls by its rules, answers from tool results, and a log
  * of what it was sent.
  */
-import { decide } from '../../scripts/model/rules';
-import { startModel, toolAnswers, type StandInModel } from '../../scripts/model/server';
+import { decide } from '../../../scripts/model/rules';
+import { startModel, toolAnswers, type StandInModel } from '../../../scripts/model/server';
 
 let model: StandInModel;
 beforeAll(async () => {
