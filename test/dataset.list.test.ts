@@ -2,7 +2,7 @@
  * Dataset → List, the label dropdown and label resolution, through n8n-core's real contexts against the
  * simulator over HTTP.
  */
-import { isCalendarDate, listDatasets, newestDateLabel, resolveLabel } from '../nodes/DomainData/helpers/datasets';
+import { DatasetLabels, isCalendarDate, listDatasets, newestDateLabel } from '../nodes/DomainData/helpers/datasets';
 import { startLocalService } from './harness/localService';
 import { createExecuteContext, loadOptions, runNode } from './harness/n8n';
 import { useSimulator } from './harness/simulator';
@@ -97,46 +97,47 @@ describe('the Dataset dropdown (getDatasetLabels)', () => {
 	});
 });
 
-describe('resolveLabel', () => {
+describe('label resolution (DatasetLabels, one per execution)', () => {
 	async function context() {
 		return (await createExecuteContext({ parameters: { resource: 'dataset', operation: 'stream' }, credentials: credentials() })).context;
 	}
 
+	/** What one execution makes of a label. */
+	async function resolveLabel(label: string): Promise<string> {
+		return await new DatasetLabels(await context()).label(label, {});
+	}
+
 	it('turns latest into the newest label, and follows a new snapshot', async () => {
-		const ctx = await context();
-		expect(await resolveLabel.call(ctx, 'latest')).toBe('2025-06-30');
+		expect(await resolveLabel('latest')).toBe('2025-06-30');
 		sim.addSnapshot('2025-07-07');
-		expect(await resolveLabel.call(ctx, ' latest ')).toBe('2025-07-07');
+		expect(await resolveLabel(' latest ')).toBe('2025-07-07');
 	});
 
 	it('keeps a date label, and turns a snapshot id (the list\'s value) into its label', async () => {
-		const ctx = await context();
 		const [, second] = sim.datasets();
-		expect(await resolveLabel.call(ctx, second.label)).toBe(second.label);
-		expect(await resolveLabel.call(ctx, second.value)).toBe(second.label);
+		expect(await resolveLabel(second.label)).toBe(second.label);
+		expect(await resolveLabel(second.value)).toBe(second.label);
 	});
 
 	it('refuses an unknown label, naming it and the newest labels that exist', async () => {
-		const ctx = await context();
-		const error = await resolveLabel.call(ctx, '2024-01-01').catch((caught: Error & { description?: string }) => caught);
+		// A date label is read without the list: the stream's 404 brings the list and the same error.
+		const { error } = await runNode({ parameters: { resource: 'dataset', operation: 'stream', label: '2024-01-01', limit: 1 }, credentials: credentials() });
 		expect(error).toBeInstanceOf(Error);
-		expect((error as Error).message).toBe(
+		expect(error?.message).toBe(
 			'The dataset "2024-01-01" does not exist. The newest datasets are: 2025-06-30, 2025-06-23, 2025-06-16, 2025-06-09, 2025-06-02',
 		);
-		expect((error as { description?: string }).description).toContain('latest');
+		expect(error?.description).toContain('latest');
 	});
 
 	it('names a label that holds a system error code as typed ("deeperm" holds EPERM, which n8n would replace)', async () => {
-		const ctx = await context();
-		const error = await resolveLabel.call(ctx, 'deeperm').catch((caught: Error) => caught);
+		const error = await resolveLabel('deeperm').catch((caught: Error) => caught);
 		expect((error as Error).message).toMatch(/^The dataset "deeperm" does not exist\. The newest datasets are: 2025-06-30/);
 	});
 
 	it('says so when there is no dataset at all', async () => {
 		for (const { label } of sim.datasets()) sim.removeSnapshot(label);
-		const ctx = await context();
-		await expect(resolveLabel.call(ctx, 'latest')).rejects.toThrow('the service lists no datasets');
-		expect(await listDatasets.call(ctx)).toEqual([]);
+		await expect(resolveLabel('latest')).rejects.toThrow('the service lists no datasets');
+		expect(await listDatasets.call(await context())).toEqual([]);
 	});
 });
 

@@ -122,9 +122,9 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		const result = await subWorkflow({ returnAll: false, limit: 25, batchSize: 10, options: { batchInfoField: 'batch' } }, withInfo.executeWorkflow);
 		expect(result.error).toBeUndefined();
 		expect(withInfo.runs.map((run) => run.records[0].batch)).toEqual([
-			{ number: 1, firstRecord: 1, lastRecord: 10, records: 10 },
-			{ number: 2, firstRecord: 11, lastRecord: 20, records: 10 },
-			{ number: 3, firstRecord: 21, lastRecord: 25, records: 5 },
+			{ number: 1, progress: 'batch 1 of about 3', firstRecord: 1, lastRecord: 10, records: 10 },
+			{ number: 2, progress: 'batch 2 of about 3', firstRecord: 11, lastRecord: 20, records: 10 },
+			{ number: 3, progress: 'batch 3 of about 3', firstRecord: 21, lastRecord: 25, records: 5 },
 		]);
 		expect(withInfo.runs[2].records.every((record) => (record.batch as IDataObject).number === 3)).toBe(true);
 	});

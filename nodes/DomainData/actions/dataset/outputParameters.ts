@@ -1,0 +1,280 @@
+/**
+ * The output parameters that Dataset → Stream and Dataset → Compare share (Items, Batches, File, Sub-Workflow),
+ * as the editor shows them and as one item reads them. Each operation passes the words that describe its items.
+ */
+import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+
+import { operationError } from '../../errors';
+import { readWholeNumber } from '../../parameters';
+import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
+import type { MalformedLineHandling } from '../../helpers/snapshotReader';
+import { idleTimeoutOption, maxAttemptsOption } from '../common';
+
+/** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
+export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
+export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
+
+export type DatasetOutput = 'items' | 'batches' | 'file' | typeof SUB_WORKFLOW_OUTPUT;
+export type Compression = 'none' | 'gzip';
+
+/** How an operation names what it outputs, in descriptions and messages. */
+export interface OutputWording {
+	/** e.g. "record" / "change". */
+	one: string;
+	/** e.g. "records" / "changes". */
+	many: string;
+	/** The JSON of a Batches item, e.g. "{ label, batch, records }". */
+	batchShape: string;
+	/** What the File output is for, e.g. "for whole snapshots". */
+	fileUse: string;
+}
+
+const onSubWorkflow = { show: { '/output': [SUB_WORKFLOW_OUTPUT] } };
+
+/** The choice for the Output parameter. */
+export const subWorkflowOutputOption = {
+	name: 'Sub-Workflow',
+	value: SUB_WORKFLOW_OUTPUT,
+	description:
+		'Run a workflow once per batch of records, one item per record; for whole snapshots, in any binary data mode ' +
+		'and in queue mode',
+};
+
+export function outputProperties(words: OutputWording): INodeProperties[] {
+	const many = words.many.charAt(0).toUpperCase() + words.many.slice(1);
+	return [
+		{
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			default: 'items',
+			options: [
+				{
+					name: 'Items',
+					value: 'items',
+					description: `One item per ${words.one}; for slices (at most "Max Records in Memory" ${words.many})`,
+				},
+				{ name: 'Batches', value: 'batches', description: `One item per group of ${words.many}: ${words.batchShape}` },
+				{
+					name: 'File',
+					value: 'file',
+					description: `One item with the ${words.many} as an NDJSON file; ${words.fileUse} (streamed to n8n's binary storage)`,
+				},
+				subWorkflowOutputOption,
+			],
+		},
+		{
+			// Chosen as n8n's Execute Workflow node chooses one (list, ID or expression).
+			displayName: 'Workflow',
+			name: 'workflowId',
+			type: 'workflowSelector',
+			default: '',
+			required: true,
+			hint:
+				'A workflow that starts with "When Executed by Another Workflow" (Input data mode: Accept all data). ' +
+				'It receives each record as one item.',
+			displayOptions: { show: { output: [SUB_WORKFLOW_OUTPUT] } },
+		},
+		{
+			displayName: 'Batch Size',
+			name: 'batchSize',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_BATCH_SIZE,
+			description: `${many} per output item (Batches) or per run of the sub-workflow (Sub-Workflow)`,
+			displayOptions: { show: { output: ['batches', SUB_WORKFLOW_OUTPUT] } },
+		},
+		{
+			displayName: 'Put Output File in Field',
+			name: 'binaryPropertyName',
+			type: 'string',
+			default: 'data',
+			required: true,
+			hint: 'The name of the output binary field to put the file in',
+			displayOptions: { show: { output: ['file'] } },
+		},
+	];
+}
+
+function compressionOption(fileExample: string): INodeProperties {
+	return {
+		displayName: 'Compression',
+		name: 'compression',
+		type: 'options',
+		default: 'none',
+		displayOptions: { show: { '/output': ['file'] } },
+		options: [
+			{ name: 'None', value: 'none', description: `A plain NDJSON file named after the label, e.g. ${fileExample}.ndjson` },
+			{
+				name: 'Gzip',
+				value: 'gzip',
+				description: `A gzip-compressed file, e.g. ${fileExample}.ndjson.gz, several times smaller`,
+			},
+		],
+	};
+}
+
+function maxRecordsOption(words: OutputWording): INodeProperties {
+	return {
+		displayName: 'Max Records in Memory',
+		name: 'maxRecords',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: DEFAULT_MAX_RECORDS_IN_MEMORY,
+		displayOptions: { show: { '/output': ['items', 'batches'] } },
+		description:
+			`The node stops with an error rather than output more ${words.many} than this in all (n8n keeps every ` +
+			'output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
+	};
+}
+
+const subWorkflowOptions: INodeProperties[] = [
+	{
+		displayName: 'Skip Records',
+		name: 'skipRecords',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 0,
+		displayOptions: onSubWorkflow,
+		description:
+			'Read this many records first without sending them, then go on. To resume a run that stopped, use the ' +
+			'number its error (or its summary item) gives.',
+	},
+	{
+		displayName: 'Put Batch Info in Field',
+		name: 'batchInfoField',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. batch',
+		displayOptions: onSubWorkflow,
+		description:
+			'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
+			'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',
+	},
+];
+
+const onMalformedLineOption: INodeProperties = {
+	displayName: 'On Malformed Line',
+	name: 'onMalformedLine',
+	type: 'options',
+	default: 'error',
+	options: [
+		{ name: 'Stop With an Error', value: 'error', description: 'Fail, naming the line number and its beginning' },
+		{
+			name: 'Skip and Count',
+			value: 'skip',
+			description: 'Leave the line out and report the number of skipped lines in the output',
+		},
+	],
+	description: 'What to do with a line of the stream that is not a JSON record',
+};
+
+/**
+ * The Options collection of an operation that reads snapshots: the output and read options both operations
+ * share, with the operation's own options (`own`) after Compression.
+ */
+export function readOptionsCollection(words: OutputWording, fileExample: string, own: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			compressionOption(fileExample),
+			...own,
+			maxRecordsOption(words),
+			idleTimeoutOption,
+			maxAttemptsOption,
+			...subWorkflowOptions,
+			onMalformedLineOption,
+		],
+	};
+}
+
+/** Where the Sub-Workflow output sends the records of one item. */
+export interface SubWorkflowTarget {
+	workflowId: string;
+	skipRecords: number;
+	/** Field for the batch information, or '' for none. */
+	batchInfoField: string;
+}
+
+export interface OutputParameters {
+	output: DatasetOutput;
+	batchSize: number;
+	binaryPropertyName: string;
+	compression: Compression;
+	maxRecords: number;
+	onMalformed: MalformedLineHandling;
+	/** Set for the Sub-Workflow output. */
+	subWorkflow?: SubWorkflowTarget;
+}
+
+/**
+ * Reads and checks the output parameters of one item (before any call is made). `recordKeys`: the keys every
+ * record already holds, which the batch information must not overwrite.
+ */
+export function readOutputParameters(this: IExecuteFunctions, itemIndex: number, recordKeys: readonly string[]): OutputParameters {
+	const node = this.getNode();
+	const output = this.getNodeParameter('output', itemIndex, 'items') as DatasetOutput;
+	if (!['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT].includes(output)) {
+		throw operationError(node, `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`, { itemIndex });
+	}
+	const batched = output === 'batches' || output === SUB_WORKFLOW_OUTPUT;
+	const batchSize = batched
+		? readWholeNumber(node, this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE), 'parameter "Batch Size"', { itemIndex })
+		: DEFAULT_BATCH_SIZE;
+	const binaryPropertyName = output === 'file' ? String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim() : 'data';
+	if (!binaryPropertyName) {
+		throw operationError(node, 'The parameter "Put Output File in Field" is empty', {
+			itemIndex,
+			description: 'Give the name of the binary field that receives the file, for example "data".',
+		});
+	}
+	const options = this.getNodeParameter('options', itemIndex, {}) as {
+		compression?: Compression;
+		maxRecords?: number;
+		onMalformedLine?: MalformedLineHandling;
+	};
+	return {
+		output,
+		batchSize,
+		binaryPropertyName,
+		compression: options.compression === 'gzip' ? 'gzip' : 'none',
+		maxRecords: readWholeNumber(node, options.maxRecords, 'option "Max Records in Memory"', {
+			itemIndex,
+			fallback: DEFAULT_MAX_RECORDS_IN_MEMORY,
+		}),
+		onMalformed: options.onMalformedLine === 'skip' ? 'skip' : 'error',
+		subWorkflow: output === SUB_WORKFLOW_OUTPUT ? readSubWorkflowTarget.call(this, itemIndex, recordKeys) : undefined,
+	};
+}
+
+function readSubWorkflowTarget(this: IExecuteFunctions, itemIndex: number, recordKeys: readonly string[]): SubWorkflowTarget {
+	const node = this.getNode();
+	const chosen = this.getNodeParameter('workflowId', itemIndex, '') as INodeParameterResourceLocator | string;
+	const workflowId = String((typeof chosen === 'object' && chosen !== null ? chosen.value : chosen) ?? '').trim();
+	if (!workflowId) {
+		throw operationError(node, 'The parameter "Workflow" is empty', {
+			itemIndex,
+			description: 'Choose the workflow to run for each batch from the list, or give its ID (it is in the workflow\'s URL).',
+		});
+	}
+	const options = this.getNodeParameter('options', itemIndex, {}) as { skipRecords?: number; batchInfoField?: string };
+	const skipRecords = readWholeNumber(node, options.skipRecords, 'option "Skip Records"', {
+		itemIndex,
+		min: 0,
+		fallback: 0,
+		description: 'Use the number that the error of the stopped run names, or 0 to send everything.',
+	});
+	const batchInfoField = String(options.batchInfoField ?? '').trim();
+	// A key of the record would be overwritten, and one of Object.prototype is dropped or turns into the prototype.
+	if (batchInfoField && (recordKeys.includes(batchInfoField) || batchInfoField in Object.prototype)) {
+		throw operationError(node, `The option "Put Batch Info in Field" names a field the records already use: "${batchInfoField}"`, {
+			itemIndex,
+			description: `Choose another name, for example "batch". The records hold: ${recordKeys.join(', ')}.`,
+		});
+	}
+	return { workflowId, skipRecords, batchInfoField };
+}
