@@ -194,6 +194,38 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 		}
 	});
 
+	it('the dropdowns show the dated labels newest first, and "latest" as the newest, whatever the list order', async () => {
+		const service = await startLocalService(() => ({ body: { datasets: [...lists['oldest first'], { label: 'full-export', value: 'x' }] } }));
+		try {
+			const dropdown = (method: string) => loadOptions({ method, parameters: { resource: 'dataset', operation: 'compare' }, credentials: { apiKey: 'local-key-123', baseUrl: service.url } });
+			const labels = await dropdown('getDatasetLabels');
+			expect(labels.map((option) => option.value)).toEqual(['latest', '2025-06-30', '2025-06-23', '2025-06-16']);
+			expect(labels[0].description).toBe('The newest snapshot when the node runs (now 2025-06-30)');
+			expect((await dropdown('getBaseDatasetLabels')).map((option) => option.value)).toEqual(['previous', '2025-06-30', '2025-06-23', '2025-06-16']);
+		} finally {
+			await service.close();
+		}
+	});
+
+	it('Compare refuses a label that is no date on either side, naming the dated ones, after the list call only', async () => {
+		const service = await startLocalService(() => ({ body: { datasets: lists['a label that is no date first'] } }));
+		try {
+			const compare = (label: string, baseLabel: string) =>
+				runNode({
+					parameters: { resource: 'dataset', operation: 'compare', label, baseLabel, returnAll: true },
+					credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+				});
+			const base = await compare('latest', 'full-export');
+			expect(base.error?.message).toBe('The dataset "full-export" chosen in "Compare With" has no date label (YYYY-MM-DD)');
+			expect(base.error?.description).toContain('The newest dated ones are: 2025-06-30, 2025-06-23.');
+			const newer = await compare('snap_full', 'previous');
+			expect(newer.error?.message).toBe('The dataset "full-export" chosen in "Dataset" has no date label (YYYY-MM-DD)');
+			expect(service.requests.map((request) => request.path)).toEqual(['/historical/domain', '/historical/domain']);
+		} finally {
+			await service.close();
+		}
+	});
+
 	it('isCalendarDate and newestDateLabel: the one date rule', () => {
 		expect(['2025-06-30', '2024-02-29', '2000-02-29'].every(isCalendarDate)).toBe(true);
 		expect(['2025-13-45', '2025-02-29', '1900-02-29', '2025-06-31', '2025-6-30', ' 2025-06-30', '0099-01-01', 20250630].some(isCalendarDate)).toBe(false);

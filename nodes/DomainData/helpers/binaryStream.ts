@@ -10,7 +10,8 @@
  * - database, S3 and in-memory modes collect the stream into one Buffer first (`streamToBuffer`, which
  *   listens to 'data', 'end' and 'error'). That is n8n's own behaviour for every node in those modes.
  *
- * The object below serves both: an async iterable that also emits those three events when listened to.
+ * The object below serves both: an async iterable that also emits those three events when listened to, and
+ * stops when destroyed (n8n 2.41's `streamToBuffer` destroys a stream that sent nothing for 5 minutes).
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -21,6 +22,7 @@ type Listener = (...args: unknown[]) => void;
 class PullStream implements AsyncIterable<Uint8Array> {
 	private readonly listeners = new Map<string, Listener[]>();
 	private consumed = false;
+	private destroyed = false;
 
 	constructor(private readonly source: AsyncIterable<Uint8Array>) {}
 
@@ -39,10 +41,6 @@ class PullStream implements AsyncIterable<Uint8Array> {
 		return this;
 	}
 
-	addListener(event: string, listener: Listener): this {
-		return this.on(event, listener);
-	}
-
 	once(event: string, listener: Listener): this {
 		const wrapped: Listener = (...args) => {
 			this.off(event, wrapped);
@@ -59,8 +57,10 @@ class PullStream implements AsyncIterable<Uint8Array> {
 		return this;
 	}
 
-	removeListener(event: string, listener: Listener): this {
-		return this.off(event, listener);
+	/** Stops reading the source at its next chunk (which closes its connection); nothing more is emitted. */
+	destroy(): this {
+		this.destroyed = true;
+		return this;
 	}
 
 	private emit(event: string, ...args: unknown[]): void {
@@ -74,7 +74,10 @@ class PullStream implements AsyncIterable<Uint8Array> {
 
 	private async flow(): Promise<void> {
 		try {
-			for await (const chunk of this.source) this.emit('data', chunk);
+			for await (const chunk of this.source) {
+				if (this.destroyed) return;
+				this.emit('data', chunk);
+			}
 			this.emit('end');
 		} catch (error) {
 			this.emit('error', error);
@@ -130,44 +133,21 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 }
 
 /**
- * Gzips a byte stream with the global CompressionStream (Web Streams, in Node since 18), keeping
- * backpressure: a chunk is read from `source` only when the compressor has room for it.
+ * Gzips a byte stream with the global CompressionStream (Web Streams, in Node since 18). The pipe keeps
+ * backpressure, fails with the source's own error, and stops the source when the reader stops early.
  */
-export async function* gzipBytes(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-	const compressor = new CompressionStream('gzip');
-	const writer = compressor.writable.getWriter();
-	const reader = compressor.readable.getReader();
-	let sourceFailure: { error: unknown } | undefined;
-	const feeding = (async () => {
-		try {
-			for await (const piece of source) {
-				await writer.ready;
-				await writer.write(piece as Uint8Array<ArrayBuffer>);
-			}
-			await writer.close();
-		} catch (error) {
-			sourceFailure ??= { error };
-			await writer.abort(error).catch(() => undefined);
-		}
-	})();
-	try {
-		for (;;) {
-			let step: ReadableStreamReadResult<Uint8Array>;
-			try {
-				step = await reader.read();
-			} catch (error) {
-				// The compressor fails when the source did: report the source's own error.
-				await feeding;
-				throw sourceFailure ? sourceFailure.error : error;
-			}
-			if (step.done) break;
-			yield step.value;
-		}
-		await feeding;
-		if (sourceFailure) throw sourceFailure.error;
-	} finally {
-		// Stopped early (the file could not be written): stop reading the source too.
-		await reader.cancel().catch(() => undefined);
-		await feeding;
-	}
+export function gzipBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+	const iterator = source[Symbol.asyncIterator]();
+	const bytes = new ReadableStream<Uint8Array<ArrayBuffer>>({
+		async pull(controller) {
+			const step = await iterator.next();
+			if (step.done) controller.close();
+			else controller.enqueue(step.value as Uint8Array<ArrayBuffer>);
+		},
+		async cancel() {
+			await iterator.return?.();
+		},
+	});
+	// Node's web streams are async iterable; TypeScript's DOM types do not say so.
+	return bytes.pipeThrough(new CompressionStream('gzip')) as unknown as AsyncIterable<Uint8Array>;
 }

@@ -4,7 +4,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
 import { asNodeError } from '../../../errors';
 import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../../helpers/binaryStream';
 import type { OutputParameters } from '../outputParameters';
-import { addHints, type DatasetSource, readFacts } from './source';
+import { addHints, type DatasetSource, factsOfReads } from './source';
 
 /** Records per piece of a file serialised here: one encode per piece instead of one per record. */
 const FILE_PIECE_CHARS = 64 * 1024;
@@ -78,7 +78,7 @@ export async function toFile(
 		sizeBytes: typeof binary.bytes === 'number' ? binary.bytes : written.bytes,
 		...source.summary(),
 		...(gzip ? { uncompressedBytes: plain.bytes } : {}),
-		...readFacts(source, output),
+		...factsOfReads(source, output),
 	};
 	addHints.call(this, source, recordCount);
 	return { json, binary: { [output.binaryPropertyName]: binary }, pairedItem: { item: itemIndex } };

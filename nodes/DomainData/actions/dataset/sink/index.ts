@@ -13,7 +13,7 @@ import { forEachItem } from '../../perItem';
 import type { OutputParameters, OutputWording } from '../outputParameters';
 import { toFile } from './file';
 import { addHints, count, type DatasetSource, sum } from './source';
-import { assertCallable, runSubWorkflow } from './subWorkflow';
+import { assertCallable, runningWorkflows, runSubWorkflow } from './subWorkflow';
 
 export { count, type DatasetSource, type Guard, type RecordRequest } from './source';
 
@@ -55,9 +55,10 @@ class Sink {
 	async deliver(plan: ItemPlan, itemIndex: number, output: INodeExecutionData[]): Promise<void> {
 		const { output: parameters } = plan;
 		if (parameters.subWorkflow) {
-			await assertCallable.call(this.context, parameters.subWorkflow.workflowId, itemIndex, () => (this.callers ??= this.runningWorkflows()));
+			const callers = () => (this.callers ??= runningWorkflows.call(this.context));
+			await assertCallable.call(this.context, parameters.subWorkflow.workflowId, itemIndex, callers);
 			const source = await plan.open();
-			const run = { target: parameters.subWorkflow, itemIndex, limit: plan.limit, failed: this.failed };
+			const run = { target: parameters.subWorkflow, itemIndex, limit: plan.limit, many: this.words.many, failed: this.failed };
 			output.push(await runSubWorkflow.call(this.context, source, parameters, run));
 		} else if (parameters.output === 'file') {
 			output.push(await toFile.call(this.context, await plan.open(), parameters, itemIndex));
@@ -114,31 +115,7 @@ class Sink {
 		this.held += delivered;
 		return items;
 	}
-
-	/**
-	 * This workflow and the workflows that called it through sub-workflow calls, as far as n8n stored the chain
-	 * (each execution records its parent). Read from n8n's database only in a sub-execution.
-	 */
-	private async runningWorkflows(): Promise<ReadonlySet<string>> {
-		const { context } = this;
-		const ids = new Set<string>();
-		const own = context.getWorkflow().id;
-		if (own) ids.add(own);
-		const runtime = context.getExecutionContext?.();
-		// The execution context names the parent: a top-level execution needs no database read.
-		let executionId: string | undefined = runtime && !runtime.parentExecutionId ? undefined : context.getExecutionId();
-		for (let depth = 0; executionId && depth < MAX_CALL_DEPTH; depth++) {
-			const parent = (await context.getExecutionDataById(executionId).catch(() => undefined))?.parentExecution;
-			if (!parent?.workflowId) break;
-			ids.add(parent.workflowId);
-			executionId = parent.executionId;
-		}
-		return ids;
-	}
 }
-
-/** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
-const MAX_CALL_DEPTH = 20;
 
 /**
  * Runs a dataset operation over its input items: `plan` reads and checks one item's parameters (before any

@@ -41,7 +41,7 @@ export function count(value: number): string {
 }
 
 /** Skipped lines and reconnects of the reads, for File, Batches and summary items. */
-export function readFacts(source: DatasetSource, output: OutputParameters): IDataObject {
+export function factsOfReads(source: DatasetSource, output: OutputParameters): IDataObject {
 	const facts: IDataObject = {};
 	if (output.onMalformed === 'skip') facts.skippedLines = sum(source.reads(), 'skippedLines');
 	const reconnects = sum(source.reads(), 'reconnects');
@@ -53,13 +53,13 @@ export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | '
 	return reads.reduce((total, read) => total + read[key], 0);
 }
 
-/** A hint under the output in the editor (n8n before 1.x's addExecutionHints shows none). */
+/** A hint under the output in the editor (older n8n versions have no addExecutionHints: then nothing). */
 function addHint(context: IExecuteFunctions, message: string): void {
 	if (typeof context.addExecutionHints === 'function') context.addExecutionHints({ message, location: 'outputPane' });
 }
 
-/** The hints once a source is read: its skipped lines, and why nothing came (or `instead` of that). */
-export function addHints(this: IExecuteFunctions, source: DatasetSource, delivered: number, instead?: string): void {
+/** The hints once a source gave `records`: its skipped lines, and why nothing came (or `instead` of that). */
+export function addHints(this: IExecuteFunctions, source: DatasetSource, records: number, instead?: string): void {
 	for (const read of source.reads()) {
 		if (read.skippedLines === 0) continue;
 		const more = read.skippedLines > read.skippedLineNumbers.length ? ', …' : '';
@@ -67,6 +67,6 @@ export function addHints(this: IExecuteFunctions, source: DatasetSource, deliver
 		addHint(this, `Skipped ${lines} of the dataset "${read.label}" (line ${read.skippedLineNumbers.join(', ')}${more})`);
 	}
 	if (instead) addHint(this, instead);
-	else if (delivered === 0) addHint(this, source.emptyHint());
+	else if (records === 0) addHint(this, source.emptyHint());
 }
 

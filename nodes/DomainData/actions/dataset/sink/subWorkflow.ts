@@ -12,7 +12,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { isNodeError, operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/batches';
 import type { OutputParameters, SubWorkflowTarget } from '../outputParameters';
-import { addHints, count, type DatasetSource, readFacts } from './source';
+import { addHints, count, type DatasetSource, factsOfReads } from './source';
 
 /**
  * Refuses, before any call, a target this node cannot run: as an AI tool, on an n8n without sub-workflow calls,
@@ -23,7 +23,7 @@ export async function assertCallable(
 	this: IExecuteFunctions,
 	workflowId: string,
 	itemIndex: number,
-	runningWorkflows: () => Promise<ReadonlySet<string>>,
+	callers: () => Promise<ReadonlySet<string>>,
 ): Promise<void> {
 	const node = this.getNode();
 	const asTool = node.type.endsWith('Tool');
@@ -36,7 +36,7 @@ export async function assertCallable(
 				: 'This version of n8n does not let nodes run other workflows. Use the File output, or a newer n8n.',
 		});
 	}
-	if (!(await runningWorkflows()).has(workflowId)) return;
+	if (!(await callers()).has(workflowId)) return;
 	const itself = workflowId === this.getWorkflow().id;
 	throw operationError(
 		node,
@@ -51,6 +51,28 @@ export async function assertCallable(
 				'example one that only writes the records where they belong.',
 		},
 	);
+}
+
+/** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
+const MAX_CALL_DEPTH = 20;
+
+/**
+ * This workflow and those that called it through sub-workflow calls, as far as n8n stored the chain: each
+ * execution records the one that called it. n8n's database is read only in a sub-execution.
+ */
+export async function runningWorkflows(this: IExecuteFunctions): Promise<ReadonlySet<string>> {
+	const ids = new Set<string>();
+	const own = this.getWorkflow().id;
+	if (own) ids.add(own);
+	const runtime = this.getExecutionContext?.();
+	let executionId: string | undefined = runtime && !runtime.parentExecutionId ? undefined : this.getExecutionId();
+	for (let depth = 0; executionId && depth < MAX_CALL_DEPTH; depth++) {
+		const parent = (await this.getExecutionDataById(executionId).catch(() => undefined))?.parentExecution;
+		if (!parent?.workflowId) break;
+		ids.add(parent.workflowId);
+		executionId = parent.executionId;
+	}
+	return ids;
 }
 
 interface Progress {
@@ -98,13 +120,6 @@ function withResumeHint(error: unknown, done: number): unknown {
 	return error;
 }
 
-/** Links each sub-execution to this execution in n8n's execution list (and lets a nested run find its callers). */
-function parentExecutionOf(context: IExecuteFunctions): { executionId: string; workflowId: string } | undefined {
-	const executionId = context.getExecutionId();
-	const workflowId = context.getWorkflow().id;
-	return executionId && workflowId ? { executionId, workflowId } : undefined;
-}
-
 /** Counts what passes (skipped records included), to tell a Skip Records beyond the end. */
 async function* counted(records: AsyncIterable<IDataObject[]>, tally: { records: number }): AsyncGenerator<IDataObject[]> {
 	for await (const batch of records) {
@@ -123,7 +138,7 @@ export async function runSubWorkflow(
 	this: IExecuteFunctions,
 	source: DatasetSource,
 	output: OutputParameters,
-	run: { target: SubWorkflowTarget; itemIndex: number; limit?: number; failed: Map<number, IDataObject> },
+	run: { target: SubWorkflowTarget; itemIndex: number; limit?: number; many: string; failed: Map<number, IDataObject> },
 ): Promise<INodeExecutionData> {
 	const { itemIndex, limit } = run;
 	const { workflowId, skipRecords, batchInfoField } = run.target;
@@ -142,9 +157,11 @@ export async function runSubWorkflow(
 		json.durationMs = Date.now() - started;
 		if (failed) json.progress = progressText(batches + 1, progress.expected);
 		else if (batches > 0) json.progress = progressText(batches, batches, true);
-		return { ...json, ...source.summary(), ...readFacts(source, output) };
+		return { ...json, ...source.summary(), ...factsOfReads(source, output) };
 	};
-	const parentExecution = parentExecutionOf(this);
+	// Links each sub-execution to this one in n8n's execution list (and lets a nested run find its callers).
+	const [executionId, parentWorkflowId] = [this.getExecutionId(), this.getWorkflow().id];
+	const links = executionId && parentWorkflowId ? { parentExecution: { executionId, workflowId: parentWorkflowId } } : undefined;
 	const cancel = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
 		const records = counted(source.records({ batchSize: output.batchSize }), read);
@@ -154,7 +171,7 @@ export async function runSubWorkflow(
 			// Only whether it waits matters: the sub-workflow's output items are dropped here.
 			let waitTill: unknown;
 			try {
-				({ waitTill } = await this.executeWorkflow({ id: workflowId }, items, undefined, parentExecution ? { parentExecution } : undefined));
+				({ waitTill } = await this.executeWorkflow({ id: workflowId }, items, undefined, links));
 			} catch (error) {
 				throw batchFailedError.call(this, label, progress, batch.length, error, itemIndex);
 			}
@@ -171,15 +188,10 @@ export async function runSubWorkflow(
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
-	const beyond = skipRecords > read.records && read.records > 0;
-	addHints.call(
-		this,
-		source,
-		progress.sent,
-		beyond
-			? `Skip Records (${count(skipRecords)}) is more than the ${count(read.records)} records of this selection: nothing was sent to the sub-workflow`
-			: undefined,
-	);
+	const all = `all ${count(read.records)} ${run.many} of this selection`;
+	const skippedAll = read.records > 0 && progress.sent === 0;
+	const hint = skippedAll ? `Skip Records (${count(skipRecords)}) skipped ${all}: nothing was sent to the sub-workflow` : undefined;
+	addHints.call(this, source, read.records, hint);
 	return { json: summary(false), pairedItem: { item: itemIndex } };
 }
 
