@@ -348,14 +348,14 @@ describe('Sub-Workflow output: Skip Records beyond the end', () => {
 	it('says so in a hint and in the summary, for Stream and for Compare', async () => {
 		const stream = await withHints({ returnAll: false, limit: 30, options: { skipRecords: 50 } }, recorder().executeWorkflow);
 		expect(stream.items[0].json).toMatchObject({ records: 0, batches: 0, skippedRecords: 30 });
-		expect(stream.hints).toEqual(['Skip Records (50) skipped all 30 records of this selection: nothing was sent to the sub-workflow']);
+		expect(stream.hints).toEqual(['Skip Records (50) skipped all 30 records of this selection: nothing was sent']);
 
 		const compare = await withHints(
 			{ operation: 'compare', fields: ['title', 'technologies'], returnAll: false, limit: 12, options: { skipRecords: 1000 } },
 			recorder().executeWorkflow,
 		);
 		expect(compare.items[0].json).toMatchObject({ records: 0, skippedRecords: 12 });
-		expect(compare.hints).toEqual(['Skip Records (1,000) skipped all 12 changes of this selection: nothing was sent to the sub-workflow']);
+		expect(compare.hints).toEqual(['Skip Records (1,000) skipped all 12 changes of this selection: nothing was sent']);
 	});
 });
 

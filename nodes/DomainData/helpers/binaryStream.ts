@@ -1,17 +1,12 @@
 /**
- * Hands a stream of bytes to n8n's binary helpers without Node's `stream` module (community nodes may
- * not import it) and without ever holding the whole file.
- *
- * `this.helpers.prepareBinaryData(data)` accepts a Buffer or a Readable and passes it to n8n's binary
- * data service:
- * - filesystem mode (n8n's default for regular mode): `fs.promises.writeFile(path, data)`, which takes
- *   any async iterable and writes each chunk to disk as it comes, pulling the next one only when the
- *   previous one is written. Memory stays at one chunk.
- * - database, S3 and in-memory modes collect the stream into one Buffer first (`streamToBuffer`, which
- *   listens to 'data', 'end' and 'error'). That is n8n's own behaviour for every node in those modes.
- *
- * The object below serves both: an async iterable that also emits those three events when listened to, and
- * stops when destroyed (n8n 2.41's `streamToBuffer` destroys a stream that sent nothing for 5 minutes).
+ * Hands a stream of bytes to n8n's binary helpers without Node's `stream` module (community nodes may not import
+ * it) and without ever holding the whole file. `this.helpers.prepareBinaryData(data)` passes a Readable to n8n's
+ * binary data service:
+ * - filesystem mode (n8n's default for regular mode): `fs.promises.writeFile(path, data)`, which takes any async
+ *   iterable and pulls the next chunk only when the previous one is written. Memory stays at one chunk.
+ * - database, S3 and in-memory modes collect the stream into one Buffer (`streamToBuffer`, which listens to
+ *   'data', 'end', 'error' and 'close', and in n8n 2.41 destroys a stream that sent nothing for 5 minutes).
+ * The object below serves both: an async iterable that also emits those events, and stops when destroyed.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -20,7 +15,7 @@ export type BinaryInput = Parameters<IExecuteFunctions['helpers']['prepareBinary
 type Listener = (...args: unknown[]) => void;
 
 class PullStream implements AsyncIterable<Uint8Array> {
-	private readonly listeners = new Map<string, Listener[]>();
+	private readonly listeners: Record<string, Set<Listener>> = {};
 	private consumed = false;
 	private destroyed = false;
 
@@ -32,7 +27,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 
 	on(event: string, listener: Listener): this {
-		this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+		(this.listeners[event] ??= new Set()).add(listener);
 		// Like a Readable, listening to 'data' starts the flow (after the caller added its other listeners).
 		if (event === 'data' && !this.consumed) {
 			this.claim();
@@ -42,18 +37,15 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 
 	once(event: string, listener: Listener): this {
-		const wrapped: Listener = (...args) => {
-			this.off(event, wrapped);
+		const once: Listener = (...args) => {
+			this.off(event, once);
 			listener(...args);
 		};
-		return this.on(event, wrapped);
+		return this.on(event, once);
 	}
 
 	off(event: string, listener: Listener): this {
-		this.listeners.set(
-			event,
-			(this.listeners.get(event) ?? []).filter((entry) => entry !== listener),
-		);
+		this.listeners[event]?.delete(listener);
 		return this;
 	}
 
@@ -64,7 +56,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 
 	private emit(event: string, ...args: unknown[]): void {
-		for (const listener of this.listeners.get(event) ?? []) listener(...args);
+		for (const listener of [...(this.listeners[event] ?? [])]) listener(...args);
 	}
 
 	private claim(): void {
@@ -88,30 +80,23 @@ class PullStream implements AsyncIterable<Uint8Array> {
 }
 
 /**
- * Reads the first chunk of `source` before it returns. n8n's filesystem mode creates the file before it
- * pulls the first chunk, and gives a node no way to delete a file whose writing failed: a source that
- * fails at once (a refused request, an unknown label, a service that is down) fails here instead, before
- * any file exists.
+ * Reads the first chunk of `source` before it returns. n8n's filesystem mode creates the file before it pulls
+ * the first chunk, and gives a node no way to delete a file whose writing failed: a source that fails at once
+ * (a refused request, an unknown label, a service that is down) fails here instead, before any file exists.
  */
 export async function startedBytes(source: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
 	const iterator = source[Symbol.asyncIterator]();
 	const first = await iterator.next();
 	return (async function* () {
-		let finished = first.done === true;
+		if (first.done) return;
+		let handedOn = false;
 		try {
-			if (finished) return;
 			yield first.value;
-			for (;;) {
-				const step = await iterator.next();
-				if (step.done) {
-					finished = true;
-					return;
-				}
-				yield step.value;
-			}
+			handedOn = true;
+			// From here on, stopping early or failing releases the source (and its connection) through yield*.
+			yield* { [Symbol.asyncIterator]: () => iterator };
 		} finally {
-			// Stopped early by the reader (or failed): release the source (and its connection).
-			if (!finished) await iterator.return?.();
+			if (!handedOn) await iterator.return?.();
 		}
 	})();
 }

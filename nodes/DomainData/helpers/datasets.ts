@@ -97,11 +97,12 @@ export function unknownLabelError(
 	itemIndex?: number,
 ): NodeOperationError {
 	const newest = newestLabels(datasets);
+	const undated = `the service lists no dataset with a date label (YYYY-MM-DD), only ${newest}`;
 	const message =
 		datasets.length === 0
 			? `The dataset "${label}" does not exist: the service lists no datasets at all`
 			: label === LATEST_LABEL && newestDateLabel(datasets) === undefined
-				? `The dataset "latest" does not exist: the service lists no dataset with a date label (YYYY-MM-DD), only ${newest}`
+				? `The dataset "latest" does not exist: ${undated}`
 				: `The dataset "${label}" does not exist. The newest datasets are: ${newest}`;
 	return operationError(this.getNode(), message, {
 		itemIndex,
@@ -160,17 +161,21 @@ export class DatasetLabels {
 		const datasets = await this.list(options);
 		const { itemIndex } = options;
 		const node = this.context.getNode();
-		const label = this.dated(pickLabel.call(this.context, wanted.label, datasets, itemIndex), '"Dataset"', datasets, itemIndex);
+		const pick = (text: string, parameter: string) =>
+			this.dated(pickLabel.call(this.context, text, datasets, itemIndex), parameter, datasets, itemIndex);
+		const label = pick(wanted.label, '"Dataset"');
 		const base = wanted.baseLabel.trim();
 		if (base === '' || base.toLowerCase() === PREVIOUS_LABEL) {
 			const previous = datedNewestFirst(datasets).dated.find((dataset) => dataset.label < label)?.label;
 			if (previous !== undefined) return { label, baseLabel: previous };
 			throw operationError(node, `There is no dataset older than "${label}" to compare it with`, {
 				itemIndex,
-				description: `"Previous" is the newest dataset before "${label}", and the service lists none. Choose a newer "Dataset" or wait for the next snapshot.`,
+				description:
+					`"Previous" is the newest dataset before "${label}", and the service lists none. Choose a newer ` +
+					'"Dataset" or wait for the next snapshot.',
 			});
 		}
-		const baseLabel = this.dated(pickLabel.call(this.context, base, datasets, itemIndex), '"Compare With"', datasets, itemIndex);
+		const baseLabel = pick(base, '"Compare With"');
 		if (baseLabel === label) {
 			throw operationError(node, `"Dataset" and "Compare With" are the same dataset ("${label}")`, {
 				itemIndex,
@@ -180,7 +185,9 @@ export class DatasetLabels {
 		if (baseLabel > label) {
 			throw operationError(node, `"Compare With" ("${baseLabel}") is newer than "Dataset" ("${label}")`, {
 				itemIndex,
-				description: '"Dataset" is the newer snapshot and "Compare With" the older one: swap them, so that added and removed mean what they say.',
+				description:
+					'"Dataset" is the newer snapshot and "Compare With" the older one: swap them, so that added and ' +
+					'removed mean what they say.',
 			});
 		}
 		return { label, baseLabel };
@@ -194,7 +201,7 @@ export class DatasetLabels {
 		const message = `The dataset "${label}" chosen in ${parameter} has no date label (YYYY-MM-DD)`;
 		throw operationError(this.context.getNode(), message, {
 			itemIndex,
-			description: `Compare tells the newer snapshot from the older one by their dates, so both need a date label. ${choices}`,
+			description: `Compare tells the newer snapshot from the older by their dates, so both need one. ${choices}`,
 		});
 	}
 }

@@ -11,7 +11,8 @@ async function datedOptions(this: ILoadOptionsFunctions): Promise<INodePropertyO
 export async function getDatasetLabels(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const dated = await datedOptions.call(this);
 	const now = dated.length > 0 ? ` (now ${dated[0].name})` : '';
-	return [{ name: 'Latest', value: LATEST_LABEL, description: `The newest snapshot when the node runs${now}` }, ...dated];
+	const description = `The newest snapshot when the node runs${now}`;
+	return [{ name: 'Latest', value: LATEST_LABEL, description }, ...dated];
 }
 
 /** The "Compare With" dropdown of Compare: `previous` first, then the dated labels, newest first. */

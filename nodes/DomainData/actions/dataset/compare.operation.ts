@@ -8,14 +8,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL, type SnapshotPair } from '../../helpers/datasets';
-import {
-	CHANGE_KINDS,
-	compareSnapshots,
-	createCompareStats,
-	type ChangeKind,
-	type CompareSpec,
-	type DomainChange,
-} from '../../helpers/snapshotDiff';
+import type { ChangeKind, CompareSpec, DomainChange } from '../../helpers/snapshotDiff';
+import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/snapshotDiff';
 import type { SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
@@ -31,7 +25,13 @@ const WORDS: OutputWording = {
 	fileUse: 'for many changes',
 };
 
-const DEFAULT_COMPARED_FIELDS: SnapshotField[] = ['title', 'country_code', 'language_code', 'categories', 'technologies'];
+const DEFAULT_COMPARED_FIELDS: SnapshotField[] = [
+	'title',
+	'country_code',
+	'language_code',
+	'categories',
+	'technologies',
+];
 /** The keys of every change (DomainChange), which the batch information of the Sub-Workflow output must not take. */
 const CHANGE_KEYS = ['change', 'reason', 'name', 'label', 'baseLabel', 'record', 'changes'];
 
@@ -54,7 +54,8 @@ const properties: INodeProperties[] = [
 		default: [...DEFAULT_COMPARED_FIELDS],
 		description:
 			'The fields compared (the domain name is the key). Lists (technologies, categories, contact_information) ' +
-			'are compared as sets. Rank is compared only when chosen here. The output record holds the name and these fields.',
+			'are compared as sets. Rank is compared only when chosen here. The output record holds the name and ' +
+			'these fields.',
 	},
 	{
 		displayName: 'Changes',
@@ -96,7 +97,10 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['compare'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['dataset'], operation: ['compare'] } },
+	properties,
+);
 
 /** The kinds of change asked for, from the list or an expression (an array or a comma-separated list). */
 function readKinds(this: IExecuteFunctions, itemIndex: number): Set<ChangeKind> {
@@ -110,7 +114,8 @@ function readKinds(this: IExecuteFunctions, itemIndex: number): Set<ChangeKind> 
 			kinds.length === 0
 				? 'The parameter "Changes" is empty'
 				: `The parameter "Changes" has unknown values: ${unknown.map((kind) => `"${kind}"`).join(', ')}`;
-		throw operationError(this.getNode(), message, { itemIndex, description: 'Choose one or more of: added, removed, changed.' });
+		const description = 'Choose one or more of: added, removed, changed.';
+		throw operationError(this.getNode(), message, { itemIndex, description });
 	}
 	return new Set(kinds as ChangeKind[]);
 }
@@ -129,7 +134,8 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 	const stats = createCompareStats();
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
 	// The engine's early refusal under the memory guard: more changes than fit are certain before they are read.
-	const guarded = (guard?: Guard): CompareSpec => (guard ? { ...spec, maxChanges: guard.max, tooMany: guard.error } : spec);
+	const guarded = (guard?: Guard): CompareSpec =>
+		guard ? { ...spec, maxChanges: guard.max, tooMany: guard.error } : spec;
 	return {
 		names: { label, baseLabel },
 		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
@@ -150,13 +156,17 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	if (fields.length === 0) {
 		throw operationError(node, 'The parameter "Fields" names no field to compare', {
 			itemIndex,
-			description: 'The domain name is the key of the comparison; choose at least one other field, for example technologies.',
+			description:
+				'The domain name is the key of the comparison; choose at least one other field, for example technologies.',
 		});
 	}
 	const kinds = readKinds.call(this, itemIndex);
 	const output = readOutputParameters.call(this, itemIndex, CHANGE_KEYS);
 	const options = this.getNodeParameter('options', itemIndex, {}) as { minRankMove?: number };
-	const minRankMove = readWholeNumber(node, options.minRankMove, 'option "Ignore Rank Moves Smaller Than"', { itemIndex, fallback: 1 });
+	const minRankMove = readWholeNumber(node, options.minRankMove, 'option "Ignore Rank Moves Smaller Than"', {
+		itemIndex,
+		fallback: 1,
+	});
 	const { label, limit, filter, maxAttempts, idleTimeoutMs } = selection;
 	const open = async () => {
 		const pair: SnapshotPair = await labels.pair({ label, baseLabel }, { maxAttempts, itemIndex });

@@ -2,7 +2,7 @@
  * The output parameters that Dataset → Stream and Dataset → Compare share (Items, Batches, File, Sub-Workflow),
  * as the editor shows them and as one item reads them. Each operation passes the words that describe its items.
  */
-import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
@@ -17,15 +17,11 @@ export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
 export type DatasetOutput = 'items' | 'batches' | 'file' | typeof SUB_WORKFLOW_OUTPUT;
 export type Compression = 'none' | 'gzip';
 
-/** How an operation names what it outputs, in descriptions and messages. */
+/** How an operation names what it outputs: "record(s)" or "change(s)", a Batches item's JSON, the File's use. */
 export interface OutputWording {
-	/** e.g. "record" / "change". */
 	one: string;
-	/** e.g. "records" / "changes". */
 	many: string;
-	/** The JSON of a Batches item, e.g. "{ label, batch, records }". */
 	batchShape: string;
-	/** What the File output is for, e.g. "for whole snapshots". */
 	fileUse: string;
 }
 
@@ -58,7 +54,9 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 				{
 					name: 'File',
 					value: 'file',
-					description: `One item with the ${words.many} as an NDJSON file; ${words.fileUse} (streamed to n8n's binary storage)`,
+					description:
+						`One item with the ${words.many} as an NDJSON file; ${words.fileUse} ` +
+						"(streamed to n8n's binary storage)",
 				},
 				subWorkflowOutputOption,
 			],
@@ -104,7 +102,11 @@ function compressionOption(fileExample: string): INodeProperties {
 		default: 'none',
 		displayOptions: { show: { '/output': ['file'] } },
 		options: [
-			{ name: 'None', value: 'none', description: `A plain NDJSON file named after the label, e.g. ${fileExample}.ndjson` },
+			{
+				name: 'None',
+				value: 'none',
+				description: `A plain NDJSON file named after the label, e.g. ${fileExample}.ndjson`,
+			},
 			{
 				name: 'Gzip',
 				value: 'gzip',
@@ -173,7 +175,11 @@ const onMalformedLineOption: INodeProperties = {
  * The Options collection of an operation that reads snapshots: the output and read options both operations
  * share, with the operation's own options (`own`) after Compression.
  */
-export function readOptionsCollection(words: OutputWording, fileExample: string, own: INodeProperties[] = []): INodeProperties {
+export function readOptionsCollection(
+	words: OutputWording,
+	fileExample: string,
+	own: INodeProperties[] = [],
+): INodeProperties {
 	return {
 		displayName: 'Options',
 		name: 'options',
@@ -192,11 +198,10 @@ export function readOptionsCollection(words: OutputWording, fileExample: string,
 	};
 }
 
-/** Where the Sub-Workflow output sends the records of one item. */
+/** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
 export interface SubWorkflowTarget {
 	workflowId: string;
 	skipRecords: number;
-	/** Field for the batch information, or '' for none. */
 	batchInfoField: string;
 }
 
@@ -215,28 +220,29 @@ export interface OutputParameters {
  * Reads and checks the output parameters of one item (before any call is made). `recordKeys`: the keys every
  * record already holds, which the batch information must not overwrite.
  */
-export function readOutputParameters(this: IExecuteFunctions, itemIndex: number, recordKeys: readonly string[]): OutputParameters {
+export function readOutputParameters(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	recordKeys: readonly string[],
+): OutputParameters {
 	const node = this.getNode();
 	const output = this.getNodeParameter('output', itemIndex, 'items') as DatasetOutput;
 	if (!['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT].includes(output)) {
-		throw operationError(node, `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`, { itemIndex });
+		const message = `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`;
+		throw operationError(node, message, { itemIndex });
 	}
 	const batched = output === 'batches' || output === SUB_WORKFLOW_OUTPUT;
-	const batchSize = batched
-		? readWholeNumber(node, this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE), 'parameter "Batch Size"', { itemIndex })
-		: DEFAULT_BATCH_SIZE;
-	const binaryPropertyName = output === 'file' ? String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim() : 'data';
+	const size = batched ? this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE) : DEFAULT_BATCH_SIZE;
+	const batchSize = readWholeNumber(node, size, 'parameter "Batch Size"', { itemIndex });
+	const binaryField = output === 'file' ? this.getNodeParameter('binaryPropertyName', itemIndex, 'data') : 'data';
+	const binaryPropertyName = String(binaryField).trim();
 	if (!binaryPropertyName) {
 		throw operationError(node, 'The parameter "Put Output File in Field" is empty', {
 			itemIndex,
 			description: 'Give the name of the binary field that receives the file, for example "data".',
 		});
 	}
-	const options = this.getNodeParameter('options', itemIndex, {}) as {
-		compression?: Compression;
-		maxRecords?: number;
-		onMalformedLine?: MalformedLineHandling;
-	};
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return {
 		output,
 		batchSize,
@@ -251,17 +257,22 @@ export function readOutputParameters(this: IExecuteFunctions, itemIndex: number,
 	};
 }
 
-function readSubWorkflowTarget(this: IExecuteFunctions, itemIndex: number, recordKeys: readonly string[]): SubWorkflowTarget {
+function readSubWorkflowTarget(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	recordKeys: readonly string[],
+): SubWorkflowTarget {
 	const node = this.getNode();
 	const chosen = this.getNodeParameter('workflowId', itemIndex, '') as INodeParameterResourceLocator | string;
 	const workflowId = String((typeof chosen === 'object' && chosen !== null ? chosen.value : chosen) ?? '').trim();
 	if (!workflowId) {
 		throw operationError(node, 'The parameter "Workflow" is empty', {
 			itemIndex,
-			description: 'Choose the workflow to run for each batch from the list, or give its ID (it is in the workflow\'s URL).',
+			description:
+				"Choose the workflow to run for each batch from the list, or give its ID (it is in the workflow's URL).",
 		});
 	}
-	const options = this.getNodeParameter('options', itemIndex, {}) as { skipRecords?: number; batchInfoField?: string };
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const skipRecords = readWholeNumber(node, options.skipRecords, 'option "Skip Records"', {
 		itemIndex,
 		min: 0,
@@ -271,7 +282,8 @@ function readSubWorkflowTarget(this: IExecuteFunctions, itemIndex: number, recor
 	const batchInfoField = String(options.batchInfoField ?? '').trim();
 	// A key of the record would be overwritten, and one of Object.prototype is dropped or turns into the prototype.
 	if (batchInfoField && (recordKeys.includes(batchInfoField) || batchInfoField in Object.prototype)) {
-		throw operationError(node, `The option "Put Batch Info in Field" names a field the records already use: "${batchInfoField}"`, {
+		const message = `The option "Put Batch Info in Field" names a field the records already use: "${batchInfoField}"`;
+		throw operationError(node, message, {
 			itemIndex,
 			description: `Choose another name, for example "batch". The records hold: ${recordKeys.join(', ')}.`,
 		});

@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { DatasetLabels } from '../../helpers/datasets';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
-import { createReadStats, readSnapshot, readSnapshotBytes, type ReadSnapshotOptions } from '../../helpers/snapshotReader';
+import type { ReadSnapshotOptions } from '../../helpers/snapshotReader';
+import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/snapshotReader';
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
@@ -56,7 +57,8 @@ function snapshotSource(
 		subject: `The dataset "${label}" has`,
 		fileName: label,
 		// Under the guard one record more than fits tells "too many" without reading further.
-		records: ({ batchSize, guard }) => readSnapshot.call(this, { ...read, batchSize, limit: guard ? guard.max + 1 : read.limit }),
+		records: ({ batchSize, guard }) =>
+			readSnapshot.call(this, { ...read, batchSize, limit: guard ? guard.max + 1 : read.limit }),
 		ndjson: () => ({ bytes: readSnapshotBytes.call(this, read), records: () => stats.records }),
 		reads: () => [stats],
 		summary: () => ({ fields: stats.requestedFields.filter((field) => selection.fields.includes(field)) }),
@@ -78,7 +80,10 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		limit,
 		// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
 		limitIsCount: !filter,
-		open: async () => snapshotSource.call(this, selection, options, await labels.label(selection.label, { maxAttempts, itemIndex })),
+		open: async () => {
+			const label = await labels.label(selection.label, { maxAttempts, itemIndex });
+			return snapshotSource.call(this, selection, options, label);
+		},
 	};
 }
 

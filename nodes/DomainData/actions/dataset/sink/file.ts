@@ -16,8 +16,8 @@ const FILE_PIECE_CHARS = 64 * 1024;
  */
 function withPartialFileNote<E extends { description?: string | null }>(error: E, bytes: number): E {
 	if (bytes === 0) return error;
-	const size =
-		bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+	const kb = bytes / 1024;
+	const size = kb < 1 ? `${bytes} bytes` : kb < 1024 ? `${kb.toFixed(1)} KB` : `${(kb / 1024).toFixed(1)} MB`;
 	const note =
 		`${size} had been written: in n8n's filesystem binary data mode, that partial file stays with this execution's ` +
 		'binary data until n8n deletes the execution (by its pruning of old executions, or at once when failed ' +
@@ -27,7 +27,7 @@ function withPartialFileNote<E extends { description?: string | null }>(error: E
 }
 
 /** The records as NDJSON bytes in pieces of about 64 KB, counted in `tally` as they pass. */
-async function* ndjsonOf(records: AsyncIterable<IDataObject[]>, tally: { records: number }): AsyncGenerator<Uint8Array> {
+async function* ndjsonOf(records: AsyncIterable<IDataObject[]>, tally: { records: number }) {
 	const encoder = new TextEncoder();
 	let piece = '';
 	for await (const batch of records) {

@@ -62,9 +62,10 @@ function addHint(context: IExecuteFunctions, message: string): void {
 export function addHints(this: IExecuteFunctions, source: DatasetSource, records: number, instead?: string): void {
 	for (const read of source.reads()) {
 		if (read.skippedLines === 0) continue;
-		const more = read.skippedLines > read.skippedLineNumbers.length ? ', …' : '';
+		const { skippedLines, skippedLineNumbers } = read;
+		const numbers = skippedLineNumbers.join(', ') + (skippedLines > skippedLineNumbers.length ? ', …' : '');
 		const lines = `${read.skippedLines} malformed line${read.skippedLines > 1 ? 's' : ''}`;
-		addHint(this, `Skipped ${lines} of the dataset "${read.label}" (line ${read.skippedLineNumbers.join(', ')}${more})`);
+		addHint(this, `Skipped ${lines} of the dataset "${read.label}" (line ${numbers})`);
 	}
 	if (instead) addHint(this, instead);
 	else if (records === 0) addHint(this, source.emptyHint());

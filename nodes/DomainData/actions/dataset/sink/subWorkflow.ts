@@ -14,67 +14,6 @@ import { rebatch } from '../../../helpers/batches';
 import type { OutputParameters, SubWorkflowTarget } from '../outputParameters';
 import { addHints, count, type DatasetSource, factsOfReads } from './source';
 
-/**
- * Refuses, before any call, a target this node cannot run: as an AI tool, on an n8n without sub-workflow calls,
- * and a workflow that is running this node (itself, or one that called it): each batch would start this node
- * again, which would read the dataset and call the workflow again, without end.
- */
-export async function assertCallable(
-	this: IExecuteFunctions,
-	workflowId: string,
-	itemIndex: number,
-	callers: () => Promise<ReadonlySet<string>>,
-): Promise<void> {
-	const node = this.getNode();
-	const asTool = node.type.endsWith('Tool');
-	if (asTool || typeof this.executeWorkflow !== 'function') {
-		throw operationError(node, 'The Sub-Workflow output cannot run here', {
-			itemIndex,
-			description: asTool
-				? 'An AI agent cannot start sub-workflows through this node. Use the Items output with a Limit for the ' +
-					'agent, and the Sub-Workflow output in a regular workflow.'
-				: 'This version of n8n does not let nodes run other workflows. Use the File output, or a newer n8n.',
-		});
-	}
-	if (!(await callers()).has(workflowId)) return;
-	const itself = workflowId === this.getWorkflow().id;
-	throw operationError(
-		node,
-		itself
-			? `The workflow chosen in "Workflow" is this workflow itself (ID ${workflowId})`
-			: `The workflow chosen in "Workflow" (ID ${workflowId}) is running this one: it called it as a sub-workflow`,
-		{
-			itemIndex,
-			description:
-				'Each batch would start this node again, which would read the dataset again and run the workflow again, ' +
-				'without end (and each read costs requests). Choose a workflow that does not run this node, for ' +
-				'example one that only writes the records where they belong.',
-		},
-	);
-}
-
-/** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
-const MAX_CALL_DEPTH = 20;
-
-/**
- * This workflow and those that called it through sub-workflow calls, as far as n8n stored the chain: each
- * execution records the one that called it. n8n's database is read only in a sub-execution.
- */
-export async function runningWorkflows(this: IExecuteFunctions): Promise<ReadonlySet<string>> {
-	const ids = new Set<string>();
-	const own = this.getWorkflow().id;
-	if (own) ids.add(own);
-	const runtime = this.getExecutionContext?.();
-	let executionId: string | undefined = runtime && !runtime.parentExecutionId ? undefined : this.getExecutionId();
-	for (let depth = 0; executionId && depth < MAX_CALL_DEPTH; depth++) {
-		const parent = (await this.getExecutionDataById(executionId).catch(() => undefined))?.parentExecution;
-		if (!parent?.workflowId) break;
-		ids.add(parent.workflowId);
-		executionId = parent.executionId;
-	}
-	return ids;
-}
-
 interface Progress {
 	/** Records read and left out (Skip Records), then sent and finished by the sub-workflow. */
 	skipped: () => number;
@@ -94,14 +33,22 @@ function resumeHint(done: number): string {
 }
 
 /** The sub-workflow failed on a batch: name the batch, its records and where to resume. */
-function batchFailedError(this: IExecuteFunctions, label: string, progress: Progress, size: number, cause: unknown, itemIndex: number) {
+function batchFailedError(
+	this: IExecuteFunctions,
+	label: string,
+	progress: Progress,
+	size: number,
+	cause: unknown,
+	itemIndex: number,
+) {
 	const done = progress.skipped() + progress.sent;
 	const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/[.\s]+$/, '');
-	const executionId = (cause as { executionId?: unknown } | undefined)?.executionId;
-	const execution = typeof executionId === 'string' || typeof executionId === 'number' ? ` (execution ${executionId})` : '';
+	const id = (cause as { executionId?: unknown } | undefined)?.executionId;
+	const execution = typeof id === 'string' || typeof id === 'number' ? ` (execution ${id})` : '';
+	const records = `records ${count(done + 1)}-${count(done + size)} of the dataset "${label}"`;
 	return operationError(
 		this.getNode(),
-		`The sub-workflow failed at batch ${progress.batches + 1} (records ${count(done + 1)}-${count(done + size)} of the dataset "${label}"); ${count(done)} records were done`,
+		`The sub-workflow failed at batch ${progress.batches + 1} (${records}); ${count(done)} records were done`,
 		{
 			itemIndex,
 			description:
@@ -121,7 +68,7 @@ function withResumeHint(error: unknown, done: number): unknown {
 }
 
 /** Counts what passes (skipped records included), to tell a Skip Records beyond the end. */
-async function* counted(records: AsyncIterable<IDataObject[]>, tally: { records: number }): AsyncGenerator<IDataObject[]> {
+async function* counted(records: AsyncIterable<IDataObject[]>, tally: { records: number }) {
 	for await (const batch of records) {
 		tally.records += batch.length;
 		yield batch;
@@ -145,12 +92,9 @@ export async function runSubWorkflow(
 	const { label } = source.names;
 	const started = Date.now();
 	const read = { records: 0 };
-	const progress: Progress = {
-		skipped: () => Math.min(skipRecords, read.records),
-		sent: 0,
-		batches: 0,
-		expected: limit === undefined || limit <= skipRecords ? undefined : Math.ceil((limit - skipRecords) / output.batchSize),
-	};
+	const toSend = limit === undefined ? 0 : limit - skipRecords;
+	const expected = toSend > 0 ? Math.ceil(toSend / output.batchSize) : undefined;
+	const progress: Progress = { skipped: () => Math.min(skipRecords, read.records), sent: 0, batches: 0, expected };
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
 		const json: IDataObject = { ...source.names, records: sent, batches, skippedRecords: progress.skipped() };
@@ -160,8 +104,8 @@ export async function runSubWorkflow(
 		return { ...json, ...source.summary(), ...factsOfReads(source, output) };
 	};
 	// Links each sub-execution to this one in n8n's execution list (and lets a nested run find its callers).
-	const [executionId, parentWorkflowId] = [this.getExecutionId(), this.getWorkflow().id];
-	const links = executionId && parentWorkflowId ? { parentExecution: { executionId, workflowId: parentWorkflowId } } : undefined;
+	const parentExecution = { executionId: this.getExecutionId(), workflowId: this.getWorkflow().id ?? '' };
+	const links = parentExecution.executionId && parentExecution.workflowId ? { parentExecution } : undefined;
 	const cancel = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
 		const records = counted(source.records({ batchSize: output.batchSize }), read);
@@ -176,8 +120,8 @@ export async function runSubWorkflow(
 				throw batchFailedError.call(this, label, progress, batch.length, error, itemIndex);
 			}
 			if (waitTill) {
-				const cause = new Error('it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node');
-				throw batchFailedError.call(this, label, progress, batch.length, cause, itemIndex);
+				const wait = 'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node';
+				throw batchFailedError.call(this, label, progress, batch.length, new Error(wait), itemIndex);
 			}
 			progress.sent += batch.length;
 			progress.batches++;
@@ -188,17 +132,16 @@ export async function runSubWorkflow(
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
-	const all = `all ${count(read.records)} ${run.many} of this selection`;
-	const skippedAll = read.records > 0 && progress.sent === 0;
-	const hint = skippedAll ? `Skip Records (${count(skipRecords)}) skipped ${all}: nothing was sent to the sub-workflow` : undefined;
+	const skippedAll = `Skip Records (${count(skipRecords)}) skipped all ${count(read.records)} ${run.many} of this selection`;
+	const hint = read.records > 0 && progress.sent === 0 ? `${skippedAll}: nothing was sent` : undefined;
 	addHints.call(this, source, read.records, hint);
 	return { json: summary(false), pairedItem: { item: itemIndex } };
 }
 
 /** One item per record (the record parsed for this run: adding keys costs less than a copy). */
-function toItems(batch: IDataObject[], label: string, batchInfoField: string, progress: Progress): INodeExecutionData[] {
+function toItems(batch: IDataObject[], label: string, infoField: string, progress: Progress): INodeExecutionData[] {
 	const done = progress.skipped() + progress.sent;
-	const info = batchInfoField
+	const info = infoField
 		? {
 				number: progress.batches + 1,
 				progress: progressText(progress.batches + 1, progress.expected),
@@ -209,7 +152,7 @@ function toItems(batch: IDataObject[], label: string, batchInfoField: string, pr
 		: undefined;
 	return batch.map((record) => {
 		record.label = label;
-		if (info) record[batchInfoField] = { ...info };
+		if (info) record[infoField] = { ...info };
 		return { json: record };
 	});
 }
