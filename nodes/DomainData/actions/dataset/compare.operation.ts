@@ -14,7 +14,7 @@ import type { SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
-import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './outputParameters';
+import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type Guard, type ItemPlan } from './sink';
 

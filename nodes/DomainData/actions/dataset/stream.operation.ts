@@ -9,7 +9,7 @@ import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
-import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './outputParameters';
+import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, readSelectionParameters, type SelectionParameters } from './sharedParameters';
 import { count, type DatasetSource, deliverEach, type ItemPlan } from './sink';
 

@@ -3,7 +3,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
 
 import { asNodeError } from '../../../errors';
 import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../../helpers/binaryStream';
-import type { OutputParameters } from '../outputParameters';
+import type { OutputParameters } from '../output';
 import { addHints, type DatasetSource, factsOfReads } from './source';
 
 /** Records per piece of a file serialised here: one encode per piece instead of one per record. */

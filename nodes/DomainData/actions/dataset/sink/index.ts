@@ -10,7 +10,7 @@ import { operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/batches';
 import { DatasetLabels } from '../../../helpers/datasets';
 import { forEachItem } from '../../perItem';
-import type { OutputParameters, OutputWording } from '../outputParameters';
+import type { OutputParameters, OutputWording } from '../output';
 import { toFile } from './file';
 import { addHints, count, type DatasetSource, sum } from './source';
 import { assertCallable, runningWorkflows } from './callers';

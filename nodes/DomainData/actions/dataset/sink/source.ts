@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
-import type { OutputParameters } from '../outputParameters';
+import type { OutputParameters } from '../output';
 
 /** Refuse with `error()` as soon as more than `max` records are certain: the memory guard, handed to the source. */
 export interface Guard {

@@ -11,7 +11,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { isNodeError, operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/batches';
-import type { OutputParameters, SubWorkflowTarget } from '../outputParameters';
+import type { OutputParameters, SubWorkflowTarget } from '../output';
 import { addHints, count, type DatasetSource, factsOfReads } from './source';
 
 interface Progress {

@@ -155,7 +155,8 @@ const subWorkflowOptions: INodeProperties[] = [
 	},
 ];
 
-const onMalformedLineOption: INodeProperties = {
+/** Also the trigger's, for the records it attaches. */
+export const onMalformedLineOption: INodeProperties = {
 	displayName: 'On Malformed Line',
 	name: 'onMalformedLine',
 	type: 'options',
