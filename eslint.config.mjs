@@ -34,6 +34,14 @@ const transportInternals = {
 	regex: '(^|/)transport/.',
 	message: 'Import the transport through its index (transport/); errors of parameters come from errors.ts.',
 };
+// The trigger is a second node on DomainData's layers: besides those, it shares only the editor definitions of
+// actions/ (the option lists of common.ts, dataset/fieldOptions.ts, dataset/output.ts), never an operation, a
+// resource, the router or the per-item runner; DomainData does not import its trigger.
+const triggerOwnActions = {
+	regex: '(^|/)actions/(?!(common|dataset/fieldOptions|dataset/output)$)',
+	message: 'The trigger shares the editor definitions of actions/ (common, dataset/fieldOptions, dataset/output) only.',
+};
+const importsOfTrigger = { regex: '(^|/)DomainDataTrigger(/|$)', message: 'DomainData does not depend on its trigger.' };
 const restrictImports = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
@@ -77,15 +85,19 @@ export default tseslint.config(
 	{
 		files: shipped,
 		ignores: ['nodes/DomainData/transport/**'],
-		rules: restrictImports(transportInternals),
+		rules: restrictImports(transportInternals, importsOfTrigger),
+	},
+	{
+		files: ['nodes/DomainDataTrigger/**/*.ts'],
+		rules: restrictImports(transportInternals, triggerOwnActions),
 	},
 	{
 		files: ['nodes/DomainData/helpers/**/*.ts'],
-		rules: restrictImports(importsOfActions, transportInternals),
+		rules: restrictImports(importsOfActions, transportInternals, importsOfTrigger),
 	},
 	{
 		files: ['nodes/DomainData/transport/**/*.ts'],
-		rules: restrictImports(importsOfActions),
+		rules: restrictImports(importsOfActions, importsOfTrigger),
 	},
 	{
 		files: bottomLayer,

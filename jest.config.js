@@ -15,7 +15,6 @@ const shared = {
 // project's version through e2eVersion() in test/e2e/support.ts. `N8N_E2E_VERSIONS=2.41.1,2.8.4` narrows a run.
 const wanted = (process.env.N8N_E2E_VERSIONS || '').split(',').map((v) => v.trim()).filter(Boolean);
 const SMOKE = '<rootDir>/test/e2e/smoke.test.ts';
-const BENCH = '<rootDir>/test/bench.test.ts';
 const e2eProjects = matrix
 	.filter((entry) => wanted.length === 0 || wanted.includes(entry.version))
 	.map(({ version, suite }) => ({
@@ -32,23 +31,26 @@ const e2eProjects = matrix
 	}));
 
 module.exports = {
-	// The end-to-end set-up (install n8n, build and pack the package) runs only when an end-to-end test is
-	// selected: `npx jest test/foo.test.ts` stays fast, `npm test` runs everything.
+	// One project per kind of test (test/<kind>/). The end-to-end set-up (install n8n, build and pack the
+	// package) runs only when an end-to-end test is selected: `npm run test:unit` and `npx jest test/unit/...`
+	// need no n8n install; `npm test` runs everything.
 	projects: [
 		{
+			// Everything that needs no n8n install: the nodes in-process through n8n-core over real HTTP to the
+			// simulator and hostile local servers, the packed tarball, the simulator, the tooling, and the benchmark
+			// code at its smallest size (it proves that `npm run bench` works, not how fast anything is).
 			...shared,
 			displayName: 'unit',
-			roots: ['<rootDir>/test'],
+			roots: ['<rootDir>/test/unit'],
 			testMatch: ['**/*.test.ts'],
-			testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', BENCH],
 		},
 		{
-			// The benchmark code run at its smallest size: it proves that `npm run bench` works, not how fast
-			// anything is (timings belong to the benchmark itself, as ratios within one run).
+			// n8n's editor in Chromium on every version of the matrix: it needs n8n and Chromium (installed by the
+			// test when missing), so it is no unit test.
 			...shared,
-			displayName: 'bench',
-			roots: ['<rootDir>/test'],
-			testMatch: [BENCH],
+			displayName: 'browser',
+			roots: ['<rootDir>/test/browser'],
+			testMatch: ['**/*.test.ts'],
 		},
 		...e2eProjects,
 	],

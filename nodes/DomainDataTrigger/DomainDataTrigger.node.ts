@@ -10,23 +10,16 @@ import type {
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { asNodeError, operationError } from '../DomainData/errors';
-import { listDatasets, type Dataset } from '../DomainData/helpers/datasets';
+import { listDatasets } from '../DomainData/helpers/datasets';
+import { quoteFew } from '../DomainData/helpers/quoteFew';
 import { eventProperties, getTriggerOptions } from './description';
 import { datasetEvents } from './events';
-import { loadState, newestDataset, planPoll, saveState } from './pollState';
+import { loadState, newestDataset, planPoll, saveState, stateAfter } from './pollState';
 
 /**
- * The dataset list, with a 403 that names the plan feature in the message itself: when activation fails,
- * n8n shows only the message ("There was a problem activating the workflow: ...").
+ * A failed call as the trigger reports it: a 403 names the plan feature in the message itself, since when
+ * activation fails, n8n shows only the message ("There was a problem activating the workflow: ...").
  */
-async function listForTrigger(this: IPollFunctions, maxAttempts: number): Promise<Dataset[]> {
-	try {
-		return await listDatasets.call(this, { maxAttempts });
-	} catch (error) {
-		throw triggerError(this.getNode(), error);
-	}
-}
-
 function triggerError(node: INode, caught: unknown): NodeApiError | NodeOperationError {
 	const error = asNodeError(node, caught);
 	if (error instanceof NodeApiError && String(error.httpCode) === '403') {
@@ -54,47 +47,72 @@ export class DomainDataTrigger implements INodeType {
 	};
 
 	/**
-	 * One list call per poll, plus one slice read per new dataset when records are attached. Every call
-	 * that can fail happens before the state is written, so a failed poll leaves the state as it was
-	 * and the next good poll emits what this one missed.
+	 * One list call per poll, plus one slice read per new dataset when records are attached. The state moves
+	 * past the events that fire and no further: when a read fails, the events before it fire (the error is
+	 * reported) and the rest come again at the next poll; when the first read fails, the poll fails as a whole.
 	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = getTriggerOptions.call(this);
-		const datasets = await listForTrigger.call(this, options.maxAttempts);
+		const datasets = await listDatasets.call(this, { maxAttempts: options.maxAttempts }).catch((error: unknown) => {
+			throw triggerError(this.getNode(), error);
+		});
 
-		// "Fetch Test Event": show the newest dataset so that its fields can be mapped; the state stays as it is.
+		// "Fetch Test Event": the event the newest dataset gives, so that its fields can be mapped; no state change.
 		if (this.getMode() === 'manual') {
 			const newest = newestDataset(datasets);
 			if (!newest) {
-				const message =
-					datasets.length === 0
-						? 'The service lists no dataset yet'
-						: 'The service lists no dataset with a date label (YYYY-MM-DD) yet';
-				throw operationError(this.getNode(), message, {
+				const what = datasets.length === 0 ? 'dataset' : 'dataset with a date label (YYYY-MM-DD)';
+				throw operationError(this.getNode(), `The service lists no ${what} yet`, {
 					description:
-						'There is nothing to show as a test event. Once the workflow is active, the trigger fires when the first dataset is published.',
+						'There is nothing to show as a test event. Once the workflow is active, the trigger fires when the ' +
+						'first dataset is published.',
 				});
 			}
-			return [await datasetEvents.call(this, [newest], options)];
+			const { items, failure } = await datasetEvents.call(this, [newest], options);
+			if (failure !== undefined) throw triggerError(this.getNode(), failure);
+			return [items];
 		}
 
 		const staticData = this.getWorkflowStaticData('node') as IDataObject;
 		const now = new Date();
 		const plan = planPoll(loadState(staticData, now), datasets, now);
-		if (plan.ignoredLabels.length > 0) {
-			this.logger.warn(
-				`Domain Data Trigger: ignored dataset labels that are not calendar dates (YYYY-MM-DD): ${plan.ignoredLabels.join(', ')}`,
-			);
+		const ignored: Array<[string[], string]> = [
+			[plan.ignoredLabels, 'that are not calendar dates (YYYY-MM-DD)'],
+			[plan.futureLabels, 'dated in the future, until their date has come'],
+		];
+		for (const [labels, why] of ignored) {
+			if (labels.length === 0) continue;
+			this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
 		}
-		if (plan.futureLabels.length > 0) {
-			this.logger.warn(
-				`Domain Data Trigger: ignored dataset labels dated in the future, until their date has come: ${plan.futureLabels.join(', ')}`,
-			);
-		}
-		if (plan.kind === 'none') return null;
+		if (plan.kind === 'baseline') saveState(staticData, plan.nextState);
+		if (plan.kind !== 'emit') return null;
 
-		const items = await datasetEvents.call(this, plan.newDatasets, options);
-		saveState(staticData, plan.nextState);
-		return plan.kind === 'emit' ? [items] : null;
+		const { items, unreadable, failure } = await datasetEvents.call(this, plan.newDatasets, options);
+		if (failure !== undefined && items.length === 0) throw triggerError(this.getNode(), failure);
+		saveState(staticData, stateAfter(plan, items.length));
+		for (const error of unreadable) report(this, error);
+		if (failure !== undefined) report(this, readLater(this.getNode(), failure, plan.newDatasets[items.length].label));
+		return [items];
+	}
+}
+
+/** A read that failed after events fired: they stay fired, and the dataset is read again at the next poll. */
+function readLater(node: INode, caught: unknown, label: string): NodeApiError | NodeOperationError {
+	const error = triggerError(node, caught);
+	const next = `The events before the dataset "${label}" fired; it and the datasets after it come at the next poll.`;
+	error.description = error.description ? `${error.description} ${next}` : next;
+	return error;
+}
+
+/**
+ * Reports an error the way n8n reports a failed poll (a failed execution, and the error workflow if one is set)
+ * while the poll still emits its events.
+ */
+function report(context: IPollFunctions, error: Error): void {
+	try {
+		context.__emitError(error);
+	} catch {
+		// A context without n8n's error reporting: the log still tells.
+		context.logger.error(`Domain Data Trigger: ${error.message}`);
 	}
 }

@@ -1,18 +1,19 @@
 /** The trigger's parameters and how a poll reads them. */
-import type { INodeProperties, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import { idleTimeoutOption, maxAttemptsOption, readIdleTimeoutMs, readMaxAttempts } from '../DomainData/actions/common';
+import { fieldOptions } from '../DomainData/actions/dataset/fieldOptions';
+import { onMalformedLineOption } from '../DomainData/actions/dataset/output';
 import { operationError } from '../DomainData/errors';
 import { readWholeNumber } from '../DomainData/parameters';
-import {
-	DEFAULT_SNAPSHOT_FIELDS,
-	SNAPSHOT_FIELDS,
-	toCanonicalFields,
-	type SnapshotField,
-} from '../DomainData/helpers/snapshotFields';
+import { DEFAULT_SNAPSHOT_FIELDS, toCanonicalFields, type SnapshotField } from '../DomainData/helpers/snapshotFields';
+import type { MalformedLineHandling } from '../DomainData/helpers/snapshotReader';
 
 /** Records per event are kept small: they travel inside the execution data. More: Dataset → Stream. */
 export const MAX_ATTACHED_RECORDS = 1000;
+
+/** Options that concern only the attached records. */
+const ATTACHED = { show: { '/attachRecords': [true] } };
 
 export const eventProperties: INodeProperties[] = [
 	{
@@ -38,7 +39,8 @@ export const eventProperties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to add the first records of each new dataset to its event, under "records". Off: the event holds only the label and the snapshot ID, and no snapshot data is read.',
+			'Whether to add the first records of each new dataset to its event, under "records". ' +
+			'Off: the event holds only the label and the snapshot ID, and no snapshot data is read.',
 	},
 	{
 		displayName: 'Number of Records',
@@ -47,18 +49,21 @@ export const eventProperties: INodeProperties[] = [
 		typeOptions: { minValue: 1, maxValue: MAX_ATTACHED_RECORDS },
 		default: 100,
 		displayOptions: { show: { attachRecords: [true] } },
-		description: `How many records of the snapshot (in rank order) to attach, at most ${MAX_ATTACHED_RECORDS}. To read a whole snapshot, add a Domain Data node with Dataset → Stream after the trigger.`,
+		description:
+			`How many records of the snapshot (in rank order) to attach, at most ${MAX_ATTACHED_RECORDS}. ` +
+			'To read a whole snapshot, add a Domain Data node with Dataset → Stream after the trigger.',
 	},
 	{
 		displayName: 'Fields',
 		name: 'fields',
 		type: 'multiOptions',
-		// The service's order, as in Dataset → Stream.
-		options: SNAPSHOT_FIELDS.map((field) => ({ name: field, value: field })),
+		options: fieldOptions(),
 		default: [...DEFAULT_SNAPSHOT_FIELDS],
 		displayOptions: { show: { attachRecords: [true] } },
 		description:
-			"Fields of each attached record; none selected means the service's default selection (the fields preselected here). From an expression: an array or a comma-separated list; domain, tld, country and language are accepted for name, tld1, country_code and language_code.",
+			"Fields of each attached record; none selected means the service's default selection (the fields " +
+			'preselected here). From an expression: an array or a comma-separated list; domain, tld, country and ' +
+			'language are accepted for name, tld1, country_code and language_code.',
 	},
 	{
 		displayName: 'Options',
@@ -66,7 +71,11 @@ export const eventProperties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		options: [{ ...idleTimeoutOption, displayOptions: { show: { '/attachRecords': [true] } } }, maxAttemptsOption],
+		options: [
+			{ ...idleTimeoutOption, displayOptions: ATTACHED },
+			maxAttemptsOption,
+			{ ...onMalformedLineOption, displayOptions: ATTACHED },
+		],
 	},
 ];
 
@@ -75,28 +84,32 @@ export interface TriggerOptions {
 	/** No byte for this long while attached records are read counts as a dropped connection. */
 	idleTimeoutMs: number;
 	/** Set when records are attached. */
-	records?: { count: number; fields?: SnapshotField[] };
+	records?: { count: number; fields: SnapshotField[]; onMalformed: MalformedLineHandling };
 }
 
 export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
 	const node = this.getNode();
-	const parameters = this.getNodeParameter('options', {}) as { maxAttempts?: unknown; idleTimeout?: unknown };
-	const options: TriggerOptions = { maxAttempts: readMaxAttempts(node, parameters), idleTimeoutMs: readIdleTimeoutMs(node, parameters) };
+	const parameters = this.getNodeParameter('options', {}) as IDataObject;
+	const options: TriggerOptions = {
+		maxAttempts: readMaxAttempts(node, parameters),
+		idleTimeoutMs: readIdleTimeoutMs(node, parameters),
+	};
 	if (!(this.getNodeParameter('attachRecords', false) as boolean)) return options;
 
 	const count = readWholeNumber(node, this.getNodeParameter('recordCount', 100), 'parameter "Number of Records"', {
 		max: MAX_ATTACHED_RECORDS,
 		description: 'For more records, read the snapshot with Dataset → Stream after the trigger.',
 	});
+	const onMalformed = parameters.onMalformedLine === 'skip' ? 'skip' : 'error';
 	const selected = this.getNodeParameter('fields', []) as string[] | string;
-	if (Array.isArray(selected) ? selected.length === 0 : String(selected).trim() === '') {
-		return { ...options, records: { count } };
-	}
-	const fields = toCanonicalFields(selected);
+	// None selected: the service's default selection.
+	const fields = toCanonicalFields(
+		(Array.isArray(selected) ? selected.length : String(selected).trim()) ? selected : DEFAULT_SNAPSHOT_FIELDS,
+	);
 	if (!fields.ok) {
 		throw operationError(node, `"Fields": ${fields.message}`, {
 			description: "Pick fields from the list, or leave it empty for the service's default selection.",
 		});
 	}
-	return { ...options, records: { count, fields: fields.fields } };
+	return { ...options, records: { count, fields: fields.fields, onMalformed } };
 }

@@ -155,6 +155,16 @@ export function planPoll(
 	};
 }
 
+/**
+ * The state once the first `fired` events of an `emit` plan fired: the watermark at the last of them, and none
+ * of the labels after it seen, so that the others come again at the next poll. All of them: `plan.nextState`.
+ */
+export function stateAfter(plan: PollPlan, fired: number): TriggerState {
+	if (fired >= plan.newDatasets.length) return plan.nextState;
+	const lastLabel = plan.newDatasets[fired - 1].label;
+	return { ...plan.nextState, lastLabel, seen: plan.nextState.seen.filter((label) => label <= lastLabel) };
+}
+
 /** The SEEN_LIMIT newest distinct labels, newest first (date labels order as dates when compared as strings). */
 function newest(labels: readonly string[]): string[] {
 	return [...new Set(labels)].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).slice(0, SEEN_LIMIT);

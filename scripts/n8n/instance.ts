@@ -14,7 +14,7 @@ import { installPackage, type PackedPackage } from './package';
 import { DEFAULT_N8N_VERSION, n8nBin } from './paths';
 import { freePort } from './ports';
 import { N8nRestClient } from './rest';
-import { parseBatchSnapshot, parseExecuteOutput, type ExecutionResult } from './run-data';
+import { parseBatchSnapshot, parseExecuteOutput, type CommandResult, type ExecutionResult } from './run-data';
 
 export interface N8nInstanceOptions {
 	/** An installed n8n version (see ensureN8n); default DEFAULT_N8N_VERSION (2.8.4). */
@@ -29,14 +29,6 @@ export interface N8nInstanceOptions {
 	env?: Record<string, string | undefined>;
 	/** Unpacked tarball to install into the user folder (see buildAndPack). */
 	package?: PackedPackage;
-}
-
-export interface CommandResult {
-	code: number;
-	stdout: string;
-	stderr: string;
-	/** Wall-clock milliseconds. */
-	durationMs: number;
 }
 
 /** A credential as `n8n import:credentials` takes it: plain data, encrypted on import. */

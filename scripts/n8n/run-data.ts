@@ -6,7 +6,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { CommandResult } from './instance';
+/** What an n8n CLI command left behind (N8nInstance.command): the input of the readers below. */
+export interface CommandResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+	/** Wall-clock milliseconds. */
+	durationMs: number;
+}
 
 export interface OutputItem {
 	json: Record<string, unknown>;

@@ -110,7 +110,7 @@ describe('credential test (the editor\'s "Test" button, POST /rest/credentials/t
 	// What the Test result says for a refused request depends on n8n. n8n 2.8 returns its own fixed text per
 	// HTTP status (its error carries no response, so the credential's `responseCode` rules are never
 	// consulted); n8n 2.41 returns the message of the credential's rule for that status. Neither passes the
-	// service's `{"error"}` body through. The README lists both.
+	// service's `{"error"}` body through. docs/troubleshooting.md lists both.
 	const showsRuleMessages = n8nAtLeast(N8N_CHANGES.credentialTestRuleMessages);
 
 	test('a wrong key fails and says the key was refused, without the key', async () => {

@@ -30,7 +30,7 @@ export function e2eVersion(): string {
 
 /**
  * n8n behaviour that differs between the versions of the matrix, with the first version of the matrix known to
- * have it (the README's compatibility section lists them).
+ * have it (docs/compatibility.md lists them).
  */
 export const N8N_CHANGES = {
 	/**

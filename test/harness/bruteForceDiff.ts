@@ -1,7 +1,7 @@
 /**
  * An independent brute-force diff of two snapshots for the tests of Dataset → Compare: both snapshots
  * read raw (a plain fetch of the whole NDJSON with every field), held in Maps and compared field by
- * field as the README documents it. It shares no code with the node.
+ * field as docs/dataset.md documents it. It shares no code with the node.
  */
 import { isDeepStrictEqual } from 'node:util';
 

@@ -279,9 +279,12 @@ export async function runNode(
 	}
 }
 
-/** Runs the trigger's poll() once; `staticData` survives between calls, as it does in n8n. */
+/**
+ * Runs the trigger's poll() once; `staticData` survives between calls, as it does in n8n. `reported` receives
+ * what the poll reports through n8n's trigger error reporting (`__emitError`: a failed execution in n8n).
+ */
 export async function runPoll(
-	options: HarnessNodeOptions & { mode?: 'trigger' | 'manual' },
+	options: HarnessNodeOptions & { mode?: 'trigger' | 'manual'; reported?: Error[] },
 ): Promise<INodeExecutionData[][] | null> {
 	await ensureBinaryData();
 	const { workflow, node, additionalData } = makeWorkflow({ ...options, type: 'domainDataTrigger' });
@@ -291,6 +294,8 @@ export async function runPoll(
 		additionalData,
 		options.mode ?? 'trigger',
 		'activate',
+		undefined,
+		options.reported && ((error: Error) => void options.reported!.push(error)),
 	);
 	const nodeType = nodeTypes.getByNameAndVersion(node.type);
 	const result = await nodeType.poll!.call(context);

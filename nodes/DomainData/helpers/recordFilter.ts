@@ -9,6 +9,8 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { operationError } from '../errors';
 import { readWholeNumber } from '../parameters';
+import { normalizeDomainName } from './domainName';
+import { quoteFew } from './quoteFew';
 import type { SnapshotField } from './snapshotFields';
 
 export interface RecordFilter {
@@ -57,59 +59,38 @@ const lowerOf = (value: unknown) => (typeof value === 'string' ? value.toLowerCa
 export function compileRecordFilter(filter: RecordFilter | undefined): RecordPredicate | undefined {
 	if (!hasCriteria(filter)) return undefined;
 	const tests: RecordPredicate[] = [];
+	/** The field's value is one of `values`, compared in lower case (no value is empty: '' never matches). */
+	const oneOf = (field: SnapshotField, values: string[] | undefined) => {
+		const wanted = values && new Set(values.map((value) => value.toLowerCase()));
+		if (wanted) tests.push((record) => wanted.has(lowerOf(record[field])));
+	};
+	/** Some entry of the field's list, in lower case, passes `matches`. */
+	const anyEntry = (field: SnapshotField, matches: (lower: string) => boolean) =>
+		tests.push((record) => {
+			const list = record[field];
+			return Array.isArray(list) && list.some((entry) => matches(lowerOf(entry)));
+		});
 	const { maxRank } = filter;
-	if (maxRank !== undefined) {
-		tests.push((record) => typeof record.rank === 'number' && record.rank <= maxRank);
-	}
-	if (filter.countryCodes) {
-		const wanted = new Set(filter.countryCodes.map((code) => code.toUpperCase()));
-		tests.push((record) => typeof record.country_code === 'string' && wanted.has(record.country_code.toUpperCase()));
-	}
-	if (filter.languageCodes) {
-		const wanted = new Set(filter.languageCodes.map((code) => code.toLowerCase()));
-		tests.push((record) => wanted.has(lowerOf(record.language_code)));
-	}
+	if (maxRank !== undefined) tests.push((record) => typeof record.rank === 'number' && record.rank <= maxRank);
+	oneOf('country_code', filter.countryCodes);
+	oneOf('language_code', filter.languageCodes);
+	oneOf('tld1', filter.tld1);
 	if (filter.technologies) {
 		const wanted = new Set(filter.technologies.map((name) => name.toLowerCase()));
-		tests.push((record) => {
-			const list = record.technologies;
-			if (!Array.isArray(list)) return false;
-			for (const name of list) if (wanted.has(lowerOf(name))) return true;
-			return false;
-		});
+		anyEntry('technologies', (name) => wanted.has(name));
 	}
 	if (filter.categoryPrefixes) {
 		const prefixes = filter.categoryPrefixes.map((prefix) => prefix.toLowerCase());
-		tests.push((record) => {
-			const list = record.categories;
-			if (!Array.isArray(list)) return false;
-			for (const category of list) {
-				const lower = lowerOf(category);
-				for (const prefix of prefixes) if (lower.startsWith(prefix)) return true;
-			}
-			return false;
-		});
-	}
-	if (filter.tld1) {
-		const wanted = new Set(filter.tld1.map((name) => name.toLowerCase()));
-		tests.push((record) => wanted.has(lowerOf(record.tld1)));
+		anyEntry('categories', (category) => prefixes.some((prefix) => category.startsWith(prefix)));
 	}
 	if (tests.length === 1) return tests[0];
-	return (record) => {
-		for (const test of tests) if (!test(record)) return false;
-		return true;
-	};
+	return (record) => tests.every((test) => test(record));
 }
 
-/** The node's `filters` collection as the editor stores it (lists as comma-separated text or arrays). */
-export interface RecordFilterParameters {
-	maxRank?: number;
-	countryCodes?: string | string[];
-	languageCodes?: string | string[];
-	technologies?: string | string[];
-	categoryPrefix?: string | string[];
-	tld1?: string | string[];
-}
+/** The node's `filters` collection as the editor stores it (lists as text or, from an expression, arrays). */
+export type RecordFilterParameters = Partial<
+	Record<'maxRank' | 'countryCodes' | 'languageCodes' | 'technologies' | 'categoryPrefix' | 'tld1', unknown>
+>;
 
 function listOf(value: unknown, separator: RegExp): string[] | undefined {
 	const raw = Array.isArray(value) ? value : typeof value === 'string' ? value.split(separator) : [];
@@ -120,20 +101,64 @@ function listOf(value: unknown, separator: RegExp): string[] | undefined {
 	return entries.length > 0 ? [...new Set(entries)] : undefined;
 }
 
+const TWO_LETTERS = /^[a-z]{2}$/i;
+
+/** A list filter: `normalize` gives an entry as the records hold it, or undefined when it cannot match. */
+interface ListRule {
+	filter: string;
+	what: string;
+	normalize(entry: string): string | undefined;
+	example: string;
+}
+
+const LIST_RULES: Record<'countryCodes' | 'languageCodes' | 'tld1', ListRule> = {
+	countryCodes: {
+		filter: 'Country Codes',
+		what: 'two-letter country codes',
+		normalize: (entry) => (TWO_LETTERS.test(entry) ? entry.toUpperCase() : undefined),
+		example: 'Use ISO 3166-1 alpha-2 codes separated by commas, for example: DE, AT, CH',
+	},
+	languageCodes: {
+		filter: 'Language Codes',
+		what: 'two-letter language codes',
+		normalize: (entry) => (TWO_LETTERS.test(entry) ? entry.toLowerCase() : undefined),
+		example: 'Use ISO 639-1 codes separated by commas, for example: de, en, fr',
+	},
+	// As the service writes tld1 and Domain → Get reads a name: lower-case ASCII with IDN labels in punycode, so
+	// that münchen.de, MÜNCHEN.DE and https://www.münchen.de/x all find xn--mnchen-3ya.de.
+	tld1: {
+		filter: 'Registrable Domains (Tld1)',
+		what: 'domain names',
+		normalize: (entry) => {
+			const name = normalizeDomainName(entry.replace(/^\.+/, ''));
+			return name.ok ? name.name : undefined;
+		},
+		example: 'Use registrable domains separated by commas, for example: example.com, münchen.de (URLs work too)',
+	},
+};
+
+/** The entries of a list filter as `rule` normalises them; any wrong entry refuses the list, naming a few. */
+function normalizedList(node: INode, itemIndex: number, value: unknown, rule: ListRule): string[] | undefined {
+	const list = listOf(value, /[\s,;]+/);
+	if (!list) return undefined;
+	const entries = list.map((entry) => rule.normalize(entry));
+	const wrong = list.filter((_, index) => entries[index] === undefined);
+	if (wrong.length > 0) {
+		throw operationError(node, `The filter "${rule.filter}" has values that are not ${rule.what}: ${quoteFew(wrong)}`, {
+			itemIndex,
+			description: rule.example,
+		});
+	}
+	return [...new Set(entries as string[])];
+}
+
 /**
  * Reads and checks the `filters` collection; throws a NodeOperationError naming the filter and what to
  * type when a value cannot be right (so that a typo fails at once instead of matching nothing after a
  * whole snapshot was read).
  */
-export function parseRecordFilter(
-	node: INode,
-	parameters: RecordFilterParameters,
-	itemIndex: number,
-): RecordFilter {
+export function parseRecordFilter(node: INode, parameters: RecordFilterParameters, itemIndex: number): RecordFilter {
 	const filter: RecordFilter = {};
-	const fail = (message: string, description: string) =>
-		operationError(node, message, { itemIndex, description });
-
 	const { maxRank } = parameters;
 	if (maxRank !== undefined && maxRank !== null && String(maxRank) !== '') {
 		filter.maxRank = readWholeNumber(node, maxRank, 'filter "Max Rank"', {
@@ -141,36 +166,13 @@ export function parseRecordFilter(
 			description: 'Rank 1 is the site with the most traffic; "Max Rank" 1000 keeps the top 1000.',
 		});
 	}
-
-	const countries = listOf(parameters.countryCodes, /[\s,;]+/);
-	if (countries) {
-		const wrong = countries.filter((code) => !/^[a-z]{2}$/i.test(code));
-		if (wrong.length > 0) {
-			throw fail(`The filter "Country Codes" has values that are not two-letter country codes: ${wrong.map((c) => `"${c}"`).join(', ')}`, 'Use ISO 3166-1 alpha-2 codes separated by commas, for example: DE, AT, CH');
-		}
-		filter.countryCodes = countries.map((code) => code.toUpperCase());
+	for (const key of ['countryCodes', 'languageCodes', 'tld1'] as const) {
+		filter[key] = normalizedList(node, itemIndex, parameters[key], LIST_RULES[key]);
 	}
-
-	const languages = listOf(parameters.languageCodes, /[\s,;]+/);
-	if (languages) {
-		const wrong = languages.filter((code) => !/^[a-z]{2}$/i.test(code));
-		if (wrong.length > 0) {
-			throw fail(`The filter "Language Codes" has values that are not two-letter language codes: ${wrong.map((c) => `"${c}"`).join(', ')}`, 'Use ISO 639-1 codes separated by commas, for example: de, en, fr');
-		}
-		filter.languageCodes = languages.map((code) => code.toLowerCase());
-	}
-
 	// Technology names can hold spaces ("Google Analytics"): only commas separate them.
 	filter.technologies = listOf(parameters.technologies, /,/);
-
 	const categories = listOf(parameters.categoryPrefix, /\n/);
-	if (categories) filter.categoryPrefixes = categories.map((prefix) => (prefix.startsWith('/') ? prefix : `/${prefix}`));
+	filter.categoryPrefixes = categories?.map((prefix) => (prefix.startsWith('/') ? prefix : `/${prefix}`));
 
-	const tlds = listOf(parameters.tld1, /[\s,;]+/);
-	if (tlds) filter.tld1 = tlds.map((name) => name.replace(/^\.+|\.+$/g, '').toLowerCase());
-
-	for (const key of Object.keys(filter) as Array<keyof RecordFilter>) {
-		if (filter[key] === undefined) delete filter[key];
-	}
-	return filter;
+	return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
 }

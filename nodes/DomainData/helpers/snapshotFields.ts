@@ -3,6 +3,7 @@
  * The service accepts the aliases too, but we map them here so that filters, outputs and error
  * messages always speak canonical names.
  */
+import { quoteFew } from './quoteFew';
 
 /** Every selectable field, in the order the service writes them. */
 export const SNAPSHOT_FIELDS = [
@@ -73,16 +74,14 @@ export function toCanonicalFields(value: unknown): FieldNamesResult {
 		else unknown.push(name);
 	}
 	if (unknown.length > 0) {
-		return {
-			ok: false,
-			unknown,
-			message: `Unknown field name${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}. Allowed: ${SNAPSHOT_FIELDS.join(', ')} (aliases: ${Object.entries(FIELD_ALIASES)
-				.map(([alias, canonical]) => `${alias} = ${canonical}`)
-				.join(', ')})`,
-		};
+		const aliases = Object.entries(FIELD_ALIASES).map(([alias, canonical]) => `${alias} = ${canonical}`);
+		const names = `name${unknown.length > 1 ? 's' : ''} ${quoteFew(unknown)}`;
+		const message = `Unknown field ${names}. Allowed: ${SNAPSHOT_FIELDS.join(', ')} (aliases: ${aliases.join(', ')})`;
+		return { ok: false, unknown, message };
 	}
 	if (chosen.size === 0) {
-		return { ok: false, unknown: [], message: `No field selected. Choose at least one of: ${SNAPSHOT_FIELDS.join(', ')}` };
+		const message = `No field selected. Choose at least one of: ${SNAPSHOT_FIELDS.join(', ')}`;
+		return { ok: false, unknown: [], message };
 	}
 	return { ok: true, fields: SNAPSHOT_FIELDS.filter((field) => chosen.has(field)) };
 }

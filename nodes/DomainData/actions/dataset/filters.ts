@@ -18,7 +18,8 @@ export function filtersProperty(description: string): INodeProperties {
 				default: '',
 				placeholder: '/Shopping',
 				description:
-					'Keep records with a category that starts with this text (case-insensitive), e.g. /Shopping matches /Shopping/Apparel. Several prefixes: one per line.',
+					'Keep records with a category that starts with this text (case-insensitive), e.g. /Shopping matches ' +
+					'/Shopping/Apparel. Several prefixes: one per line.',
 			},
 			{
 				displayName: 'Country Codes',
@@ -50,7 +51,9 @@ export function filtersProperty(description: string): INodeProperties {
 				type: 'string',
 				default: '',
 				placeholder: 'example.com, example.co.uk',
-				description: 'Keep records whose tld1 is one of these (a domain and all its subdomains)',
+				description:
+					'Keep records whose tld1 is one of these (a domain and all its subdomains); names in Unicode ' +
+					'(münchen.de) and URLs work too',
 			},
 			{
 				displayName: 'Technologies',

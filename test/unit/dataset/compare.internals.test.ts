@@ -1,0 +1,210 @@
+/**
+ * The memory structures of Dataset → Compare on their own: the name table, the kept records, the
+ * streaming hash, and pass 3's look at raw lines (lineSelector). (The operation itself is tested
+ * over HTTP in compare.test.ts.)
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/domainTable';
+import { hash64, Hasher64 } from '../../../nodes/DomainData/helpers/hash64';
+import { KeptRecords } from '../../../nodes/DomainData/helpers/keptRecords';
+import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/recordDiff';
+import { lineSelector } from '../../../nodes/DomainData/helpers/snapshotDiff';
+
+const zero = () => ({ hi: 0, lo: 0 });
+
+describe('DomainTable', () => {
+	it('finds every name it holds through its hash table, and no other', () => {
+		const table = new DomainTable();
+		const names = Array.from({ length: 50_000 }, (_, i) => `site-${(i * 7919) % 50_000}.example`);
+		names.forEach((name, i) => table.add(name, zero(), i + 1, 0));
+		expect(table.index()).toBe(0);
+		for (let i = 0; i < names.length; i += 97) expect(table.find(names[i])).toBe(i);
+		expect(table.find('not-there.example')).toBe(NOT_FOUND);
+	});
+
+	it('tells whether an ordinal holds a name, and finds a name given as a part of a text', () => {
+		const table = new DomainTable();
+		for (const name of ['a.com', 'b.com', 'c.com']) table.add(name, zero(), 1, 0);
+		table.index();
+		const text = 'xx b.com yy';
+		expect(table.holds(1, text, 3, 8)).toBe(true);
+		expect(table.holds(0, text, 3, 8)).toBe(false);
+		expect(table.holds(3, text, 3, 8)).toBe(false);
+		expect(table.holds(-1, text, 3, 8)).toBe(false);
+		expect(table.find(text, 3, 8)).toBe(1);
+		expect(table.find(text, 3, 7)).toBe(NOT_FOUND);
+	});
+
+	it('counts names listed twice', () => {
+		const table = new DomainTable();
+		for (const name of ['a.com', 'b.com', 'a.com', 'c.com', 'b.com']) table.add(name, zero(), 1, 0);
+		expect(table.index()).toBe(2);
+	});
+});
+
+describe('KeptRecords', () => {
+	it('keeps JSON by ordinal across chunks, a record larger than a chunk too, and compacts after deletes', () => {
+		const kept = new KeptRecords(10);
+		const big = JSON.stringify({ name: 'big.example', title: 'Ünïcode – '.repeat(200_000) });
+		kept.set(1, '{"name":"a.example","title":"Café – 東京 🚀"}');
+		kept.set(4, big);
+		kept.set(7, '{"name":"c.example"}');
+		expect(kept.size).toBe(3);
+		expect(kept.get(4)).toBe(big);
+		expect(kept.get(1)).toBe('{"name":"a.example","title":"Café – 東京 🚀"}');
+		kept.delete(4);
+		const before = kept.byteLength;
+		kept.compact();
+		expect(kept.byteLength).toBeLessThan(before);
+		expect(kept.ordinals()).toEqual([1, 7]);
+		expect([kept.get(1), kept.get(4), kept.get(7)]).toEqual(['{"name":"a.example","title":"Café – 東京 🚀"}', undefined, '{"name":"c.example"}']);
+	});
+});
+
+describe('hashes', () => {
+	it('hashing pieces gives the hash of their concatenation', () => {
+		const pieces = hash64('ab' + 'cdé' + '\u0000', zero());
+		expect(new Hasher64().text('ab').text('cdé').code(0).digest(zero())).toEqual(pieces);
+	});
+
+	it('hashes lists as sets and tells a string from other values', () => {
+		const hash = (record: IDataObject) => hashCompared(record, ['technologies', 'title'], new Hasher64(), zero());
+		expect(hash({ technologies: ['B', 'A', 'A'], title: 'x' })).toEqual(hash({ technologies: ['A', 'B'], title: 'x' }));
+		expect(hash({ technologies: [], title: 'null' })).not.toEqual(hash({ technologies: [], title: null }));
+		expect(hash({ technologies: ['A'], title: 'x' })).not.toEqual(hash({ technologies: ['A', 'B'], title: 'x' }));
+	});
+
+	it('hashes a list of strings apart from a list holding other values, as diffField tells them apart', () => {
+		const hash = (technologies: unknown[]) => hashCompared({ technologies }, ['technologies'], new Hasher64(), zero());
+		expect(hash(['1', 'x'])).not.toEqual(hash([1, 'x']));
+		expect(diffField('technologies', ['1', 'x'], [1, 'x'])).toBeDefined();
+		expect(hash([{ b: 1, a: 2 }, 'x', { a: 2, b: 1 }])).toEqual(hash(['x', { a: 2, b: 1 }]));
+		expect(diffField('technologies', [{ b: 1, a: 2 }, 'x'], ['x', { a: 2, b: 1 }])).toBeUndefined();
+		expect(hash(['a', 'b'])).not.toEqual(hash(['ab']));
+		expect(hash([])).toEqual(hash(null as unknown as unknown[]));
+	});
+
+	it('hashes a value apart from the same text split differently between fields', () => {
+		const hash = (record: IDataObject) => hashCompared(record, ['title', 'country_code'], new Hasher64(), zero());
+		expect(hash({ title: 'ab', country_code: 'c' })).not.toEqual(hash({ title: 'a', country_code: 'bc' }));
+	});
+});
+
+/** `lines` as one text, and the range of each line in it. */
+function ranges(lines: string[]): { text: string; at: Array<[number, number]> } {
+	const text = lines.join('\n') + '\n';
+	const at: Array<[number, number]> = [];
+	let start = 0;
+	for (const line of lines) {
+		at.push([start, start + line.length]);
+		start += line.length + 1;
+	}
+	return { text, at };
+}
+
+function parses(line: string): boolean {
+	try {
+		JSON.parse(line);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+describe('lineSelector reads a name from a raw line only where JSON.parse would read the same', () => {
+	// [what, line, the name read from the raw line, or undefined where the line must be parsed (wanted)]
+	const cases: Array<[string, string, string | undefined]> = [
+		['the service\'s shape', '{"name":"example.com","title":"Example"}', 'example.com'],
+		['a name in Unicode', '{"name":"münchen.de","title":"x"}', 'münchen.de'],
+		['an escaped name', '{"name":"example\\u002ecom","title":"x"}', undefined],
+		['an escaped quote in the name', '{"name":"a\\"b.com"}', undefined],
+		['other key order', '{"title":"x","name":"example.com"}', undefined],
+		['whitespace before the key', '{ "name":"example.com"}', undefined],
+		['whitespace around the colon', '{"name" : "example.com"}', undefined],
+		['a name that is no string', '{"name":42}', undefined],
+		['an empty name', '{"name":"","title":"x"}', undefined],
+		['a control character in the name', '{"name":"exa\tmple.com"}', undefined],
+		['the key repeated (JSON.parse takes the last)', '{"name":"a.com","title":"x","name":"b.com"}', undefined],
+		// A later "name" does not matter when the first one is pass 1's name at that place (JSON.parse gave it).
+		['the key again in a nested object', '{"name":"a.com","dns":{"name":"ns1"}}', 'a.com'],
+		['"name" as a value later', '{"name":"a.com","title":"name"}', 'a.com'],
+		['a line malformed after the name', '{"name":"a.com","ti', 'a.com'],
+		['a name that does not end in its line', '{"name":"a.com', undefined],
+		['a blank line', '', undefined],
+	];
+
+	it.each(cases)('%s', (_what, line, read) => {
+		// Pass 1's table holds the names JSON.parse gives (for a line malformed after the name: the name it had).
+		const parsed = parses(line) ? (JSON.parse(line) as { name?: unknown }).name : undefined;
+		const names = ['before.com', read ?? (typeof parsed === 'string' && parsed ? parsed : 'other.com'), 'after.com'];
+		const domains = new DomainTable();
+		for (const name of names) domains.add(name, zero(), 1, 0);
+		domains.index();
+		const { text, at } = ranges(['{"name":"before.com"}', line, '{"name":"after.com","x":"\\"name\\""}']);
+		const asked: number[] = [];
+		const select = lineSelector(domains, (ordinal) => {
+			asked.push(ordinal);
+			return ordinal === 1;
+		});
+		const answers = at.map(([start, end]) => select(text, start, end));
+		if (read === undefined) {
+			// Undecidable from the raw text: wanted, so the caller parses it and decides.
+			expect(answers).toEqual([false, true, false]);
+			expect(asked).not.toContain(1);
+		} else {
+			// Read from the raw text: decided by the table, and JSON.parse reads the same name where it can.
+			expect(answers).toEqual([false, true, false]);
+			expect(asked).toEqual([0, 1, 2]);
+			expect(domains.find(read)).toBe(1);
+			if (parses(line)) expect(parsed).toBe(read);
+		}
+	});
+
+	it('never reads past the end of its line', () => {
+		const domains = new DomainTable();
+		domains.add('a.com', zero(), 1, 0);
+		domains.index();
+		const { text, at } = ranges(['{"name":"a.com', '","title":"x"}']);
+		// The quote that would close the name is in the next line: undecidable, so wanted (never "a.com" by ordinal).
+		const asked: number[] = [];
+		expect(lineSelector(domains, (ordinal) => (asked.push(ordinal), false))(text, ...at[0])).toBe(true);
+		expect(asked).toEqual([]);
+	});
+});
+
+describe('lineSelector: pass 3 decides on raw lines, parsing only what it cannot tell', () => {
+	const NAMES = ['a.com', 'b.com', 'c.com', 'd.com', 'e.com'];
+	function table(names = NAMES) {
+		const domains = new DomainTable();
+		for (const name of names) domains.add(name, zero(), 1, 0);
+		domains.index();
+		return domains;
+	}
+
+	it('answers by ordinal for lines in the order of pass 1, and looks up the others', () => {
+		const needed = new Set([1, 3]);
+		const seen: number[] = [];
+		const select = lineSelector(table(), (ordinal) => {
+			seen.push(ordinal);
+			return needed.has(ordinal);
+		});
+		const { text, at } = ranges(['{"name":"a.com"}', '{"name":"b.com"}', '{"name":"z.com"}', '{"name":"d.com"}', '{"name":"c.com"}']);
+		expect(at.map(([start, end]) => select(text, start, end))).toEqual([false, true, false, true, false]);
+		expect(seen).toEqual([0, 1, 3, 2]);
+	});
+
+	it('wants every line whose name it cannot read (the caller parses it), and a repeated key even where the name is known', () => {
+		const select = lineSelector(table(), () => false);
+		const { text, at } = ranges([
+			'{"title":"x","name":"a.com"}',
+			'{ "name": "b.com" }',
+			'{"name":"c\\u002ecom"}',
+			'{"name":"e.com","name":"c.com"}',
+			'{"name":"e.com"}',
+			'{"name":"d.com","ti',
+		]);
+		expect(at.map(([start, end]) => select(text, start, end))).toEqual([true, true, true, true, false, false]);
+	});
+});
+

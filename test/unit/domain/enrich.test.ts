@@ -1,0 +1,181 @@
+/**
+ * Domain → Enrich Items over real HTTP: distinct names across all items, 100 a call; every input item
+ * comes out (in order, paired) with the domain data or an explicit not-found marker; bad rows fail alone.
+ */
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from '../../harness/failingBulkService';
+import { runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
+
+const sim = useSimulator({ domains: 3000 });
+let credentials: { apiKey: string; baseUrl: string };
+
+beforeAll(() => {
+	credentials = { apiKey: KEYS.pro, baseUrl: sim.url };
+});
+
+const enrich = (
+	input: INodeExecutionData[],
+	parameters: Record<string, unknown> = {},
+	extra: { continueOnFail?: boolean } = {},
+) =>
+	runNode({
+		parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', ...parameters } as INodeParameters,
+		credentials,
+		input,
+		continueOnFail: extra.continueOnFail,
+	});
+
+const name = (rank: number) => sim.index.domainAt(rank).name;
+const askedPerCall = () => sim.calls('bulk').map((entry) => (entry.body as { domains: string[] }).domains);
+
+describe('Domain → Enrich Items', () => {
+	test('10,000 items holding 2,000 distinct domains cost exactly 20 calls', async () => {
+		const spellings = [(n: string) => n, (n: string) => `https://www.${n}/about`, (n: string) => `hello@${n.toUpperCase()}`];
+		const input: INodeExecutionData[] = Array.from({ length: 10_000 }, (_, i) => {
+			const rank = (i % 2000) + 1;
+			return { json: { row: i, website: spellings[i % 3](name(rank)) } };
+		});
+		const { items, error } = await enrich(input);
+		expect(error).toBeUndefined();
+
+		const calls = askedPerCall();
+		expect(calls).toHaveLength(20);
+		expect(calls.every((names) => names.length === 100)).toBe(true);
+		expect(new Set(calls.flat()).size).toBe(2000);
+
+		expect(items).toHaveLength(10_000);
+		items.forEach((item, i) => {
+			expect(item.pairedItem).toEqual({ item: i });
+			expect(item.json.row).toBe(i);
+			expect((item.json.domainData as IDataObject).rank).toBe((i % 2000) + 1);
+		});
+		expect(items[0].json).toEqual({ row: 0, website: name(1), domainData: sim.index.domainAt(1) });
+	});
+
+	test('dot paths to read and to write; the not-found marker; the input is not changed', async () => {
+		const input: INodeExecutionData[] = [
+			{ json: { company: { name: 'A', website: `https://${name(9)}` } } },
+			{ json: { company: { name: 'B', website: 'unknown-site.example.org' } } },
+		];
+		const before = JSON.stringify(input);
+		const { items, error } = await enrich(input, { domainField: 'company.website', destinationField: 'company.domain' });
+		expect(error).toBeUndefined();
+		expect(JSON.stringify(input)).toBe(before);
+		expect(items).toEqual([
+			{
+				json: { company: { name: 'A', website: `https://${name(9)}`, domain: sim.index.domainAt(9) } },
+				pairedItem: { item: 0 },
+			},
+			{
+				json: {
+					company: {
+						name: 'B',
+						website: 'unknown-site.example.org',
+						domain: { name: 'unknown-site.example.org', found: false },
+					},
+				},
+				pairedItem: { item: 1 },
+			},
+		]);
+		expect(items[0].json).not.toBe(input[0].json);
+	});
+
+	test('the default destination is domainData; binary data passes through', async () => {
+		const binary = { data: { data: 'aGk=', mimeType: 'text/plain' } };
+		const { items } = await enrich([{ json: { website: name(2) }, binary }]);
+		expect(items[0].json.domainData).toEqual(sim.index.domainAt(2));
+		expect(items[0].binary).toEqual(binary);
+	});
+
+	test('a missing or invalid field stops the node before any call, naming the item and the value', async () => {
+		const missing = await enrich([{ json: { website: name(1) } }, { json: { other: 1 } }]);
+		expect(missing.error?.name).toBe('NodeOperationError');
+		expect(missing.error?.message).toBe('Item 1 has no field "website"');
+		expect(sim.calls()).toHaveLength(0);
+
+		const invalid = await enrich([{ json: { website: name(1) } }, { json: { website: name(2) } }, { json: { website: 'n/a' } }]);
+		expect(invalid.error?.message).toBe(
+			'Item 2: the field "website" holds "n/a", which cannot be looked up: a domain name has at least two parts, like example.com',
+		);
+		expect(sim.calls()).toHaveLength(0);
+	});
+
+	test('continueOnFail: a bad row fails alone and keeps its fields; the others are enriched in one call', async () => {
+		const input: INodeExecutionData[] = [
+			{ json: { id: 1, website: name(1) } },
+			{ json: { id: 2, website: '' } },
+			{ json: { id: 3 } },
+			{ json: { id: 4, website: name(1).toUpperCase() } },
+		];
+		const { items, error } = await enrich(input, {}, { continueOnFail: true });
+		expect(error).toBeUndefined();
+		expect(askedPerCall()).toEqual([[name(1)]]);
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(items[0].json).toEqual({ id: 1, website: name(1), domainData: sim.index.domainAt(1) });
+		expect(items[1].json).toEqual({
+			id: 2,
+			website: '',
+			error: 'Item 1: the field "website" holds "", which cannot be looked up: it is empty',
+		});
+		// No item-level `error`: n8n would replace the row's json with `{ error }` and lose its fields.
+		expect(items[1].error).toBeUndefined();
+		expect(items[2].json).toEqual({ id: 3, error: 'Item 2 has no field "website"' });
+		expect(items[3].json.domainData).toEqual(sim.index.domainAt(1));
+	});
+
+	test('a failing bulk call: the error names the service problem; with continueOnFail the rows stay', async () => {
+		sim.setFaults({ requests: [{ endpoint: 'bulk', status: 503, count: 10 }] });
+		const input = [{ json: { website: name(1) } }, { json: { website: name(2) } }];
+		const failing = await enrich(input, { options: { maxAttempts: 2 } });
+		expect(failing.error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 2 tries');
+		expect(sim.calls('bulk')).toHaveLength(2);
+
+		sim.clearLog();
+		sim.setFaults({ requests: [{ endpoint: 'bulk', status: 503, count: 10 }] });
+		const { items } = await enrich(input, { options: { maxAttempts: 1 } }, { continueOnFail: true });
+		expect(items.map((item) => item.json)).toEqual([
+			{ website: name(1), error: 'The Domain Data service failed with 503 Service Unavailable' },
+			{ website: name(2), error: 'The Domain Data service failed with 503 Service Unavailable' },
+		]);
+		expect(sim.calls('bulk')).toHaveLength(1);
+	});
+
+	test('field names can come from expressions; a value in place of a field name is explained', async () => {
+		const { error } = await enrich([{ json: { website: name(1) } }], { domainField: '={{ $json.website }}' });
+		expect(error?.message).toBe(`Item 0 has no field "${name(1)}"`);
+		expect(error?.description).toContain('the name of the field (e.g. website), not its value');
+	});
+});
+
+describe('a service that fails the third of five calls (local server)', () => {
+	const failingService = useFailingBulkService();
+
+	const input = SITE_NAMES.map((website, row) => ({ json: { row, website } }));
+	const run = (continueOnFail: boolean) =>
+		runNode({
+			parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', options: { maxAttempts: 3 } } as INodeParameters,
+			credentials: { apiKey: 'local-key-123', baseUrl: failingService().url },
+			input,
+			continueOnFail,
+		});
+
+	test('no call starts while one is retried; when it fails, the node stops without further calls', async () => {
+		failingService().expectStoppedAtThirdCall((await run(false)).error);
+	});
+
+	test('continueOnFail: rows whose call succeeded are enriched; only the rows of the failed call carry the error', async () => {
+		const { items, error } = await run(true);
+		expect(error).toBeUndefined();
+		expect(failingService().startedAfterFirstFailure()).toEqual(['request c5']);
+		const message = THIRD_CALL_ERROR;
+		expect(items.map((item) => item.json)).toEqual(
+			input.map(({ json }) =>
+				json.row >= 200 && json.row < 300 ? { ...json, error: message } : { ...json, domainData: siteDomain(json.website) },
+			),
+		);
+		expect(items.map((item) => item.pairedItem)).toEqual(input.map((_, row) => ({ item: row })));
+	});
+});

@@ -1,0 +1,161 @@
+/**
+ * Domain → Get over real HTTP against the simulator, through n8n-core's execution context.
+ */
+import { domainToUnicode } from 'node:url';
+
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { DomainData } from '../../../nodes/DomainData/DomainData.node';
+import { runNode } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
+
+const API = '/json/api/v1';
+const sim = useSimulator({ domains: 1000 });
+let credentials: { apiKey: string; baseUrl: string };
+
+beforeAll(() => {
+	credentials = { apiKey: KEYS.pro, baseUrl: sim.url };
+});
+
+const get = (domain: unknown, options: Record<string, unknown> = {}, extra: { input?: INodeExecutionData[]; continueOnFail?: boolean } = {}) =>
+	runNode({
+		parameters: { resource: 'domain', operation: 'get', domain: domain as string, options } as INodeParameters,
+		credentials,
+		...extra,
+	});
+
+/** The first ranked domain whose name is an IDN (punycode), searched in a bounded range. */
+function firstIdn(): string {
+	for (let rank = 1; rank <= 1000; rank++) {
+		const { name } = sim.index.domainAt(rank);
+		if (name.startsWith('xn--') && !name.includes('.xn--')) return name;
+	}
+	throw new Error('no IDN in the first 1000 ranks');
+}
+
+describe('Domain → Get', () => {
+	test('the node is usable as an AI tool', () => {
+		expect(new DomainData().description.usableAsTool).toBe(true);
+	});
+
+	test('outputs the domain object itself (no wrapper), paired with its input', async () => {
+		const expected = sim.index.domainAt(7);
+		const { items, error } = await get(expected.name);
+		expect(error).toBeUndefined();
+		expect(items).toEqual([{ json: expected, pairedItem: { item: 0 } }]);
+		expect(sim.calls().map((entry) => entry.path)).toEqual([`${API}/domain/${expected.name}`]);
+	});
+
+	test('accepts a URL, an email address, upper case, a trailing dot, spaces, www. and an IDN in Unicode', async () => {
+		const plain = sim.index.domainAt(3).name;
+		const idn = firstIdn();
+		const unicode = domainToUnicode(idn);
+		expect(unicode).not.toBe(idn);
+		const inputs: Array<[string, string]> = [
+			[`https://user:pw@WWW.${plain.toUpperCase()}:8443/path/x?y=1#z`, plain],
+			[`sales@${plain}`, plain],
+			[`  ${plain.toUpperCase()}.  `, plain],
+			[`ftp://${plain}/`, plain],
+			[unicode, idn],
+			[`https://${unicode}/seite`, idn],
+		];
+		for (const [input, name] of inputs) {
+			sim.clearLog();
+			const { items, error } = await get(input);
+			expect(error).toBeUndefined();
+			expect(items[0].json).toEqual(sim.index.findByName(name));
+			expect(sim.calls().map((entry) => entry.path)).toEqual([`${API}/domain/${name}`]);
+		}
+	});
+
+	test('"www." is kept when Remove "www." is off', async () => {
+		const plain = sim.index.domainAt(3).name;
+		const { error } = await get(`www.${plain}`, { removeWww: false });
+		expect(error?.message).toBe(`The domain "www.${plain}" is not in the index`);
+		expect(sim.calls()[0].path).toBe(`${API}/domain/www.${plain}`);
+	});
+
+	test('a URL with a path never reaches another endpoint', async () => {
+		const plain = sim.index.domainAt(2).name;
+		await get(`${plain}/../historical/domain`);
+		await get(`${plain}?x=/historical/domain#/historical`);
+		expect(sim.calls().map((entry) => [entry.endpoint, entry.path])).toEqual([
+			['get', `${API}/domain/${plain}`],
+			['get', `${API}/domain/${plain}`],
+		]);
+	});
+
+	test.each([
+		['', 'The domain "" is not valid: it is empty'],
+		['   ', 'The domain "   " is not valid: it is empty'],
+		['localhost', 'The domain "localhost" is not valid: a domain name has at least two parts, like example.com'],
+		['../historical/domain', 'The domain "../historical/domain" is not valid: it is not a valid domain name'],
+		['a/b', 'The domain "a/b" is not valid: a domain name has at least two parts, like example.com'],
+		['10.0.0.1', 'The domain "10.0.0.1" is not valid: it is an IP address, not a domain name'],
+	])('invalid input %j: a clear NodeOperationError naming the value, no call', async (input, message) => {
+		const { error } = await get(input);
+		expect(error?.name).toBe('NodeOperationError');
+		expect(error?.message).toBe(message);
+		expect(error?.description).toContain('example.com');
+		expect(sim.calls()).toHaveLength(0);
+	});
+
+	test('not in the index: a NodeApiError that says so (and names that read like system codes stay intact)', async () => {
+		const { error } = await get('https://www.deeperm.com/x');
+		expect(error?.name).toBe('NodeApiError');
+		expect(error?.httpCode).toBe('404');
+		expect(error?.message).toBe('The domain "deeperm.com" (from "https://www.deeperm.com/x") is not in the index');
+		expect(error?.description).toContain('On Not Found');
+		expect(sim.calls()).toHaveLength(1);
+	});
+
+	test('On Not Found = Return Not-Found Item: { name, found: false }', async () => {
+		const { items, error } = await get('Not-Indexed.example.com', { onNotFound: 'returnNotFound' });
+		expect(error).toBeUndefined();
+		expect(items).toEqual([{ json: { name: 'not-indexed.example.com', found: false }, pairedItem: { item: 0 } }]);
+	});
+
+	test('one call per item, computed by expression; a name asked twice is asked once; outputs are copies', async () => {
+		const a = sim.index.domainAt(1).name;
+		const b = sim.index.domainAt(2).name;
+		const input = [{ json: { site: `https://${a}` } }, { json: { site: b } }, { json: { site: a.toUpperCase() } }];
+		const { items, error } = await get('={{ $json.site }}', {}, { input });
+		expect(error).toBeUndefined();
+		expect(items.map((item) => [item.json.name, item.pairedItem])).toEqual([
+			[a, { item: 0 }],
+			[b, { item: 1 }],
+			[a, { item: 2 }],
+		]);
+		expect(items[0].json).not.toBe(items[2].json);
+		expect(sim.calls().map((entry) => entry.path)).toEqual([`${API}/domain/${a}`, `${API}/domain/${b}`]);
+	});
+
+	test('continueOnFail: failing items become { error } paired with their input, the others go on', async () => {
+		const a = sim.index.domainAt(1).name;
+		const input = [{ json: { site: a } }, { json: { site: '' } }, { json: { site: 'nothere.com' } }, { json: { site: a } }];
+		const { items, error } = await get('={{ $json.site }}', {}, { input, continueOnFail: true });
+		expect(error).toBeUndefined();
+		expect(items).toEqual([
+			{ json: sim.index.findByName(a), pairedItem: { item: 0 } },
+			{ json: { error: 'The domain "" is not valid: it is empty' }, pairedItem: { item: 1 } },
+			{ json: { error: 'The domain "nothere.com" is not in the index' }, pairedItem: { item: 2 } },
+			{ json: sim.index.findByName(a), pairedItem: { item: 3 } },
+		]);
+	});
+
+	test('service errors reach the user clearly (401) and the retries option applies (503)', async () => {
+		const denied = await runNode({
+			parameters: { resource: 'domain', operation: 'get', domain: 'example.com' },
+			credentials: { apiKey: 'sk-not-valid-000000', baseUrl: sim.url },
+		});
+		expect(denied.error?.message).toBe('The Domain Data service rejected the API key');
+		expect(JSON.stringify(denied.error)).not.toContain('sk-not-valid-000000');
+
+		sim.clearLog();
+		sim.setFaults({ requests: [{ status: 503, count: 5 }] });
+		const failing = await get(sim.index.domainAt(1).name, { maxAttempts: 2 });
+		expect(failing.error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 2 tries');
+		expect(sim.calls()).toHaveLength(2);
+	});
+});
