@@ -4,8 +4,8 @@
  * meanwhile and memory holds one batch; each sub-execution frees its data when it ends. n8n runs the sub-workflow
  * in the process that runs this node (the worker in queue mode).
  *
- * `runSubWorkflow` takes the records from `source.records()`: a spool (records read ahead at the service's pace)
- * goes between the two as another DatasetSource wrapping the first, without a change here.
+ * The batches come from one place, `rebatch(records, batchSize, skipRecords)` in runSubWorkflow: a spool (the
+ * records read ahead at the service's pace, fed at the sub-workflow's) replaces that call, and no operation changes.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
