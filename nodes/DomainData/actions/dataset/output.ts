@@ -11,11 +11,11 @@ import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { idleTimeoutOption, maxAttemptsOption } from '../common';
 
 /** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
-export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
+const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
 export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
 
-export type DatasetOutput = 'items' | 'batches' | 'file' | typeof SUB_WORKFLOW_OUTPUT;
-export type Compression = 'none' | 'gzip';
+type DatasetOutput = 'items' | 'batches' | 'file' | typeof SUB_WORKFLOW_OUTPUT;
+type Compression = 'none' | 'gzip';
 
 /** How an operation names what it outputs: "record(s)" or "change(s)", a Batches item's JSON, the File's use. */
 export interface OutputWording {

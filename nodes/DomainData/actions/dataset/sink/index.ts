@@ -28,7 +28,7 @@ export interface ItemPlan {
 	open(): Promise<DatasetSource>;
 }
 
-export const GUARD_DESCRIPTION =
+const GUARD_DESCRIPTION =
 	'n8n keeps every output item in memory, and a whole snapshot (about a million records) would exhaust it. Set ' +
 	'Output to "File" to store the records as an NDJSON file on disk, add Filters, or set a Limit. Raise "Max ' +
 	'Records in Memory" only if the n8n instance has the memory (about 1-3 KB per record).';
