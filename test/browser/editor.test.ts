@@ -19,7 +19,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import type { Browser, Dialog, Locator, Page } from 'playwright-core';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
-import { subWorkflowOutputOption } from '../../nodes/DomainData/helpers/subWorkflow';
+import { subWorkflowOutputOption } from '../../nodes/DomainData/actions/dataset/output';
 import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
 import type { PackedPackage } from '../../scripts/n8n/package';
 import { ensureN8n } from '../../scripts/n8n/install';

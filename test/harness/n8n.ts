@@ -176,6 +176,8 @@ export interface HarnessNodeOptions {
 	executeWorkflow?: IWorkflowExecuteAdditionalData['executeWorkflow'];
 	/** The node's type as n8n names it (e.g. `…domainDataTool` when it runs as an AI tool). */
 	nodeTypeName?: string;
+	/** Further parts of n8n's CLI (e.g. `getRunExecutionData`, which reads an execution from the database). */
+	additionalData?: Partial<IWorkflowExecuteAdditionalData>;
 }
 
 function makeWorkflow(options: HarnessNodeOptions) {
@@ -226,6 +228,7 @@ function makeWorkflow(options: HarnessNodeOptions) {
 		setExecutionStatus: () => {},
 		hooks: undefined,
 		executeWorkflow: options.executeWorkflow,
+		...options.additionalData,
 	} as unknown as IWorkflowExecuteAdditionalData;
 	return { workflow, node, additionalData };
 }

@@ -1,16 +1,12 @@
 /**
- * Hands a stream of bytes to n8n's binary helpers without Node's `stream` module (community nodes may
- * not import it) and without ever holding the whole file.
- *
- * `this.helpers.prepareBinaryData(data)` accepts a Buffer or a Readable and passes it to n8n's binary
- * data service:
- * - filesystem mode (n8n's default for regular mode): `fs.promises.writeFile(path, data)`, which takes
- *   any async iterable and writes each chunk to disk as it comes, pulling the next one only when the
- *   previous one is written. Memory stays at one chunk.
- * - database, S3 and in-memory modes collect the stream into one Buffer first (`streamToBuffer`, which
- *   listens to 'data', 'end' and 'error'). That is n8n's own behaviour for every node in those modes.
- *
- * The object below serves both: an async iterable that also emits those three events when listened to.
+ * Hands a stream of bytes to n8n's binary helpers without Node's `stream` module (community nodes may not import
+ * it) and without ever holding the whole file. `this.helpers.prepareBinaryData(data)` passes a Readable to n8n's
+ * binary data service:
+ * - filesystem mode (n8n's default for regular mode): `fs.promises.writeFile(path, data)`, which takes any async
+ *   iterable and pulls the next chunk only when the previous one is written. Memory stays at one chunk.
+ * - database, S3 and in-memory modes collect the stream into one Buffer (`streamToBuffer`, which listens to
+ *   'data', 'end', 'error' and 'close', and in n8n 2.41 destroys a stream that sent nothing for 5 minutes).
+ * The object below serves both: an async iterable that also emits those events, and stops when destroyed.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -19,8 +15,9 @@ export type BinaryInput = Parameters<IExecuteFunctions['helpers']['prepareBinary
 type Listener = (...args: unknown[]) => void;
 
 class PullStream implements AsyncIterable<Uint8Array> {
-	private readonly listeners = new Map<string, Listener[]>();
+	private readonly listeners: Record<string, Set<Listener>> = {};
 	private consumed = false;
+	private destroyed = false;
 
 	constructor(private readonly source: AsyncIterable<Uint8Array>) {}
 
@@ -30,7 +27,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 
 	on(event: string, listener: Listener): this {
-		this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+		(this.listeners[event] ??= new Set()).add(listener);
 		// Like a Readable, listening to 'data' starts the flow (after the caller added its other listeners).
 		if (event === 'data' && !this.consumed) {
 			this.claim();
@@ -39,32 +36,27 @@ class PullStream implements AsyncIterable<Uint8Array> {
 		return this;
 	}
 
-	addListener(event: string, listener: Listener): this {
-		return this.on(event, listener);
-	}
-
 	once(event: string, listener: Listener): this {
-		const wrapped: Listener = (...args) => {
-			this.off(event, wrapped);
+		const once: Listener = (...args) => {
+			this.off(event, once);
 			listener(...args);
 		};
-		return this.on(event, wrapped);
+		return this.on(event, once);
 	}
 
 	off(event: string, listener: Listener): this {
-		this.listeners.set(
-			event,
-			(this.listeners.get(event) ?? []).filter((entry) => entry !== listener),
-		);
+		this.listeners[event]?.delete(listener);
 		return this;
 	}
 
-	removeListener(event: string, listener: Listener): this {
-		return this.off(event, listener);
+	/** Stops reading the source at its next chunk (which closes its connection); nothing more is emitted. */
+	destroy(): this {
+		this.destroyed = true;
+		return this;
 	}
 
 	private emit(event: string, ...args: unknown[]): void {
-		for (const listener of this.listeners.get(event) ?? []) listener(...args);
+		for (const listener of [...(this.listeners[event] ?? [])]) listener(...args);
 	}
 
 	private claim(): void {
@@ -74,7 +66,10 @@ class PullStream implements AsyncIterable<Uint8Array> {
 
 	private async flow(): Promise<void> {
 		try {
-			for await (const chunk of this.source) this.emit('data', chunk);
+			for await (const chunk of this.source) {
+				if (this.destroyed) return;
+				this.emit('data', chunk);
+			}
 			this.emit('end');
 		} catch (error) {
 			this.emit('error', error);
@@ -85,30 +80,23 @@ class PullStream implements AsyncIterable<Uint8Array> {
 }
 
 /**
- * Reads the first chunk of `source` before it returns. n8n's filesystem mode creates the file before it
- * pulls the first chunk, and gives a node no way to delete a file whose writing failed: a source that
- * fails at once (a refused request, an unknown label, a service that is down) fails here instead, before
- * any file exists.
+ * Reads the first chunk of `source` before it returns. n8n's filesystem mode creates the file before it pulls
+ * the first chunk, and gives a node no way to delete a file whose writing failed: a source that fails at once
+ * (a refused request, an unknown label, a service that is down) fails here instead, before any file exists.
  */
 export async function startedBytes(source: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
 	const iterator = source[Symbol.asyncIterator]();
 	const first = await iterator.next();
 	return (async function* () {
-		let finished = first.done === true;
+		if (first.done) return;
+		let handedOn = false;
 		try {
-			if (finished) return;
 			yield first.value;
-			for (;;) {
-				const step = await iterator.next();
-				if (step.done) {
-					finished = true;
-					return;
-				}
-				yield step.value;
-			}
+			handedOn = true;
+			// From here on, stopping early or failing releases the source (and its connection) through yield*.
+			yield* { [Symbol.asyncIterator]: () => iterator };
 		} finally {
-			// Stopped early by the reader (or failed): release the source (and its connection).
-			if (!finished) await iterator.return?.();
+			if (!handedOn) await iterator.return?.();
 		}
 	})();
 }
@@ -130,44 +118,21 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 }
 
 /**
- * Gzips a byte stream with the global CompressionStream (Web Streams, in Node since 18), keeping
- * backpressure: a chunk is read from `source` only when the compressor has room for it.
+ * Gzips a byte stream with the global CompressionStream (Web Streams, in Node since 18). The pipe keeps
+ * backpressure, fails with the source's own error, and stops the source when the reader stops early.
  */
-export async function* gzipBytes(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-	const compressor = new CompressionStream('gzip');
-	const writer = compressor.writable.getWriter();
-	const reader = compressor.readable.getReader();
-	let sourceFailure: { error: unknown } | undefined;
-	const feeding = (async () => {
-		try {
-			for await (const piece of source) {
-				await writer.ready;
-				await writer.write(piece as Uint8Array<ArrayBuffer>);
-			}
-			await writer.close();
-		} catch (error) {
-			sourceFailure ??= { error };
-			await writer.abort(error).catch(() => undefined);
-		}
-	})();
-	try {
-		for (;;) {
-			let step: ReadableStreamReadResult<Uint8Array>;
-			try {
-				step = await reader.read();
-			} catch (error) {
-				// The compressor fails when the source did: report the source's own error.
-				await feeding;
-				throw sourceFailure ? sourceFailure.error : error;
-			}
-			if (step.done) break;
-			yield step.value;
-		}
-		await feeding;
-		if (sourceFailure) throw sourceFailure.error;
-	} finally {
-		// Stopped early (the file could not be written): stop reading the source too.
-		await reader.cancel().catch(() => undefined);
-		await feeding;
-	}
+export function gzipBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+	const iterator = source[Symbol.asyncIterator]();
+	const bytes = new ReadableStream<Uint8Array<ArrayBuffer>>({
+		async pull(controller) {
+			const step = await iterator.next();
+			if (step.done) controller.close();
+			else controller.enqueue(step.value as Uint8Array<ArrayBuffer>);
+		},
+		async cancel() {
+			await iterator.return?.();
+		},
+	});
+	// Node's web streams are async iterable; TypeScript's DOM types do not say so.
+	return bytes.pipeThrough(new CompressionStream('gzip')) as unknown as AsyncIterable<Uint8Array>;
 }

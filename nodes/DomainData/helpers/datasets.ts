@@ -1,8 +1,7 @@
 /**
- * Dataset labels: listing the snapshots and turning what a user typed (`latest`, a date label, or a
- * snapshot id from the list's `value`) into the concrete date label that is then read. Reading a
- * concrete label is what makes a retry or a resume land on the same snapshot even when a newer one
- * appears meanwhile.
+ * Dataset labels: listing the snapshots and turning what a user typed (`latest`, `previous`, a date label, or a
+ * snapshot id from the list's `value`) into the concrete date labels that are then read. Reading a concrete label
+ * is what makes a retry or a resume land on the same snapshot even when a newer one appears meanwhile.
  */
 import type { NodeOperationError } from 'n8n-workflow';
 
@@ -17,6 +16,7 @@ export interface Dataset {
 }
 
 export const LATEST_LABEL = 'latest';
+export const PREVIOUS_LABEL = 'previous';
 
 /** How many of the newest labels an "unknown label" error names. */
 const LABELS_IN_ERRORS = 5;
@@ -43,9 +43,6 @@ export function isCalendarDate(label: unknown): label is string {
 	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/** True for labels that can be streamed without asking the list first: see isCalendarDate. */
-export const isDateLabel = isCalendarDate;
-
 /**
  * The datasets with a calendar-date label, newest first as dates (the list's order plays no part), one
  * per label (the first listed wins); the labels left out because they are not dates are named.
@@ -69,11 +66,8 @@ export function newestDateLabel(listed: readonly Dataset[]): string | undefined 
 	return datedNewestFirst(listed).dated[0]?.label;
 }
 
-/** The snapshots the service offers, in its order (documented as newest first; `newestDateLabel` does not rely on it). */
-export async function listDatasets(
-	this: DomainDataFunctions,
-	options: DatasetCallOptions = {},
-): Promise<Dataset[]> {
+/** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
+export async function listDatasets(this: DomainDataFunctions, options: DatasetCallOptions = {}): Promise<Dataset[]> {
 	const response: unknown = await apiRequest.call(this, {
 		method: 'GET',
 		path: ['historical', 'domain'],
@@ -89,6 +83,12 @@ export async function listDatasets(
 		.map((entry) => ({ label: entry.label, value: String(entry.value ?? '') }));
 }
 
+/** The newest labels that exist, for messages: dated ones when there are any. */
+function newestLabels(datasets: readonly Dataset[]): string {
+	const { dated } = datedNewestFirst(datasets);
+	return (dated.length > 0 ? dated : datasets).slice(0, LABELS_IN_ERRORS).map((dataset) => dataset.label).join(', ');
+}
+
 /** The error for a label the service does not know, naming the newest labels that exist. */
 export function unknownLabelError(
 	this: DomainDataFunctions,
@@ -96,14 +96,14 @@ export function unknownLabelError(
 	datasets: Dataset[],
 	itemIndex?: number,
 ): NodeOperationError {
-	const { dated } = datedNewestFirst(datasets);
-	const newest = (dated.length > 0 ? dated : datasets).slice(0, LABELS_IN_ERRORS).map((dataset) => dataset.label);
+	const newest = newestLabels(datasets);
+	const undated = `the service lists no dataset with a date label (YYYY-MM-DD), only ${newest}`;
 	const message =
 		datasets.length === 0
 			? `The dataset "${label}" does not exist: the service lists no datasets at all`
-			: dated.length === 0 && label === LATEST_LABEL
-				? `The dataset "latest" does not exist: the service lists no dataset with a date label (YYYY-MM-DD), only ${newest.join(', ')}`
-				: `The dataset "${label}" does not exist. The newest datasets are: ${newest.join(', ')}`;
+			: label === LATEST_LABEL && newestDateLabel(datasets) === undefined
+				? `The dataset "latest" does not exist: ${undated}`
+				: `The dataset "${label}" does not exist. The newest datasets are: ${newest}`;
 	return operationError(this.getNode(), message, {
 		itemIndex,
 		description:
@@ -113,27 +113,8 @@ export function unknownLabelError(
 	});
 }
 
-/**
- * `latest` → the newest date label (see newestDateLabel); a label or a snapshot id → its date label; anything else → an error
- * that names it and the newest labels that exist. Always one list call.
- */
-export async function resolveLabel(
-	this: DomainDataFunctions,
-	label: string,
-	options: DatasetCallOptions = {},
-): Promise<string> {
-	const wanted = String(label ?? '').trim();
-	const datasets = await listDatasets.call(this, options);
-	return pickLabel.call(this, wanted, datasets, options.itemIndex);
-}
-
-/** resolveLabel on a list already fetched. */
-export function pickLabel(
-	this: DomainDataFunctions,
-	label: string,
-	datasets: Dataset[],
-	itemIndex?: number,
-): string {
+/** `latest` → the newest date label; a label or a snapshot id → its label; anything else → unknownLabelError. */
+function pickLabel(this: DomainDataFunctions, label: string, datasets: Dataset[], itemIndex?: number): string {
 	const wanted = label.trim();
 	if (wanted.toLowerCase() === LATEST_LABEL) {
 		const newest = newestDateLabel(datasets);
@@ -143,4 +124,84 @@ export function pickLabel(
 	const found = datasets.find((dataset) => dataset.label === wanted || dataset.value === wanted);
 	if (!found) throw unknownLabelError.call(this, wanted, datasets, itemIndex);
 	return found.label;
+}
+
+/** Dataset → Compare's two snapshots as concrete date labels: the newer `label` and the older `baseLabel`. */
+export interface SnapshotPair {
+	label: string;
+	baseLabel: string;
+}
+
+/**
+ * Resolves labels on one dataset list per execution, fetched when an item first needs it, so that `latest`
+ * and `previous` mean the same snapshots for every item. A failed list call is not remembered: the next item
+ * may try again.
+ */
+export class DatasetLabels {
+	private listed?: Promise<Dataset[]>;
+
+	constructor(private readonly context: DomainDataFunctions) {}
+
+	async list(options: DatasetCallOptions): Promise<Dataset[]> {
+		this.listed ??= listDatasets.call(this.context, options).catch((error: unknown) => {
+			this.listed = undefined;
+			throw error;
+		});
+		return await this.listed;
+	}
+
+	/** A date label is read as it is, without the list (a 404 then names the labels that exist). */
+	async label(wanted: string, options: DatasetCallOptions): Promise<string> {
+		if (isCalendarDate(wanted)) return wanted;
+		return pickLabel.call(this.context, wanted, await this.list(options), options.itemIndex);
+	}
+
+	/** `previous` (or empty) is the newest date label older than `label`; both must be dated, the base older. */
+	async pair(wanted: SnapshotPair, options: DatasetCallOptions): Promise<SnapshotPair> {
+		const datasets = await this.list(options);
+		const { itemIndex } = options;
+		const node = this.context.getNode();
+		const pick = (text: string, parameter: string) =>
+			this.dated(pickLabel.call(this.context, text, datasets, itemIndex), parameter, datasets, itemIndex);
+		const label = pick(wanted.label, '"Dataset"');
+		const base = wanted.baseLabel.trim();
+		if (base === '' || base.toLowerCase() === PREVIOUS_LABEL) {
+			const previous = datedNewestFirst(datasets).dated.find((dataset) => dataset.label < label)?.label;
+			if (previous !== undefined) return { label, baseLabel: previous };
+			throw operationError(node, `There is no dataset older than "${label}" to compare it with`, {
+				itemIndex,
+				description:
+					`"Previous" is the newest dataset before "${label}", and the service lists none. Choose a newer ` +
+					'"Dataset" or wait for the next snapshot.',
+			});
+		}
+		const baseLabel = pick(base, '"Compare With"');
+		if (baseLabel === label) {
+			throw operationError(node, `"Dataset" and "Compare With" are the same dataset ("${label}")`, {
+				itemIndex,
+				description: 'Choose an older dataset in "Compare With", or "Previous" for the one right before.',
+			});
+		}
+		if (baseLabel > label) {
+			throw operationError(node, `"Compare With" ("${baseLabel}") is newer than "Dataset" ("${label}")`, {
+				itemIndex,
+				description:
+					'"Dataset" is the newer snapshot and "Compare With" the older one: swap them, so that added and ' +
+					'removed mean what they say.',
+			});
+		}
+		return { label, baseLabel };
+	}
+
+	/** Compare orders its two snapshots by date: a label that is no date cannot take part. */
+	private dated(label: string, parameter: string, datasets: Dataset[], itemIndex?: number): string {
+		if (isCalendarDate(label)) return label;
+		const dated = datedNewestFirst(datasets).dated.slice(0, LABELS_IN_ERRORS).map((dataset) => dataset.label);
+		const choices = dated.length > 0 ? `The newest dated ones are: ${dated.join(', ')}.` : 'The service lists none.';
+		const message = `The dataset "${label}" chosen in ${parameter} has no date label (YYYY-MM-DD)`;
+		throw operationError(this.context.getNode(), message, {
+			itemIndex,
+			description: `Compare tells the newer snapshot from the older by their dates, so both need one. ${choices}`,
+		});
+	}
 }

@@ -1,30 +1,22 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { LATEST_LABEL, listDatasets } from '../helpers/datasets';
-import { PREVIOUS_LABEL } from '../helpers/snapshotPair';
+import { datedNewestFirst, LATEST_LABEL, listDatasets, PREVIOUS_LABEL } from '../helpers/datasets';
 
-/** The label dropdown of Dataset → Stream: `latest` first, then the dated labels, newest first. */
-export async function getDatasetLabels(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const datasets = await listDatasets.call(this);
-	return [
-		{
-			name: 'Latest',
-			value: LATEST_LABEL,
-			description: datasets.length > 0 ? `The newest snapshot when the node runs (now ${datasets[0].label})` : 'The newest snapshot when the node runs',
-		},
-		...datasets.map(({ label }) => ({ name: label, value: label })),
-	];
+/** The dated labels, newest first as dates (the list's order plays no part), as dropdown entries. */
+async function datedOptions(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	return datedNewestFirst(await listDatasets.call(this)).dated.map(({ label }) => ({ name: label, value: label }));
 }
 
-/** The "Compare With" dropdown of Dataset → Compare: `previous` first, then the dated labels, newest first. */
+/** The label dropdown of Stream and Compare: `latest` first, then the dated labels, newest first. */
+export async function getDatasetLabels(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const dated = await datedOptions.call(this);
+	const now = dated.length > 0 ? ` (now ${dated[0].name})` : '';
+	const description = `The newest snapshot when the node runs${now}`;
+	return [{ name: 'Latest', value: LATEST_LABEL, description }, ...dated];
+}
+
+/** The "Compare With" dropdown of Compare: `previous` first, then the dated labels, newest first. */
 export async function getBaseDatasetLabels(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const datasets = await listDatasets.call(this);
-	return [
-		{
-			name: 'Previous',
-			value: PREVIOUS_LABEL,
-			description: 'The newest snapshot older than "Dataset", found when the node runs',
-		},
-		...datasets.map(({ label }) => ({ name: label, value: label })),
-	];
+	const description = 'The newest snapshot older than "Dataset", found when the node runs';
+	return [{ name: 'Previous', value: PREVIOUS_LABEL, description }, ...(await datedOptions.call(this))];
 }

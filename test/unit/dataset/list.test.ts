@@ -2,7 +2,7 @@
  * Dataset → List, the label dropdown and label resolution, through n8n-core's real contexts against the
  * simulator over HTTP.
  */
-import { isCalendarDate, listDatasets, newestDateLabel, resolveLabel } from '../../../nodes/DomainData/helpers/datasets';
+import { DatasetLabels, isCalendarDate, listDatasets, newestDateLabel } from '../../../nodes/DomainData/helpers/datasets';
 import { startLocalService } from '../../harness/localService';
 import { createExecuteContext, loadOptions, runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
@@ -97,46 +97,47 @@ describe('the Dataset dropdown (getDatasetLabels)', () => {
 	});
 });
 
-describe('resolveLabel', () => {
+describe('label resolution (DatasetLabels, one per execution)', () => {
 	async function context() {
 		return (await createExecuteContext({ parameters: { resource: 'dataset', operation: 'stream' }, credentials: credentials() })).context;
 	}
 
+	/** What one execution makes of a label. */
+	async function resolveLabel(label: string): Promise<string> {
+		return await new DatasetLabels(await context()).label(label, {});
+	}
+
 	it('turns latest into the newest label, and follows a new snapshot', async () => {
-		const ctx = await context();
-		expect(await resolveLabel.call(ctx, 'latest')).toBe('2025-06-30');
+		expect(await resolveLabel('latest')).toBe('2025-06-30');
 		sim.addSnapshot('2025-07-07');
-		expect(await resolveLabel.call(ctx, ' latest ')).toBe('2025-07-07');
+		expect(await resolveLabel(' latest ')).toBe('2025-07-07');
 	});
 
 	it('keeps a date label, and turns a snapshot id (the list\'s value) into its label', async () => {
-		const ctx = await context();
 		const [, second] = sim.datasets();
-		expect(await resolveLabel.call(ctx, second.label)).toBe(second.label);
-		expect(await resolveLabel.call(ctx, second.value)).toBe(second.label);
+		expect(await resolveLabel(second.label)).toBe(second.label);
+		expect(await resolveLabel(second.value)).toBe(second.label);
 	});
 
 	it('refuses an unknown label, naming it and the newest labels that exist', async () => {
-		const ctx = await context();
-		const error = await resolveLabel.call(ctx, '2024-01-01').catch((caught: Error & { description?: string }) => caught);
+		// A date label is read without the list: the stream's 404 brings the list and the same error.
+		const { error } = await runNode({ parameters: { resource: 'dataset', operation: 'stream', label: '2024-01-01', limit: 1 }, credentials: credentials() });
 		expect(error).toBeInstanceOf(Error);
-		expect((error as Error).message).toBe(
+		expect(error?.message).toBe(
 			'The dataset "2024-01-01" does not exist. The newest datasets are: 2025-06-30, 2025-06-23, 2025-06-16, 2025-06-09, 2025-06-02',
 		);
-		expect((error as { description?: string }).description).toContain('latest');
+		expect(error?.description).toContain('latest');
 	});
 
 	it('names a label that holds a system error code as typed ("deeperm" holds EPERM, which n8n would replace)', async () => {
-		const ctx = await context();
-		const error = await resolveLabel.call(ctx, 'deeperm').catch((caught: Error) => caught);
+		const error = await resolveLabel('deeperm').catch((caught: Error) => caught);
 		expect((error as Error).message).toMatch(/^The dataset "deeperm" does not exist\. The newest datasets are: 2025-06-30/);
 	});
 
 	it('says so when there is no dataset at all', async () => {
 		for (const { label } of sim.datasets()) sim.removeSnapshot(label);
-		const ctx = await context();
-		await expect(resolveLabel.call(ctx, 'latest')).rejects.toThrow('the service lists no datasets');
-		expect(await listDatasets.call(ctx)).toEqual([]);
+		await expect(resolveLabel('latest')).rejects.toThrow('the service lists no datasets');
+		expect(await listDatasets.call(await context())).toEqual([]);
 	});
 });
 
@@ -188,6 +189,38 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 				'The dataset "latest" does not exist: the service lists no dataset with a date label (YYYY-MM-DD), only full-export',
 			);
 			expect(service.requests).toHaveLength(1);
+		} finally {
+			await service.close();
+		}
+	});
+
+	it('the dropdowns show the dated labels newest first, and "latest" as the newest, whatever the list order', async () => {
+		const service = await startLocalService(() => ({ body: { datasets: [...lists['oldest first'], { label: 'full-export', value: 'x' }] } }));
+		try {
+			const dropdown = (method: string) => loadOptions({ method, parameters: { resource: 'dataset', operation: 'compare' }, credentials: { apiKey: 'local-key-123', baseUrl: service.url } });
+			const labels = await dropdown('getDatasetLabels');
+			expect(labels.map((option) => option.value)).toEqual(['latest', '2025-06-30', '2025-06-23', '2025-06-16']);
+			expect(labels[0].description).toBe('The newest snapshot when the node runs (now 2025-06-30)');
+			expect((await dropdown('getBaseDatasetLabels')).map((option) => option.value)).toEqual(['previous', '2025-06-30', '2025-06-23', '2025-06-16']);
+		} finally {
+			await service.close();
+		}
+	});
+
+	it('Compare refuses a label that is no date on either side, naming the dated ones, after the list call only', async () => {
+		const service = await startLocalService(() => ({ body: { datasets: lists['a label that is no date first'] } }));
+		try {
+			const compare = (label: string, baseLabel: string) =>
+				runNode({
+					parameters: { resource: 'dataset', operation: 'compare', label, baseLabel, returnAll: true },
+					credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+				});
+			const base = await compare('latest', 'full-export');
+			expect(base.error?.message).toBe('The dataset "full-export" chosen in "Compare With" has no date label (YYYY-MM-DD)');
+			expect(base.error?.description).toContain('The newest dated ones are: 2025-06-30, 2025-06-23.');
+			const newer = await compare('snap_full', 'previous');
+			expect(newer.error?.message).toBe('The dataset "full-export" chosen in "Dataset" has no date label (YYYY-MM-DD)');
+			expect(service.requests.map((request) => request.path)).toEqual(['/historical/domain', '/historical/domain']);
 		} finally {
 			await service.close();
 		}

@@ -54,6 +54,33 @@ describe('toBinaryInput', () => {
 		}
 	});
 
+	it('stops reading its source when destroyed, as n8n 2.41 destroys a stream that sent nothing for 5 minutes', async () => {
+		let pulled = 0;
+		let closed = false;
+		async function* endless(): AsyncGenerator<Uint8Array> {
+			try {
+				for (;;) {
+					pulled++;
+					await new Promise((resolve) => setImmediate(resolve));
+					yield encoder.encode('{"n":1}\n');
+				}
+			} finally {
+				closed = true;
+			}
+		}
+		const input = toBinaryInput(endless()) as unknown as { on: (event: string, listener: (error?: Error) => void) => void; destroy: () => void };
+		const errors: Array<Error | undefined> = [];
+		const ended = new Promise<void>((resolve) => input.on('close', () => resolve()));
+		input.on('error', (error) => errors.push(error));
+		input.on('data', () => {
+			if (pulled === 3) input.destroy();
+		});
+		await ended;
+		expect(errors).toEqual([]);
+		expect(closed).toBe(true);
+		expect(pulled).toBeLessThanOrEqual(4);
+	});
+
 	it('can be read only once', async () => {
 		const input = toBinaryInput(pieces(1)) as unknown as AsyncIterable<Uint8Array>;
 		await binaryToBuffer(input);

@@ -11,7 +11,8 @@ import type {
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 
-import { runNode } from '../../harness/n8n';
+import { DomainData } from '../../../nodes/DomainData/DomainData.node';
+import { createExecuteContext, runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS } from '../../simulator';
 
@@ -122,9 +123,9 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		const result = await subWorkflow({ returnAll: false, limit: 25, batchSize: 10, options: { batchInfoField: 'batch' } }, withInfo.executeWorkflow);
 		expect(result.error).toBeUndefined();
 		expect(withInfo.runs.map((run) => run.records[0].batch)).toEqual([
-			{ number: 1, firstRecord: 1, lastRecord: 10, records: 10 },
-			{ number: 2, firstRecord: 11, lastRecord: 20, records: 10 },
-			{ number: 3, firstRecord: 21, lastRecord: 25, records: 5 },
+			{ number: 1, progress: 'batch 1 of about 3', firstRecord: 1, lastRecord: 10, records: 10 },
+			{ number: 2, progress: 'batch 2 of about 3', firstRecord: 11, lastRecord: 20, records: 10 },
+			{ number: 3, progress: 'batch 3 of about 3', firstRecord: 21, lastRecord: 25, records: 5 },
 		]);
 		expect(withInfo.runs[2].records.every((record) => (record.batch as IDataObject).number === 3)).toBe(true);
 	});
@@ -267,5 +268,111 @@ describe('Dataset → Compare, Sub-Workflow output', () => {
 		expect(result.error).toBeUndefined();
 		expect(rest.runs.flatMap((run) => run.records)).toEqual(sent.slice(30));
 		expect(result.items[0].json).toMatchObject({ records: sent.length - 30, skippedRecords: 30 });
+	});
+});
+
+/** Runs the node in a real execute context and returns its result with the hints it left under the output. */
+async function withHints(parameters: INodeParameters, executeWorkflow: ExecuteWorkflow, continueOnFail = false) {
+	const { context } = await createExecuteContext({
+		parameters: {
+			resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, output: 'subWorkflow',
+			workflowId: { __rl: true, mode: 'id', value: 'subWf1' }, ...parameters,
+		},
+		credentials: { apiKey: KEYS.pro, baseUrl: sim().url },
+		executeWorkflow,
+		continueOnFail,
+	});
+	const [items] = await new DomainData().execute.call(context);
+	return { items, hints: (context as unknown as { hints: Array<{ message: string }> }).hints.map((hint) => hint.message) };
+}
+
+describe('Sub-Workflow output: a workflow that would call itself', () => {
+	const self = { __rl: true, mode: 'id', value: 'harness-workflow' };
+
+	it.each(['stream', 'compare'])('%s: refuses this workflow itself before any call', async (operation) => {
+		const { runs, executeWorkflow } = recorder();
+		const result = await subWorkflow({ operation, workflowId: self }, executeWorkflow);
+		expect(result.error?.message).toBe('The workflow chosen in "Workflow" is this workflow itself (ID harness-workflow)');
+		expect(result.error?.description).toContain('without end');
+		expect(runs).toHaveLength(0);
+		expect(sim().calls()).toHaveLength(0);
+	});
+
+	it('refuses a workflow that called this one (A → B → A), found through the parent executions n8n records', async () => {
+		// What n8n's database holds for the running executions: each one names the execution that called it.
+		const executions: Record<string, IDataObject> = {
+			'harness-execution': { parentExecution: { executionId: 'exec-b', workflowId: 'wf-b' } },
+			'exec-b': { parentExecution: { executionId: 'exec-a', workflowId: 'wf-a' } },
+			'exec-a': {},
+		};
+		const additionalData = { getRunExecutionData: async (id: string) => executions[id] } as never;
+		for (const [target, refused] of [['wf-a', true], ['wf-b', true], ['wf-c', false]] as const) {
+			sim().reset();
+			const { runs, executeWorkflow } = recorder();
+			const result = await runNode({
+				parameters: {
+					resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, returnAll: false, limit: 5, output: 'subWorkflow',
+					workflowId: { __rl: true, mode: 'id', value: target },
+				},
+				credentials: { apiKey: KEYS.pro, baseUrl: sim().url },
+				executeWorkflow,
+				additionalData,
+			});
+			if (refused) {
+				expect(result.error?.message).toBe(`The workflow chosen in "Workflow" (ID ${target}) is running this one: it called it as a sub-workflow`);
+				expect(sim().calls()).toHaveLength(0);
+			} else {
+				expect(result.error).toBeUndefined();
+				expect(runs.map((run) => run.workflowId)).toEqual(['wf-c']);
+			}
+		}
+	});
+});
+
+describe('Sub-Workflow output: where the run is', () => {
+	it('each batch says "batch N" without a Limit, and the summary "batch N of N" at the end', async () => {
+		const { runs, executeWorkflow } = recorder();
+		const result = await subWorkflow({ options: { batchInfoField: 'batch' } }, executeWorkflow);
+		expect(runs.map((run) => (run.records[0].batch as IDataObject).progress)).toEqual(['batch 1', 'batch 2', 'batch 3']);
+		expect(result.items[0].json).toMatchObject({ batches: 3, progress: 'batch 3 of 3' });
+	});
+
+	it('a failed run says which batch of about how many failed (from the Limit)', async () => {
+		const { executeWorkflow } = recorder((run) => run === 2);
+		const result = await subWorkflow({ returnAll: false, limit: 2000, batchSize: 400 }, executeWorkflow, { continueOnFail: true });
+		expect(result.items[0].json).toMatchObject({ batches: 1, progress: 'batch 2 of about 5', skipRecords: 400 });
+	});
+});
+
+describe('Sub-Workflow output: Skip Records beyond the end', () => {
+	it('says so in a hint and in the summary, for Stream and for Compare', async () => {
+		const stream = await withHints({ returnAll: false, limit: 30, options: { skipRecords: 50 } }, recorder().executeWorkflow);
+		expect(stream.items[0].json).toMatchObject({ records: 0, batches: 0, skippedRecords: 30 });
+		expect(stream.hints).toEqual(['Skip Records (50) skipped all 30 records of this selection: nothing was sent']);
+
+		const compare = await withHints(
+			{ operation: 'compare', fields: ['title', 'technologies'], returnAll: false, limit: 12, options: { skipRecords: 1000 } },
+			recorder().executeWorkflow,
+		);
+		expect(compare.items[0].json).toMatchObject({ records: 0, skippedRecords: 12 });
+		expect(compare.hints).toEqual(['Skip Records (1,000) skipped all 12 changes of this selection: nothing was sent']);
+	});
+});
+
+describe('Sub-Workflow output: the batch info field', () => {
+	it.each([
+		['stream', '__proto__'],
+		['stream', 'name'],
+		['stream', 'label'],
+		['stream', 'rank'],
+		['stream', 'constructor'],
+		['compare', 'change'],
+	])('%s: refuses "%s", a field the records use (or a prototype name), before any call', async (operation, field) => {
+		const { runs, executeWorkflow } = recorder();
+		const parameters = operation === 'compare' ? { operation, fields: ['title'] } : { operation };
+		const result = await subWorkflow({ ...parameters, options: { batchInfoField: field } }, executeWorkflow);
+		expect(result.error?.message).toBe(`The option "Put Batch Info in Field" names a field the records already use: "${field}"`);
+		expect(runs).toHaveLength(0);
+		expect(sim().calls()).toHaveLength(0);
 	});
 });

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { listDatasets } from '../../helpers/datasets';
+import { DatasetLabels } from '../../helpers/datasets';
 import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
 import { forEachItem } from '../perItem';
 
@@ -22,18 +22,13 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** One item per dataset `{ label, value }`, newest first, as the service lists them. */
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+/** One item per dataset `{ label, value }`, newest first, as the service lists them; one list call per execution. */
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const labels = new DatasetLabels(this);
 	return await forEachItem.call(this, items, async (itemIndex, output) => {
 		const limit = readLimit.call(this, itemIndex);
 		const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown };
-		const datasets = await listDatasets.call(this, {
-			maxAttempts: readMaxAttempts(this.getNode(), options, itemIndex),
-			itemIndex,
-		});
+		const datasets = await labels.list({ maxAttempts: readMaxAttempts(this.getNode(), options, itemIndex), itemIndex });
 		for (const { label, value } of limit === undefined ? datasets : datasets.slice(0, limit)) {
 			output.push({ json: { label, value }, pairedItem: { item: itemIndex } });
 		}

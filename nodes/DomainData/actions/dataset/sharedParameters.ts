@@ -2,7 +2,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
-import { hasCriteria, parseRecordFilter, type RecordFilter, type RecordFilterParameters } from '../../helpers/recordFilter';
+import type { RecordFilter, RecordFilterParameters } from '../../helpers/recordFilter';
+import { hasCriteria, parseRecordFilter } from '../../helpers/recordFilter';
 import { toCanonicalFields, type SnapshotField } from '../../helpers/snapshotFields';
 import { readIdleTimeoutMs, readLimit, readMaxAttempts } from '../common';
 
@@ -30,7 +31,11 @@ export interface SelectionParameters {
 }
 
 /** Reads and checks label, fields, Return All / Limit, filters, Max Attempts and Idle Timeout of one item. */
-export function readSelectionParameters(this: IExecuteFunctions, itemIndex: number, defaultFields: SnapshotField[]): SelectionParameters {
+export function readSelectionParameters(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	defaultFields: SnapshotField[],
+): SelectionParameters {
 	const node = this.getNode();
 	const label = String(this.getNodeParameter('label', itemIndex, '') ?? '').trim();
 	if (!label) {

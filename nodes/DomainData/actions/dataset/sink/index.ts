@@ -1,0 +1,129 @@
+/**
+ * The output sink of Dataset → Stream and Dataset → Compare. Per input item an operation says where its records
+ * come from (a DatasetSource, opened only after every check that needs no call); the sink hands them to the
+ * chosen output (Items, Batches, File, Sub-Workflow), keeps the "Max Records in Memory" guard, adds the hints under
+ * the output, and runs the items through forEachItem (the one place for Continue On Fail).
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { operationError } from '../../../errors';
+import { rebatch } from '../../../helpers/batches';
+import { DatasetLabels } from '../../../helpers/datasets';
+import { forEachItem } from '../../perItem';
+import type { OutputParameters, OutputWording } from '../output';
+import { toFile } from './file';
+import { addHints, count, type DatasetSource, sum } from './source';
+import { assertCallable, runningWorkflows } from './callers';
+import { runSubWorkflow } from './subWorkflow';
+
+export { count, type DatasetSource, type Guard, type RecordRequest } from './source';
+
+/** One input item as the sink needs it. */
+export interface ItemPlan {
+	output: OutputParameters;
+	limit?: number;
+	/** The source gives exactly `limit` records unless the snapshot is shorter (no filters): checked before calls. */
+	limitIsCount?: boolean;
+	/** Called once every check that needs no call has passed (resolving labels may call the service). */
+	open(): Promise<DatasetSource>;
+}
+
+const GUARD_DESCRIPTION =
+	'n8n keeps every output item in memory, and a whole snapshot (about a million records) would exhaust it. Set ' +
+	'Output to "File" to store the records as an NDJSON file on disk, add Filters, or set a Limit. Raise "Max ' +
+	'Records in Memory" only if the n8n instance has the memory (about 1-3 KB per record).';
+
+function alreadyHeld(held: number): string {
+	return held > 0 ? ` (with the ${count(held)} records already output for earlier items)` : '';
+}
+
+/**
+ * Items or Batches: at most "Max Records in Memory" records in all input items (`held`: output for earlier items),
+ * refused before any call when the Limit tells.
+ */
+async function toMemory(
+	this: IExecuteFunctions,
+	plan: ItemPlan,
+	words: OutputWording,
+	held: number,
+	itemIndex: number,
+): Promise<{ items: INodeExecutionData[]; delivered: number }> {
+	const { output } = plan;
+	const room = output.maxRecords - held;
+	const node = this.getNode();
+	const allowed = `"Max Records in Memory" (${count(output.maxRecords)}) allows${alreadyHeld(held)}`;
+	if (plan.limitIsCount && plan.limit !== undefined && plan.limit > room) {
+		throw operationError(node, `The Limit (${count(plan.limit)}) is more than ${allowed}`, {
+			itemIndex,
+			description: `At most ${count(room)} more ${words.many} fit. ${GUARD_DESCRIPTION}`,
+		});
+	}
+	const source = await plan.open();
+	const error = () =>
+		operationError(node, `${source.subject} more ${words.many} for this selection than ${allowed}`, {
+			itemIndex,
+			description: GUARD_DESCRIPTION,
+		});
+	const guard = plan.limit === undefined || plan.limit > room ? { max: room, error } : undefined;
+	const batches = output.output === 'batches';
+	const records = source.records({ batchSize: batches ? output.batchSize : undefined, guard });
+	const pairedItem = { item: itemIndex };
+	const items: INodeExecutionData[] = [];
+	const skippedUpTo: number[] = [];
+	let delivered = 0;
+	for await (const batch of batches ? rebatch(records, output.batchSize) : records) {
+		delivered += batch.length;
+		if (delivered > room) throw error();
+		if (batches) {
+			items.push({ json: { ...source.names, batch: items.length + 1, records: batch }, pairedItem });
+			skippedUpTo.push(sum(source.reads(), 'skippedLines'));
+			continue;
+		}
+		for (const record of batch) {
+			record.label = source.names.label; // cheaper than a copy: the record was parsed for this item
+			items.push({ json: record, pairedItem });
+		}
+	}
+	if (batches && output.onMalformed === 'skip') {
+		// Each batch tells the lines skipped since the one before; the last one takes the rest.
+		skippedUpTo[skippedUpTo.length - 1] = sum(source.reads(), 'skippedLines');
+		items.forEach((item, index) => (item.json.skippedLines = skippedUpTo[index] - (skippedUpTo[index - 1] ?? 0)));
+	}
+	addHints.call(this, source, delivered);
+	return { items, delivered };
+}
+
+/**
+ * Runs a dataset operation over its input items: `planItem` reads and checks one item's parameters (before any
+ * call) and says how to open its source; the sink does the rest. One dataset list per execution.
+ */
+export async function deliverEach(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	words: OutputWording,
+	planItem: (itemIndex: number, labels: DatasetLabels) => ItemPlan,
+): Promise<INodeExecutionData[]> {
+	const labels = new DatasetLabels(this);
+	let callers: Promise<ReadonlySet<string>> | undefined;
+	/** Records the Items and Batches outputs hold across input items: n8n keeps the node's whole output. */
+	let held = 0;
+	/** Summary fields of a failed Sub-Workflow item, for its error item under Continue On Fail. */
+	const failed = new Map<number, IDataObject>();
+	const deliver = async (itemIndex: number, output: INodeExecutionData[]) => {
+		const plan = planItem(itemIndex, labels);
+		const { output: parameters, limit } = plan;
+		if (parameters.subWorkflow) {
+			const running = () => (callers ??= runningWorkflows.call(this));
+			await assertCallable.call(this, parameters.subWorkflow.workflowId, itemIndex, running);
+			const run = { target: parameters.subWorkflow, itemIndex, limit, many: words.many, failed };
+			output.push(await runSubWorkflow.call(this, await plan.open(), parameters, run));
+		} else if (parameters.output === 'file') {
+			output.push(await toFile.call(this, await plan.open(), parameters, itemIndex));
+		} else {
+			const { items: memory, delivered } = await toMemory.call(this, plan, words, held, itemIndex);
+			for (const entry of memory) output.push(entry);
+			held += delivered;
+		}
+	};
+	return await forEachItem.call(this, items, deliver, { errorFields: (itemIndex) => failed.get(itemIndex) });
+}
