@@ -141,7 +141,15 @@ test(`the whole snapshot reaches disk through n8n ${VERSION}'s binary data and W
 test(`the Sub-Workflow output sends the whole snapshot through a sub-workflow of n8n ${VERSION}, each record once`, () => {
 	const newest = sim.datasets()[0].label;
 	expect(items(WF.subWorkflow, 'Stream')).toEqual([
-		{ label: newest, records: DOMAINS, batches: DOMAINS / SUB_BATCH, skippedRecords: 0, durationMs: expect.any(Number) },
+		{
+			label: newest,
+			records: DOMAINS,
+			batches: DOMAINS / SUB_BATCH,
+			progress: `batch ${DOMAINS / SUB_BATCH} of ${DOMAINS / SUB_BATCH}`,
+			fields: ['name', 'rank'],
+			skippedRecords: 0,
+			durationMs: expect.any(Number),
+		},
 	]);
 	const files = readdirSync(n8n.filesDir).filter((name) => name.startsWith(BATCH_FILE_PREFIX));
 	const batches = files.map((name) => JSON.parse(readFileSync(join(n8n.filesDir, name), 'utf8')) as Array<Record<string, unknown>>);
