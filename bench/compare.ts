@@ -158,9 +158,10 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 		`The simulator's two newest snapshots (default: 4 weekly snapshots; about 3 % of the domains come and go between two, ` +
 			`and a few percent change technologies, title, categories, country or language), compared on ${FIELDS.join(', ')}, ` +
 			'all changes, File output (n8n\'s binary store in filesystem mode). Our node requests the newer snapshot twice and the older ' +
-			'once (see the README), and its second read of the newer one parses only the lines of changes (the name is read from the raw ' +
-			'line); the reader reads each once with the same fields and keeps one snapshot\'s records at a time, as a ' +
-			`script would. Time: ${rounds} interleaved rounds after a warm-up run of each, in this process; ratio = median over rounds of ` +
+			'once (see docs/dataset.md, Dataset → Compare), and its second read of the newer one parses only the lines of ' +
+			'changes (the name is read from the raw line); the reader reads each once with the same fields and keeps one ' +
+			`snapshot's records at a time, as a script would. Time: ${rounds} interleaved rounds after a warm-up run of each, ` +
+			'in this process; ratio = median over rounds of ' +
 			'(our time ÷ the reader\'s time in the same round); the same by client CPU time, which leaves out waiting and moves less when ' +
 			'other processes take the cores.',
 		markdownTable(

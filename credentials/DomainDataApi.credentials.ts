@@ -81,7 +81,7 @@ export class DomainDataApi implements ICredentialType {
 
 	// A one-result search is the cheapest call every plan may make (the dataset list needs the historical
 	// feature). The base URL goes through the rules of the transport (transport/baseUrl.ts, kept in step by
-	// test/credential.test.ts): surrounding spaces, trailing slashes and a trailing /json/api/v1 are
+	// test/unit/credential/credential.test.ts): surrounding spaces, trailing slashes and a trailing /json/api/v1 are
 	// tolerated, and what the node refuses (a user name or password, a query, no http(s)://) the Test refuses
 	// too, with the node's words and without sending anything. An n8n expression cannot throw an error of its
 	// own, so the refusal goes through n8n's `extend` on a null value, which throws an expression error named

@@ -4,7 +4,7 @@
  * driven by playwright-core, the simulator as the service. One scenario per version, step by step (jest runs
  * the steps in order, on the same page): sign in, find the node by name, create the credential (its Test
  * reports a refused key, then success), add the trigger and the Stream action, check the resource, operation
- * and label options against the node's description and product.md, and choose the workflow of the Sub-Workflow
+ * and label options against the node's description and the README's table of resources, and choose the workflow of the Sub-Workflow
  * output from the instance's workflows; then open the AI-agent example's chat, ask about a domain and get the answer
  * the stand-in model (scripts/model) builds from the tool's data.
  *
@@ -44,7 +44,7 @@ function screenshotDir(version: string): string {
 }
 const VIEWPORT = { width: 1280, height: 800 };
 
-/** The public resources and operations (product.md); n8n's editor adds its own "Custom API Call" to both lists. */
+/** The public resources and operations (the README's table); n8n's editor adds its own "Custom API Call" to both lists. */
 const PRODUCT_OPERATIONS: Record<string, string[]> = {
 	domain: ['get', 'search', 'bulk', 'enrich'],
 	dataset: ['compare', 'list', 'stream'],

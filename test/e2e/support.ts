@@ -2,7 +2,7 @@
  * What the end-to-end suites share: the n8n version of the running jest project, the packed package from
  * the global set-up, the credentials every instance gets, and a fresh n8n instance with the package installed.
  *
- * The version matrix: jest.config.js makes one project per n8n version of scripts/n8n/versions.json
+ * The version matrix: jest.config.js makes one project per n8n version of scripts/n8n/matrix.json
  * (`e2e-2.41.1`, `e2e-2.8.4`, `e2e-1.123.81`), so every file of test/e2e runs once per "full" version
  * without a loop of its own. `createInstance()` starts that project's version; `e2eVersion()` names it (for
  * messages), and `n8nAtLeast('2.36.0')` tells a test whether a feature exists there.

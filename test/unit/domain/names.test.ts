@@ -1,6 +1,6 @@
 /**
  * The pure helpers of the Domain resource: name normalisation, list splitting, field paths, the pool.
- * (Everything that talks HTTP is tested against the simulator in the other domain*.test.ts files.)
+ * (Everything that talks HTTP is tested against the simulator in the other files of test/unit/domain/.)
  */
 import { chunk, runPool } from '../../../nodes/DomainData/helpers/concurrency';
 import { normalizeDomainName, splitDomainList } from '../../../nodes/DomainData/helpers/domainName';
