@@ -116,6 +116,9 @@ function demoWorkflows(filesDir: string): WorkflowImport[] {
 	});
 }
 
+/** The trigger example the demo activates (examples/new-snapshot-slice.json). */
+const ACTIVE_EXAMPLE_ID = 'ddExampleSlice01';
+
 /** A public-API key kept in the demo folder, created once. */
 async function apiKey(rest: N8nRestClient, file: string): Promise<void> {
 	if (existsSync(file)) {
@@ -188,7 +191,8 @@ async function main(): Promise<void> {
 	const rest = new N8nRestClient(n8n.url);
 	await rest.ensureOwner(DEFAULT_OWNER);
 	await apiKey(rest, join(userFolder, 'demo-api-key'));
-	const trigger = workflows.find((wf) => wf.nodes.some((node) => node.type === NODE_TYPES.domainDataTrigger));
+	// The slice example is the one the ready text below tells people to watch; the Compare example stays off.
+	const trigger = workflows.find((wf) => wf.id === ACTIVE_EXAMPLE_ID);
 	if (trigger && examplesChanged) await rest.activateWorkflow(trigger.id);
 
 	const seconds = ((Date.now() - demoStarted) / 1000).toFixed(0);
