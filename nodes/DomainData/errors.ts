@@ -35,18 +35,20 @@ export function redact(text: string, secret?: string): string {
  */
 export function holdsSecret(value: unknown, secret?: string): boolean {
 	if (!secret || secret.length < MIN_MASKED_SECRET_LENGTH) return false;
+	if (typeof value === 'string') return value.includes(secret);
 	const pending: unknown[] = [value];
 	while (pending.length > 0) {
 		const next = pending.pop();
-		if (typeof next === 'string') {
-			if (next.includes(secret)) return true;
-		} else if (Array.isArray(next)) {
-			for (const entry of next) pending.push(entry);
-		} else if (next !== null && typeof next === 'object') {
-			for (const [key, entry] of Object.entries(next)) {
-				if (key.includes(secret)) return true;
-				pending.push(entry);
-			}
+		if (next === null || typeof next !== 'object') continue;
+		// Strings are looked at where they are found: only objects and arrays wait on the stack.
+		const entries = next as Record<string, unknown>;
+		const isArray = Array.isArray(next);
+		for (const key in entries) {
+			if (!isArray && key.includes(secret)) return true;
+			const entry = entries[key];
+			if (typeof entry === 'string') {
+				if (entry.includes(secret)) return true;
+			} else if (entry !== null && typeof entry === 'object') pending.push(entry);
 		}
 	}
 	return false;
@@ -74,7 +76,8 @@ function decodedForms(text: string): string {
 		.replace(/\\u([0-9a-fA-F]{4})|\\(.)/g, (_all, hex?: string, char?: string) =>
 			hex ? String.fromCharCode(parseInt(hex, 16)) : char === 'n' || char === 't' || char === 'r' ? ' ' : (char as string))
 		.replace(/<[^>]*>/g, '')
-		.replace(/&#(x[0-9a-fA-F]+|\d+);?/gi, (_all, code: string) => codePoint(code[0] === 'x' || code[0] === 'X' ? parseInt(code.slice(1), 16) : parseInt(code, 10)))
+		.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_all, code: string) =>
+			codePoint(/^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10)))
 		.replace(/&([a-zA-Z]+);/g, (_all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? '')
 		.replace(/%([0-9a-fA-F]{2})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }

@@ -22,7 +22,16 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { asNodeError, buildApiError, containsSecret, holdsSecret, maskServiceText, mayHoldSecret, operationError, redact } from '../errors';
+import {
+	asNodeError,
+	buildApiError,
+	containsSecret,
+	holdsSecret,
+	maskServiceText,
+	mayHoldSecret,
+	operationError,
+	redact,
+} from '../errors';
 import { readWholeNumber } from '../parameters';
 import {
 	apiStreamOrNotFound,

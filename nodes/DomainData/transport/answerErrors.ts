@@ -44,7 +44,8 @@ export function tries(context: FailureContext): string {
 }
 
 export const BASE_URL_HINT =
-	'Check the Base URL of the Domain Data credential: it is the address of the service, e.g. https://api.domain-data.example (a trailing /json/api/v1 is accepted).';
+	'Check the Base URL of the Domain Data credential: it is the address of the service, ' +
+	'e.g. https://api.domain-data.example (a trailing /json/api/v1 is accepted).';
 
 /** The error for a non-2xx answer that will not be tried again. */
 export function statusError(node: INode, answer: FailedAnswer, context: FailureContext): NodeApiError {
@@ -55,7 +56,9 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 	const base = { httpCode, itemIndex: context.itemIndex, serviceMessage: reason };
 	const told = said(reason, read.fromService);
 	// The reason phrase comes from the other end too: masked, then cut, like every text of the service.
-	const reasonPhrase = answer.statusText ? clip(maskServiceText(answer.statusText, context.secret).replace(/\s+/g, ' '), 60) : '';
+	const reasonPhrase = answer.statusText
+		? clip(maskServiceText(answer.statusText, context.secret).replace(/\s+/g, ' '), 60)
+		: '';
 	const statusLabel = `${status}${reasonPhrase ? ' ' + reasonPhrase : ''}`;
 
 	switch (true) {
@@ -85,7 +88,9 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 				...base,
 				transient: false,
 				message: 'The plan of this Domain Data account does not include this feature',
-				description: `Historical datasets (Dataset resource and the trigger) need a plan with the historical data feature; upgrade the plan or use another API key.${told}`,
+				description:
+					'Historical datasets (Dataset resource and the trigger) need a plan with the historical data feature; ' +
+					`upgrade the plan or use another API key.${told}`,
 			});
 		case status === 404 && read.fromService && context.notFoundMessage !== undefined:
 			return buildApiError(node, {
@@ -98,7 +103,9 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 			return buildApiError(node, {
 				...base,
 				transient: false,
-				message: `The address ${context.shown} has no Domain Data endpoint ${context.method} /json/api/v1${context.path} (404)`,
+				message:
+					`The address ${context.shown} has no Domain Data endpoint ` +
+					`${context.method} /json/api/v1${context.path} (404)`,
 				description: `${BASE_URL_HINT}${told}`,
 			});
 		case status === 429:
@@ -106,20 +113,26 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 				...base,
 				transient: true,
 				message: `The Domain Data service is still rate limiting the requests${tries(context)} (429)`,
-				description: `Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
+				description:
+					'Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.' +
+					`${context.retryAfterNote ?? ''}${told}`,
 			});
 		case status >= 500:
 			return buildApiError(node, {
 				...base,
 				transient: RETRYABLE_STATUSES.has(status),
 				message: `The Domain Data service failed with ${statusLabel}${tries(context)}`,
-				description: `The service, or a proxy in front of it, has a problem; this is usually temporary. Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
+				description:
+					'The service, or a proxy in front of it, has a problem; this is usually temporary. ' +
+					`Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
 			});
 		default:
 			return buildApiError(node, {
 				...base,
 				transient: false,
-				message: `Unexpected answer from the Domain Data service: HTTP ${statusLabel} to ${context.method} /json/api/v1${context.path}`,
+				message:
+					`Unexpected answer from the Domain Data service: HTTP ${statusLabel} ` +
+					`to ${context.method} /json/api/v1${context.path}`,
 				description: `${BASE_URL_HINT}${told}`,
 			});
 	}
@@ -140,14 +153,18 @@ export function unexpectedBodyError(node: INode, context: FailureContext, what: 
  * no data of the service holds the user's own key, so whatever answered echoes the request, headers included.
  */
 export const KEY_ECHO_DESCRIPTION =
-	'No answer of the service holds your API key: whatever answered echoes the request, headers included. Nothing of it is output (not as an item, not in a file). Check the Base URL of the credential; if it is right, report it to the service and consider replacing the key.';
+	'No answer of the service holds your API key: whatever answered echoes the request, headers included. ' +
+	'Nothing of it is output (not as an item, not in a file). Check the Base URL of the credential; ' +
+	'if it is right, report it to the service and consider replacing the key.';
 
 /** A JSON answer that holds the API key: refused whole, so that no part of it reaches an output. */
 export function keyEchoError(node: INode, context: FailureContext): NodeApiError {
 	return buildApiError(node, {
 		itemIndex: context.itemIndex,
 		transient: false,
-		message: `The answer of ${context.shown} to ${context.method} /json/api/v1${context.path} contains the API key of the credential`,
+		message:
+			`The answer of ${context.shown} to ${context.method} /json/api/v1${context.path} ` +
+			'contains the API key of the credential',
 		description: KEY_ECHO_DESCRIPTION,
 	});
 }

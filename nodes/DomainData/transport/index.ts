@@ -31,7 +31,14 @@ import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 // The rest of the transport's surface (lint keeps every caller outside transport/ on this index).
 export { KEY_ECHO_DESCRIPTION, unexpectedAnswerError } from './answerErrors';
 export { cursorValue, JsonInteger, parseJsonExact } from './json';
-export { classifyNetworkCode, isTransientError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel } from './networkFailures';
+export {
+	classifyNetworkCode,
+	isTransientError,
+	isUndecodableBody,
+	networkErrorCode,
+	networkFailureLabel,
+	undecodableBodyError,
+} from './networkFailures';
 export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
 
@@ -300,7 +307,9 @@ async function readJsonAnswer(
 		answer.body = text;
 		return { ok: true };
 	}
-	if (text.includes('\\') && holdsSecret(answer.body, secret)) return { ok: false, refused: keyEchoError(node, answer.context) };
+	if (text.includes('\\') && holdsSecret(answer.body, secret)) {
+		return { ok: false, refused: keyEchoError(node, answer.context) };
+	}
 	return { ok: true };
 }
 
@@ -367,7 +376,8 @@ async function ndjsonBody(context: DomainDataFunctions, answer: Answer): Promise
 		throw unexpectedBodyError(
 			context.getNode(),
 			answer.context,
-			`it answered ${answer.status} with ${shownType || 'another content type'} instead of NDJSON records${read.text ? `: "${read.text}"` : ''}`,
+			`it answered ${answer.status} with ${shownType || 'another content type'} instead of NDJSON records` +
+				(read.text ? `: "${read.text}"` : ''),
 		);
 	}
 	if (isAsyncIterable(answer.body)) return answer.body as AsyncIterable<Uint8Array>;

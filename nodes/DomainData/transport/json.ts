@@ -21,7 +21,8 @@ function isDigit(code: number): boolean {
 
 /** Whether a run of digits (no sign, no leading zero) is an integer that a JS number cannot hold exactly. */
 export function beyondSafeInteger(digits: string): boolean {
-	return digits.length > MAX_SAFE_DIGITS.length || (digits.length === MAX_SAFE_DIGITS.length && digits > MAX_SAFE_DIGITS);
+	const { length } = MAX_SAFE_DIGITS;
+	return digits.length > length || (digits.length === length && digits > MAX_SAFE_DIGITS);
 }
 
 /** `text` with every integer literal beyond 2^53 (outside strings) written as a string of its digits. */
@@ -98,6 +99,8 @@ function holdsJsonInteger(value: unknown): boolean {
 export function requestBody<T extends object>(body: T | undefined): T | string | undefined {
 	if (body === undefined || !holdsJsonInteger(body)) return body;
 	const marker = `\u0000integer-${Math.random().toString(36).slice(2)}:`;
-	const text = JSON.stringify(body, (_key, value: unknown) => (value instanceof JsonInteger ? marker + value.digits : value));
+	const text = JSON.stringify(body, (_key, value: unknown) =>
+		value instanceof JsonInteger ? marker + value.digits : value,
+	);
 	return text.replace(new RegExp(`"\\\\u0000${marker.slice(1)}(-?\\d+)"`, 'g'), '$1');
 }

@@ -121,7 +121,9 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 			message: timedOut
 				? `The Domain Data service at ${context.shown} did not answer in time${tries(context)}`
 				: `The connection to the Domain Data service at ${context.shown} broke before an answer came${tries(context)}`,
-			description: `${code}: this is usually a passing network or service problem. Run the node again later, or raise Max Attempts in the options.`,
+			description:
+				`${code}: this is usually a passing network or service problem. ` +
+				'Run the node again later, or raise Max Attempts in the options.',
 		});
 	}
 	if (kind === 'unreachable' || code === 'ENOTFOUND') {
@@ -129,7 +131,9 @@ export function networkError(node: INode, code: string | undefined, context: Fai
 			...base,
 			transient: kind === 'unreachable',
 			message: `Could not connect to the Domain Data service at ${context.shown}${tries(context)}`,
-			description: `${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} If the address is right, the service may be down: try again later.`,
+			description:
+				`${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} ` +
+				'If the address is right, the service may be down: try again later.',
 		});
 	}
 	if (code && UNDECODABLE_CODES.has(code)) return undecodableBodyError(node, code, context.itemIndex);
@@ -172,7 +176,11 @@ export function undecodableBodyError(node: INode, code: string | undefined, item
 		itemIndex,
 		networkCode: code,
 		transient: false,
-		message: 'The answer of the Domain Data service says it is compressed (Content-Encoding: gzip, deflate or br), but its bytes are not',
-		description: `The body cannot be decompressed${code ? ` (${code})` : ''}. A proxy in front of the service, or the service itself, sends a wrong Content-Encoding header; nothing of this answer is used. ${BASE_URL_HINT}`,
+		message:
+			'The answer of the Domain Data service says it is compressed (Content-Encoding: gzip, deflate or br), ' +
+			'but its bytes are not',
+		description:
+			`The body cannot be decompressed${code ? ` (${code})` : ''}. A proxy in front of the service, or the ` +
+			`service itself, sends a wrong Content-Encoding header; nothing of this answer is used. ${BASE_URL_HINT}`,
 	});
 }

@@ -80,7 +80,10 @@ interface SearchPage {
 	total?: unknown;
 }
 
-function parseJsonParameter(value: unknown, parse: (text: string) => unknown = JSON.parse): { ok: true; value: unknown } | { ok: false } {
+function parseJsonParameter(
+	value: unknown,
+	parse: (text: string) => unknown = JSON.parse,
+): { ok: true; value: unknown } | { ok: false } {
 	if (typeof value !== 'string') return { ok: true, value };
 	try {
 		return { ok: true, value: parse(value) };
@@ -194,7 +197,11 @@ async function searchForItem(
 			method: 'POST',
 			path: ['domain', 'search'],
 			// Integers beyond 2^53 (strings of digits after parsing) go back as the numbers the service wrote.
-			body: { ...filters, pageSize: size, ...(cursor ? { searchAfter: cursor.map(cursorValue) as IDataObject[] } : {}) },
+			body: {
+				...filters,
+				pageSize: size,
+				...(cursor ? { searchAfter: cursor.map(cursorValue) as IDataObject[] } : {}),
+			},
 			maxAttempts,
 			itemIndex,
 			badRequestDescription: `Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ${size}).`,
