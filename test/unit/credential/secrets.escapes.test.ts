@@ -6,10 +6,10 @@
  * A hostile server on 127.0.0.1 answers each request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { inspect } from 'node:util';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { keyPieces as pieces, views } from '../../harness/keyLeaks';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
 import { readBinary, runNode, runPoll } from '../../harness/n8n';
 
@@ -33,20 +33,7 @@ function jsonWith(value: unknown, escaped: string): string {
 	return text;
 }
 
-/** Every 6-character piece of `key` that a text holds (none expected). */
-function keyPieces(text: string, key = KEY): string[] {
-	const pieces: string[] = [];
-	for (let start = 0; start + 6 <= key.length; start++) {
-		const piece = key.slice(start, start + 6);
-		if (text.includes(piece)) pieces.push(piece);
-	}
-	return pieces;
-}
-
-function views(value: unknown): string {
-	const e = value as Error & { description?: string };
-	return [e?.message, String(e?.description), JSON.stringify(value), inspect(value, { depth: 10, showHidden: true })].join('\n');
-}
+const keyPieces = (text: string, key = KEY) => pieces(text, key);
 
 /** What the node gave, error and items, with nothing of the key in it. */
 function expectNoKey(result: { items: unknown[]; error?: unknown }, key = KEY): void {
