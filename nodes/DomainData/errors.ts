@@ -65,7 +65,8 @@ export function mayHoldSecret(text: string, secret?: string): boolean {
 /** What an error quotes instead of a text of the service that spells the API key in a disguise. */
 export const WITHHELD_TEXT = '(not shown: it holds the API key of the credential)';
 
-const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+/** The HTML character references decoded by name; a page can write any character by number too. */
+export const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
 /**
  * The text as a reader would take it: JSON escapes, HTML character references and %XX decoded, tags and

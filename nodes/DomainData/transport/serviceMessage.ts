@@ -2,7 +2,7 @@
  * What a failed answer says, as a short text an error can quote: the service's `{"error": ...}`, a proxy's
  * page title, or plain text. Every text is decoded before the API key is masked, and masked before it is cut.
  */
-import { maskServiceText } from '../errors';
+import { maskServiceText, NAMED_ENTITIES } from '../errors';
 
 /** `{"error": "..."}` as the service sends it. */
 function errorField(value: unknown): string | undefined {
@@ -14,8 +14,6 @@ function errorField(value: unknown): string | undefined {
 	}
 	return undefined;
 }
-
-const NAMED_ENTITIES: Record<string, string> = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 /** The text of an HTML fragment: tags removed, character references decoded (they can spell the key). */
 function htmlText(html: string): string {
