@@ -28,6 +28,84 @@ export function redact(text: string, secret?: string): string {
 	return text.split(secret as string).join('***');
 }
 
+/**
+ * Whether a parsed JSON value holds the API key in any of its strings, object keys included: the raw text
+ * can spell the key with escapes (`\/`, `\u0070`) that only the parsed strings show. Walked without
+ * recursion, so that no nesting depth can overflow the stack.
+ */
+export function holdsSecret(value: unknown, secret?: string): boolean {
+	if (!secret || secret.length < MIN_MASKED_SECRET_LENGTH) return false;
+	if (typeof value === 'string') return value.includes(secret);
+	const pending: unknown[] = [value];
+	while (pending.length > 0) {
+		const next = pending.pop();
+		if (next === null || typeof next !== 'object') continue;
+		// Strings are looked at where they are found: only objects and arrays wait on the stack.
+		const entries = next as Record<string, unknown>;
+		const isArray = Array.isArray(next);
+		for (const key in entries) {
+			if (!isArray && key.includes(secret)) return true;
+			const entry = entries[key];
+			if (typeof entry === 'string') {
+				if (entry.includes(secret)) return true;
+			} else if (entry !== null && typeof entry === 'object') pending.push(entry);
+		}
+	}
+	return false;
+}
+
+/**
+ * Whether a text may decode to one that holds the key: it holds the key, or a backslash (a JSON escape).
+ * Text without either cannot spell the key in any of its parsed strings.
+ */
+export function mayHoldSecret(text: string, secret?: string): boolean {
+	return !!secret && secret.length >= MIN_MASKED_SECRET_LENGTH && (text.includes(secret) || text.includes('\\'));
+}
+
+/** What an error quotes instead of a text of the service that spells the API key in a disguise. */
+export const WITHHELD_TEXT = '(not shown: it holds the API key of the credential)';
+
+/** The HTML character references decoded by name; a page can write any character by number too. */
+export const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * The text as a reader would take it: JSON escapes, HTML character references and %XX decoded, tags and
+ * other named entities removed.
+ */
+function decodedForms(text: string): string {
+	return text
+		.replace(/\\u([0-9a-fA-F]{4})|\\(.)/g, (_all, hex?: string, char?: string) =>
+			hex ? String.fromCharCode(parseInt(hex, 16)) : char === 'n' || char === 't' || char === 'r' ? ' ' : (char as string))
+		.replace(/<[^>]*>/g, '')
+		.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_all, code: string) =>
+			codePoint(/^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10)))
+		.replace(/&([a-zA-Z]+);/g, (_all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? '')
+		.replace(/%([0-9a-fA-F]{2})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+function codePoint(value: number): string {
+	return Number.isFinite(value) && value >= 0 && value <= 0x10ffff ? String.fromCodePoint(value) : '';
+}
+
+/** Letters and digits only: what survives any punctuation, tag or space put into the key. */
+function skeleton(text: string): string {
+	return text.replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/**
+ * A text that came from the service, ready to be quoted in an error: the key masked (***), and the whole
+ * text withheld when it still spells the key once escapes, entities and tags are decoded (`probe\/key`,
+ * `&#112;robe`, `pro<b></b>be`). Mask before cutting: a cut key is not found any more.
+ */
+export function maskServiceText(text: string, secret?: string): string {
+	const masked = redact(text, secret);
+	if (!secret || secret.length < MIN_MASKED_SECRET_LENGTH || !/[\\&<%\s]/.test(masked)) return masked;
+	const decoded = decodedForms(masked);
+	if (decoded.includes(secret)) return WITHHELD_TEXT;
+	const key = skeleton(secret);
+	return key.length >= MIN_MASKED_SECRET_LENGTH && skeleton(decoded).includes(key) ? WITHHELD_TEXT : masked;
+}
+
 /** Text of a value as the user typed it, for error messages (strings quoted, long values cut). */
 export function describeValue(value: unknown): string {
 	if (value === undefined) return 'undefined';

@@ -22,7 +22,16 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { asNodeError, buildApiError, containsSecret, operationError, redact } from '../errors';
+import {
+	asNodeError,
+	buildApiError,
+	containsSecret,
+	holdsSecret,
+	maskServiceText,
+	mayHoldSecret,
+	operationError,
+	redact,
+} from '../errors';
 import { readWholeNumber } from '../parameters';
 import {
 	apiStreamOrNotFound,
@@ -383,8 +392,8 @@ function takeLines(read: Read, response: { seen: number }, block: LineBlock): Re
 	const { plan, stats, progress } = read;
 	const { starts, ends, count } = block;
 	const records: IDataObject[] = [];
-	/** The API key is looked for in the whole block once, and line by line only when the block holds it. */
-	const keyInBlock = block.anyText((text) => containsSecret(text, read.secret)) ? read.secret : undefined;
+	/** The key is looked for in the whole block once, and line by line only when the block holds it or an escape. */
+	const keyInBlock = block.anyText((text) => mayHoldSecret(text, read.secret)) ? read.secret : undefined;
 	/** Lines of the block left out of the bytes (undefined while none is). */
 	let leftOut: Uint8Array | undefined;
 	const leaveOut = (index: number) => {
@@ -453,10 +462,13 @@ const OPENING_BRACE = 0x7b;
 function classifyLine(text: string, start: number, end: number, key: string | undefined, wanted: LineSelector | undefined): LineVerdict {
 	// A record starts with '{'; anything else may be blank (only then is a string made to trim it).
 	if (start === end || (text.charCodeAt(start) !== OPENING_BRACE && text.slice(start, end).trim().length === 0)) return BLANK;
-	if (key !== undefined && containsSecret(text.slice(start, end), key)) return HOLDS_KEY;
+	const line = key === undefined ? undefined : text.slice(start, end);
+	if (line !== undefined && containsSecret(line, key)) return HOLDS_KEY;
 	if (wanted && !wanted(text, start, end)) return DECLINED;
 	try {
-		const value: unknown = JSON.parse(text.slice(start, end));
+		const value: unknown = JSON.parse(line ?? text.slice(start, end));
+		// Escapes (\/, \u0070) can spell the key in the bytes: a line with one is judged by its parsed strings.
+		if (line !== undefined && line.includes('\\') && holdsSecret(value, key)) return HOLDS_KEY;
 		if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as IDataObject;
 		return new NotARecord('it is not a JSON object');
 	} catch (error) {
@@ -470,8 +482,8 @@ function skipMalformed(read: Read, line: string, problem: string): void {
 	if (plan.onMalformed === 'error') {
 		throw serviceDataError(
 			read,
-			`Line ${progress.handled} of the dataset "${plan.label}" cannot be read: ${problem}`,
-			`The line starts with: ${excerpt(redact(line, read.secret))}\nSet "On Malformed Line" to "Skip and Count" to leave such lines out; the output then tells how many were skipped.`,
+			`Line ${progress.handled} of the dataset "${plan.label}" cannot be read: ${maskServiceText(problem, read.secret)}`,
+			`The line starts with: ${excerpt(maskServiceText(line, read.secret))}\nSet "On Malformed Line" to "Skip and Count" to leave such lines out; the output then tells how many were skipped.`,
 		);
 	}
 	stats.skippedLines++;

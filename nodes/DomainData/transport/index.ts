@@ -3,7 +3,8 @@
  * (JSON) or `apiStream` (NDJSON body as byte chunks), and so through the same rules:
  * - the address comes from the credential's Base URL (baseUrl.ts) and every path segment is encoded;
  * - 429, 500, 502, 503, 504 and dropped connections are tried again with backoff and Retry-After (retry.ts);
- * - every failure becomes a NodeApiError that says what to do and never holds the API key (errors.ts).
+ * - every failure becomes a NodeApiError that says what to do and never holds the API key (answerErrors.ts,
+ *   networkFailures.ts).
  * The service's interface, as this client implements it: docs/service-interface.md.
  */
 import type {
@@ -18,25 +19,26 @@ import type {
 } from 'n8n-workflow';
 
 import { encodePathSegment, resolveBaseUrl } from './baseUrl';
-import { containsSecret, operationError } from '../errors';
-import {
-	classifyNetworkCode,
-	keyEchoError,
-	networkError,
-	networkErrorCode,
-	networkFailureLabel,
-	readServiceMessage,
-	statusError,
-	unexpectedBodyError,
-	type FailedAnswer,
-	type FailureContext,
-} from './errors';
+import { containsSecret, holdsSecret, maskServiceText, operationError } from '../errors';
+import { keyEchoError, statusError, unexpectedBodyError, type FailedAnswer, type FailureContext } from './answerErrors';
+import { parseJsonExact, requestBody } from './json';
+import { classifyNetworkCode, networkError, networkErrorCode, networkFailureLabel } from './networkFailures';
+import { clip, readServiceMessage } from './serviceMessage';
 import { BodyTooLargeError, isAsyncIterable, JSON_BODY_LIMIT, readHead, readWhole } from './body';
 import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError, withIdleTimeout } from './idle';
 import { RETRYABLE_STATUSES, RetryBudget, type RetryTiming } from './retry';
 
 // The rest of the transport's surface (lint keeps every caller outside transport/ on this index).
-export { classifyNetworkCode, isTransientError, KEY_ECHO_DESCRIPTION, unexpectedAnswerError, isUndecodableBody, undecodableBodyError, networkErrorCode, networkFailureLabel } from './errors';
+export { KEY_ECHO_DESCRIPTION, unexpectedAnswerError } from './answerErrors';
+export { cursorValue, JsonInteger, parseJsonExact } from './json';
+export {
+	classifyNetworkCode,
+	isTransientError,
+	isUndecodableBody,
+	networkErrorCode,
+	networkFailureLabel,
+	undecodableBodyError,
+} from './networkFailures';
 export { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, normalizeMaxAttempts, RETRY_TIMING, RetryBudget, type RetryTiming } from './retry';
 
@@ -186,7 +188,7 @@ async function send(
 			method: request.method,
 			url: target.root + path,
 			qs: request.qs,
-			body: request.body,
+			body: requestBody(request.body),
 			// Always a stream (body.ts): no body, not even an error page, is read whole before we decide.
 			json: false,
 			encoding: 'stream',
@@ -295,12 +297,18 @@ async function readJsonAnswer(
 		if (error instanceof IdleTimeoutError) return { ok: false, failed: { idle: error } };
 		return { ok: false, failed: { code: networkErrorCode(error) ?? 'ECONNRESET' } };
 	}
-	// Checked on the text as it came, so that no field of a parsed answer can carry the key into an output.
-	if (containsSecret(text, answer.context.secret)) return { ok: false, refused: keyEchoError(node, answer.context) };
+	// The key is looked for in the parsed strings (escapes such as \/ or \u0070 can spell it in the bytes),
+	// so that no field of the answer can carry it into an output; text without a backslash parses to no more.
+	const secret = answer.context.secret;
+	if (containsSecret(text, secret)) return { ok: false, refused: keyEchoError(node, answer.context) };
 	try {
-		answer.body = JSON.parse(text) as unknown;
+		answer.body = parseJsonExact(text);
 	} catch {
 		answer.body = text;
+		return { ok: true };
+	}
+	if (text.includes('\\') && holdsSecret(answer.body, secret)) {
+		return { ok: false, refused: keyEchoError(node, answer.context) };
 	}
 	return { ok: true };
 }
@@ -363,10 +371,13 @@ async function ndjsonBody(context: DomainDataFunctions, answer: Answer): Promise
 		// A proxy's or a captive portal's page: say what came instead of reading it as lines.
 		const head = await readHead(answer.body);
 		const read = readServiceMessage(head, contentType, answer.context.secret);
+		// Masked whole before it is split or cut: a key with a ';' in it would otherwise show up to there.
+		const shownType = clip(maskServiceText(contentType, answer.context.secret).split(';')[0].trim(), 80);
 		throw unexpectedBodyError(
 			context.getNode(),
 			answer.context,
-			`it answered ${answer.status} with ${readServiceMessage(contentType.split(';')[0], 'text/plain', answer.context.secret).text ?? 'another content type'} instead of NDJSON records${read.text ? `: "${read.text}"` : ''}`,
+			`it answered ${answer.status} with ${shownType || 'another content type'} instead of NDJSON records` +
+				(read.text ? `: "${read.text}"` : ''),
 		);
 	}
 	if (isAsyncIterable(answer.body)) return answer.body as AsyncIterable<Uint8Array>;

@@ -4,7 +4,6 @@
  * never output. Hostile servers on 127.0.0.1 echo the key back in every shape.
  */
 import type { ServerResponse } from 'node:http';
-import { inspect } from 'node:util';
 
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -12,26 +11,14 @@ import { NodeApiError } from 'n8n-workflow';
 import { asNodeError } from '../../../nodes/DomainData/errors';
 import { apiRequest, type ApiRequest } from '../../../nodes/DomainData/transport';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
+import { keyPieces as pieces, views } from '../../harness/keyLeaks';
 import { createExecuteContext, readBinary, runNode } from '../../harness/n8n';
 
 /** A key with no repeated run of characters, so that any 6 characters of it in a text mean a leak. */
 const KEY = 'k3Y9xQ7wZ2pL5mN8vB4tR6hJ1';
 const LABEL = '2025-06-30';
 
-/** Every 6-character piece of the key that a text holds (none expected). */
-function keyPieces(text: string): string[] {
-	const pieces: string[] = [];
-	for (let start = 0; start + 6 <= KEY.length; start++) {
-		const piece = KEY.slice(start, start + 6);
-		if (text.includes(piece)) pieces.push(piece);
-	}
-	return pieces;
-}
-
-function views(error: unknown): string {
-	const e = error as Error & { description?: string };
-	return [e.message, String(e.description), JSON.stringify(e), inspect(e, { depth: 10, showHidden: true })].join('\n');
-}
+const keyPieces = (text: string) => pieces(text, KEY);
 
 let server: LocalServer;
 let answer: (res: ServerResponse) => void = (res) => res.end();

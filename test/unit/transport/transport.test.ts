@@ -14,7 +14,7 @@ import {
 	isTransientError,
 	type ApiRequest,
 } from '../../../nodes/DomainData/transport';
-import { readServiceMessage } from '../../../nodes/DomainData/transport/errors';
+import { readServiceMessage } from '../../../nodes/DomainData/transport/serviceMessage';
 import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../../../nodes/DomainData/transport/retry';
 import { createExecuteContext } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { buildApiError, describeValue, operationError } from '../../errors';
-import { apiRequest, unexpectedAnswerError } from '../../transport';
+import { apiRequest, cursorValue, parseJsonExact, unexpectedAnswerError } from '../../transport';
 import { readWholeNumber } from '../../parameters';
 import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
 import { forEachItem } from '../perItem';
@@ -80,10 +80,13 @@ interface SearchPage {
 	total?: unknown;
 }
 
-function parseJsonParameter(value: unknown): { ok: true; value: unknown } | { ok: false } {
+function parseJsonParameter(
+	value: unknown,
+	parse: (text: string) => unknown = JSON.parse,
+): { ok: true; value: unknown } | { ok: false } {
 	if (typeof value !== 'string') return { ok: true, value };
 	try {
-		return { ok: true, value: JSON.parse(value) };
+		return { ok: true, value: parse(value) };
 	} catch {
 		return { ok: false };
 	}
@@ -116,7 +119,8 @@ function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
 
 function readStartCursor(this: IExecuteFunctions, value: unknown, itemIndex: number): unknown[] | undefined {
 	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
-	const parsed = parseJsonParameter(value);
+	// A cursor's integers beyond 2^53 keep their digits (parseJsonExact), so that they go back unchanged.
+	const parsed = parseJsonParameter(value, parseJsonExact);
 	if (!parsed.ok || !Array.isArray(parsed.value) || parsed.value.length === 0) {
 		throw operationError(
 			this.getNode(),
@@ -192,7 +196,12 @@ async function searchForItem(
 		const page = (await apiRequest.call(this, {
 			method: 'POST',
 			path: ['domain', 'search'],
-			body: { ...filters, pageSize: size, ...(cursor ? { searchAfter: cursor } : {}) },
+			// Integers beyond 2^53 (strings of digits after parsing) go back as the numbers the service wrote.
+			body: {
+				...filters,
+				pageSize: size,
+				...(cursor ? { searchAfter: cursor.map(cursorValue) as IDataObject[] } : {}),
+			},
 			maxAttempts,
 			itemIndex,
 			badRequestDescription: `Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ${size}).`,

@@ -1,0 +1,106 @@
+/**
+ * JSON as the service writes it, with integers beyond 2^53 kept exact. `JSON.parse` rounds them
+ * (9007199254740993 becomes …992) and Node 20 gives no access to a number's source text, so such literals
+ * are turned into strings of their digits before parsing; a search cursor that holds one is sent back as
+ * the same digits (`JsonInteger`), not as a string.
+ */
+
+/** A run of 16 digits: without one, no integer in the text is beyond 2^53 (the common case: one search). */
+const LONG_DIGITS = /\d{16}/;
+const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+function isDigit(code: number): boolean {
+	return code >= ZERO && code <= NINE;
+}
+
+/** Whether a run of digits (no sign, no leading zero) is an integer that a JS number cannot hold exactly. */
+export function beyondSafeInteger(digits: string): boolean {
+	const { length } = MAX_SAFE_DIGITS;
+	return digits.length > length || (digits.length === length && digits > MAX_SAFE_DIGITS);
+}
+
+/** `text` with every integer literal beyond 2^53 (outside strings) written as a string of its digits. */
+function quoteLongIntegers(text: string): string {
+	let out = '';
+	let copied = 0;
+	let at = 0;
+	while (at < text.length) {
+		const code = text.charCodeAt(at);
+		if (code === QUOTE) {
+			// Skip the string, escapes included.
+			for (at++; at < text.length; at++) {
+				const inner = text.charCodeAt(at);
+				if (inner === BACKSLASH) at++;
+				else if (inner === QUOTE) break;
+			}
+			at++;
+			continue;
+		}
+		if (code !== MINUS && !isDigit(code)) {
+			at++;
+			continue;
+		}
+		const start = at;
+		const digitsFrom = code === MINUS ? at + 1 : at;
+		for (at = digitsFrom; at < text.length && isDigit(text.charCodeAt(at)); at++);
+		const next = text[at];
+		if (next === '.' || next === 'e' || next === 'E') {
+			// A fraction or an exponent: a floating-point number, left to JSON.parse.
+			while (at < text.length && /[\d.eE+-]/.test(text[at])) at++;
+			continue;
+		}
+		if (beyondSafeInteger(text.slice(digitsFrom, at))) {
+			out += `${text.slice(copied, start)}"${text.slice(start, at)}"`;
+			copied = at;
+		}
+	}
+	return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * JSON.parse, except that integers beyond 2^53 become strings with their exact digits (a record's `id`,
+ * a search cursor's element) instead of rounded numbers. Throws like JSON.parse on text that is not JSON.
+ */
+export function parseJsonExact(text: string): unknown {
+	return JSON.parse(LONG_DIGITS.test(text) ? quoteLongIntegers(text) : text) as unknown;
+}
+
+/** An integer the service wrote with more digits than a number holds: serialised as these digits. */
+export class JsonInteger {
+	constructor(readonly digits: string) {}
+}
+
+/**
+ * A value of a search cursor as it goes back to the service: a string of digits beyond 2^53 is such an
+ * integer as parseJsonExact gave it (the interface's cursors are integers), anything else is kept.
+ */
+export function cursorValue(value: unknown): unknown {
+	if (typeof value !== 'string') return value;
+	const match = /^(-?)([1-9]\d*)$/.exec(value);
+	return match && beyondSafeInteger(match[2]) ? new JsonInteger(value) : value;
+}
+
+function holdsJsonInteger(value: unknown): boolean {
+	if (value instanceof JsonInteger) return true;
+	if (value === null || typeof value !== 'object') return false;
+	return Object.values(value).some(holdsJsonInteger);
+}
+
+/**
+ * A request body for n8n's HTTP helper: the object itself, or, when it holds a JsonInteger, its JSON text
+ * with those digits written as numbers.
+ */
+export function requestBody<T extends object>(body: T | undefined): T | string | undefined {
+	if (body === undefined || !holdsJsonInteger(body)) return body;
+	const marker = `\u0000integer-${Math.random().toString(36).slice(2)}:`;
+	const text = JSON.stringify(body, (_key, value: unknown) =>
+		value instanceof JsonInteger ? marker + value.digits : value,
+	);
+	return text.replace(new RegExp(`"\\\\u0000${marker.slice(1)}(-?\\d+)"`, 'g'), '$1');
+}

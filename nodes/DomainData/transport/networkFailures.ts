@@ -1,0 +1,186 @@
+/**
+ * Requests that got no answer (refused, dropped, silent, a broken TLS or compression) and what each means:
+ * retried or not, and the error that names what to do once the retries are spent.
+ */
+import type { INode, NodeApiError } from 'n8n-workflow';
+
+import { buildApiError } from '../errors';
+import { BASE_URL_HINT, type FailureContext, tries } from './answerErrors';
+
+/** Connections that broke after they were made: the request may be tried again at once. */
+const DROPPED_CODES: ReadonlySet<string> = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'ECONNABORTED',
+	'ERR_STREAM_PREMATURE_CLOSE',
+	'UND_ERR_SOCKET',
+	'UND_ERR_CLOSED',
+	'Z_BUF_ERROR',
+]);
+
+/** Connections that could not be made: a couple of tries ride out a restart, then the Base URL is named. */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+	'ECONNREFUSED',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'EAI_AGAIN',
+]);
+
+const CONNECT_PROBLEMS: Record<string, string> = {
+	ECONNREFUSED: 'Nothing accepted the connection at this address (ECONNREFUSED)',
+	EHOSTUNREACH: 'The host cannot be reached (EHOSTUNREACH)',
+	ENETUNREACH: 'The network of the host cannot be reached (ENETUNREACH)',
+	EAI_AGAIN: 'The host name could not be resolved right now (EAI_AGAIN)',
+	ENOTFOUND: 'The host name does not exist (ENOTFOUND)',
+};
+
+export type NetworkFailureKind = 'dropped' | 'unreachable' | 'fatal';
+
+/** How the final error of a read names a failure without an answer. */
+export function networkFailureLabel(code: string | undefined): string {
+	switch (classifyNetworkCode(code)) {
+		case 'dropped':
+			return code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT'
+				? 'no answer in time'
+				: 'connection dropped';
+		case 'unreachable':
+			return 'connection refused or host unreachable';
+		default:
+			return code ? `connection failed (${code})` : 'connection failed';
+	}
+}
+
+export function classifyNetworkCode(code: string | undefined): NetworkFailureKind {
+	if (code && DROPPED_CODES.has(code)) return 'dropped';
+	if (code && UNREACHABLE_CODES.has(code)) return 'unreachable';
+	return 'fatal';
+}
+
+/**
+ * The system error code behind a failed request or a broken stream: n8n wraps axios errors into a
+ * NodeApiError whose `cause` is the AxiosError, whose `cause` is the socket error.
+ */
+export function networkErrorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+		const { code, httpCode, message, messages } = current as {
+			code?: unknown;
+			httpCode?: unknown;
+			message?: unknown;
+			messages?: unknown;
+		};
+		// n8n's NodeApiError keeps the system code of the error it wrapped as its httpCode, and the
+		// original messages (the wrapped error itself is not kept as its cause).
+		for (const candidate of [code, httpCode]) {
+			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
+		}
+		const texts = [message, ...(Array.isArray(messages) ? messages : [])];
+		for (const text of texts) {
+			if (typeof text !== 'string') continue;
+			if (/socket hang up|^aborted$|premature close/i.test(text)) return 'ECONNRESET';
+			if (/^timeout of \d+ms exceeded/i.test(text)) return 'ECONNABORTED';
+			const named = /\b(E[A-Z]{3,}[A-Z_]*)\b/.exec(text)?.[1];
+			if (named && (DROPPED_CODES.has(named) || UNREACHABLE_CODES.has(named) || named === 'ENOTFOUND')) {
+				return named;
+			}
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+const SYSTEM_CODE = /^(?:E[A-Z0-9_]+|ERR_[A-Z0-9_]+|UND_ERR_[A-Z_]+|Z_[A-Z_]+)$/;
+
+/**
+ * Whether an error means "the connection failed or broke; trying again may work": a stream body that
+ * broke while it was read (ECONNRESET, "aborted", premature close...), or an error of this transport
+ * for a dropped or refused connection, a 429 or a 5xx (after its retries were spent).
+ * The Dataset stream resumes on such errors; anything else (400, 401, 402, 403, 404, a wrong Base URL
+ * that does not resolve) is final.
+ */
+export function isTransientError(error: unknown): boolean {
+	if (!error || typeof error !== 'object') return false;
+	const context = (error as { context?: { transient?: unknown } }).context;
+	if (context && typeof context.transient === 'boolean') return context.transient;
+	// A body that stayed silent for the idle timeout (transport/idle.ts) is a dropped connection.
+	if ((error as { code?: unknown }).code === 'IDLE_TIMEOUT') return true;
+	return classifyNetworkCode(networkErrorCode(error)) !== 'fatal';
+}
+
+/** The error for a request that got no answer, after its retries. */
+export function networkError(node: INode, code: string | undefined, context: FailureContext): NodeApiError {
+	const kind = classifyNetworkCode(code);
+	const base = { itemIndex: context.itemIndex, networkCode: code };
+	if (kind === 'dropped') {
+		const timedOut = code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT';
+		return buildApiError(node, {
+			...base,
+			transient: true,
+			message: timedOut
+				? `The Domain Data service at ${context.shown} did not answer in time${tries(context)}`
+				: `The connection to the Domain Data service at ${context.shown} broke before an answer came${tries(context)}`,
+			description:
+				`${code}: this is usually a passing network or service problem. ` +
+				'Run the node again later, or raise Max Attempts in the options.',
+		});
+	}
+	if (kind === 'unreachable' || code === 'ENOTFOUND') {
+		return buildApiError(node, {
+			...base,
+			transient: kind === 'unreachable',
+			message: `Could not connect to the Domain Data service at ${context.shown}${tries(context)}`,
+			description:
+				`${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} ` +
+				'If the address is right, the service may be down: try again later.',
+		});
+	}
+	if (code && UNDECODABLE_CODES.has(code)) return undecodableBodyError(node, code, context.itemIndex);
+	if (code && /CERT|SSL|TLS/.test(code)) {
+		return buildApiError(node, {
+			...base,
+			transient: false,
+			message: `The TLS certificate of ${context.shown} could not be verified (${code})`,
+			description: BASE_URL_HINT,
+		});
+	}
+	if (code === 'ERR_CANCELED') {
+		return buildApiError(node, {
+			...base,
+			transient: false,
+			message: 'The request to the Domain Data service was cancelled',
+			description: 'The execution was stopped while the request was under way.',
+		});
+	}
+	return buildApiError(node, {
+		...base,
+		transient: false,
+		message: `The request to the Domain Data service at ${context.shown} failed${code ? ` (${code})` : ''}`,
+		description: BASE_URL_HINT,
+	});
+}
+
+/** The body's Content-Encoding (gzip, deflate, br) does not match its bytes. */
+const UNDECODABLE_CODES: ReadonlySet<string> = new Set(['Z_DATA_ERROR', 'Z_NEED_DICT', 'ERR__ERROR_FORMAT_PADDING_1']);
+
+/** Whether an error is a body that claims a compression it does not have. */
+export function isUndecodableBody(error: unknown): boolean {
+	const code = networkErrorCode(error);
+	return code !== undefined && UNDECODABLE_CODES.has(code);
+}
+
+/** An answer whose Content-Encoding header says compressed (gzip...) while its bytes are not. */
+export function undecodableBodyError(node: INode, code: string | undefined, itemIndex?: number): NodeApiError {
+	return buildApiError(node, {
+		itemIndex,
+		networkCode: code,
+		transient: false,
+		message:
+			'The answer of the Domain Data service says it is compressed (Content-Encoding: gzip, deflate or br), ' +
+			'but its bytes are not',
+		description:
+			`The body cannot be decompressed${code ? ` (${code})` : ''}. A proxy in front of the service, or the ` +
+			`service itself, sends a wrong Content-Encoding header; nothing of this answer is used. ${BASE_URL_HINT}`,
+	});
+}

@@ -1,0 +1,88 @@
+/**
+ * Integers beyond 2^53 in JSON answers (issue 22, item 8): JSON.parse rounds 9007199254740993 to …992. A
+ * search cursor goes back to the service with the digits it came with, and a record's `id` comes out as a
+ * string of its exact digits. A local server on 127.0.0.1 answers with such integers and records the raw
+ * bodies it receives.
+ */
+import { parseJsonExact } from '../../../nodes/DomainData/transport/json';
+import { startLocalServer, type LocalServer } from '../../harness/localServer';
+import { runNode } from '../../harness/n8n';
+
+const BIG = '9007199254740993';
+const BIGGER = '123456789012345678901234567890';
+
+let server: LocalServer;
+/** The raw request bodies, in order. */
+let bodies: string[] = [];
+let answers: string[] = [];
+beforeAll(async () => {
+	server = await startLocalServer((req, res) => {
+		let text = '';
+		req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+		req.on('end', () => {
+			bodies.push(text);
+			res.writeHead(200, { 'content-type': 'application/json' }).end(answers.shift() ?? '{"results":[]}');
+		});
+	});
+});
+afterAll(async () => {
+	await server.close();
+});
+beforeEach(() => {
+	bodies = [];
+	answers = [];
+});
+
+const search = (options: Record<string, unknown> = {}) =>
+	runNode({
+		parameters: { resource: 'domain', operation: 'search', returnAll: true, options: { maxAttempts: 1, includePagingInfo: true, ...options } },
+		credentials: { apiKey: 'integers-test-key', baseUrl: server.url },
+	});
+
+const record = (name: string, id: string) => `{"name":"${name}","tld1":"${name}","id":${id},"rank":1}`;
+
+describe('Search over a service with integers beyond 2^53', () => {
+	test('the cursor goes back with the digits the service sent; ids come out as exact strings', async () => {
+		answers = [
+			`{"results":[${record('a.com', BIG)}],"search_after":[1, ${BIG}],"total":3}`,
+			`{"results":[${record('b.com', '7')}],"search_after":[-${BIGGER}, 2],"total":3}`,
+			`{"results":[${record('c.com', '8')}],"total":3}`,
+		];
+		const result = await search();
+		expect(result.error).toBeUndefined();
+		expect(bodies.slice(1).map((body) => /"searchAfter":(\[[^\]]*\])/.exec(body)?.[1])).toEqual([
+			`[1,${BIG}]`,
+			`[-${BIGGER},2]`,
+		]);
+		expect(result.items.map((item) => item.json.id)).toEqual([BIG, 7, 8]);
+	});
+
+	test('the paging info holds the exact digits, and a Start Cursor with them is sent back as the same number', async () => {
+		answers = [`{"results":[${record('a.com', '1')}],"search_after":[1, ${BIG}],"total":9}`];
+		const first = await runNode({
+			parameters: { resource: 'domain', operation: 'search', returnAll: false, limit: 1, options: { includePagingInfo: true, maxAttempts: 1 } },
+			credentials: { apiKey: 'integers-test-key', baseUrl: server.url },
+		});
+		const paging = first.items[0].json._paging as { searchAfter: unknown[] };
+		expect(paging.searchAfter).toEqual([1, BIG]);
+
+		for (const start of [`[1, ${BIG}]`, JSON.stringify(paging.searchAfter)]) {
+			bodies = [];
+			answers = [`{"results":[${record('b.com', '2')}],"total":9}`];
+			const next = await search({ searchAfter: start });
+			expect(next.error).toBeUndefined();
+			expect(/"searchAfter":(\[[^\]]*\])/.exec(bodies[0])?.[1]).toBe(`[1,${BIG}]`);
+		}
+	});
+});
+
+describe('parseJsonExact', () => {
+	test.each([
+		[`{"id":${BIG}}`, { id: BIG }],
+		[`[-${BIG}, 9007199254740991, 1.5, 1e400, 12345678901234567.5, "${BIG}", "a\\"${BIG}"]`, [`-${BIG}`, 9007199254740991, 1.5, Infinity, 12345678901234567.5, BIG, `a"${BIG}`]],
+		['{"a":"x\\\\","b":90071992547409930}', { a: 'x\\', b: '90071992547409930' }],
+		['{"small":[1,2,3]}', { small: [1, 2, 3] }],
+	])('%s', (text, expected) => {
+		expect(parseJsonExact(text)).toEqual(expected);
+	});
+});
