@@ -5,13 +5,14 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/domainTable';
-import { hash64, Hasher64 } from '../../../nodes/DomainData/helpers/hash64';
-import { KeptRecords } from '../../../nodes/DomainData/helpers/keptRecords';
-import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/recordDiff';
-import { lineSelector } from '../../../nodes/DomainData/helpers/snapshotDiff';
+import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/compare/domainTable';
+import { hash64, Hasher64 } from '../../../nodes/DomainData/helpers/compare/hash64';
+import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/keptRecords';
+import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/compare/recordDiff';
+import { lineSelector } from '../../../nodes/DomainData/helpers/compare/lineSelector';
 
 const zero = () => ({ hi: 0, lo: 0 });
+const UNBOUNDED = { maxBytes: 1 << 30, tooLarge: () => new Error('too large') };
 
 describe('DomainTable', () => {
 	it('finds every name it holds through its hash table, and no other', () => {
@@ -45,7 +46,7 @@ describe('DomainTable', () => {
 
 describe('KeptRecords', () => {
 	it('keeps JSON by ordinal across chunks, a record larger than a chunk too, and compacts after deletes', () => {
-		const kept = new KeptRecords(10);
+		const kept = new KeptRecords(10, UNBOUNDED);
 		const big = JSON.stringify({ name: 'big.example', title: 'Ünïcode – '.repeat(200_000) });
 		kept.set(1, '{"name":"a.example","title":"Café – 東京 🚀"}');
 		kept.set(4, big);
