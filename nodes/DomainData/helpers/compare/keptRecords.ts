@@ -4,7 +4,7 @@
  * offset, length). That is about the JSON's size each: a JavaScript string with one character past U+00FF
  * (an en dash in a title) takes two bytes per character, and a Map entry and a string header cost more.
  * Chunks are never copied to grow, so memory never briefly doubles. The chunk bytes are bounded: past
- * `maxBytes` the owner's error is thrown (a chunk index is 16 bits, so the bound stays under 64 GiB).
+ * `maxBytes` (or 65,535 chunks: a chunk index is 16 bits) the owner's error is thrown.
  */
 const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNKS = 0xffff;
@@ -37,7 +37,6 @@ export class KeptRecords {
 		private readonly options: KeptRecordsOptions,
 	) {
 		this.chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-		if (options.maxBytes / this.chunkBytes >= MAX_CHUNKS) throw new RangeError('maxBytes allows too many chunks');
 		this.used = this.chunkBytes;
 		this.chunkOf = new Uint16Array(ordinals);
 		this.offsets = new Uint32Array(ordinals);

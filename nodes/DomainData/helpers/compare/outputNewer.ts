@@ -5,6 +5,7 @@
  *
  * The second read must be the first one again: every record parsed must carry pass 1's values, every needed
  * record must come, and a read to the end must have as many lines. Else a clear error, never a wrong diff.
+ * Once the last needed record is output the read stops: what follows cannot change the diff.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -64,12 +65,14 @@ export async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange
 		}
 	}
 	settle();
-	const { lines } = run.stats.reads[0];
-	if (readStats.lines !== lines) throw differs(`${count(readStats.lines)} lines instead of ${count(lines)}`);
 	const missing = kept.size + newToIndex;
 	// Lines malformed now, without a readable name, that pass 1 read whole may be theirs: then they are unknown.
 	const namelessNow = Math.max(0, namelessLines - run.namelessNew);
-	if (missing > namelessNow) throw differs(`${count(missing)} records of the first read were not in it`);
+	if (missing > namelessNow) {
+		throw differs(`${count(missing)} record${missing > 1 ? 's' : ''} of the first read ${missing > 1 ? 'were' : 'was'} not in it`);
+	}
+	const { lines } = run.stats.reads[0];
+	if (readStats.lines !== lines) throw differs(`${count(readStats.lines)} lines instead of ${count(lines)}`);
 	run.stats.namelessLines += namelessNow;
 	run.stats.unreadableDomains += missing;
 }
