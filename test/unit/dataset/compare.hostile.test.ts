@@ -154,6 +154,30 @@ describe('With On Malformed Line = Skip, a skipped line leaves its domain out of
 	});
 });
 
+describe('With Skip and Count, a needed line malformed only on the second read', () => {
+	const skip = { options: { onMalformedLine: 'skip' } };
+	const second = [...newer];
+	second[2] = '{"title":"C2"'; // c.com changed; the line now holds no readable name
+
+	it('leaves its domain out, unknown, and says so', async () => {
+		const result = await compare({ newer, older, second }, skip);
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((change) => change.name)).toEqual(['gone.com', 'a.com', 'n.com']);
+		expect(result.hints.slice(-2)).toEqual([
+			'Left out 1 domain of the comparison because a line of its could not be read (skipped as malformed): ' +
+				'unknown, not added or removed',
+			'1 skipped line has no readable domain name: a domain of such a line may show as added or removed',
+		]);
+	});
+
+	it('but a second read with another number of lines is an error', async () => {
+		const result = await compare({ newer, older, second: [...second, line({ name: 'late.com', title: 'L' })] }, skip);
+		expect(result.error?.message).toBe(
+			`The service sent the dataset "${NEW}" differently on the second read: 6 lines instead of 5`,
+		);
+	});
+});
+
 describe('Rank is compared exactly', () => {
 	it('the same rank beyond 2^31, or a fractional one, is no change; a rank that appears is one', async () => {
 		const ranks = (values: Array<number | null>) =>
