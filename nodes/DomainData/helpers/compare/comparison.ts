@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { DomainDataFunctions } from '../../transport';
 import { DEFAULT_BATCH_SIZE } from '../batches';
-import { compileRecordFilter, fieldsReadBy } from '../recordFilter';
+import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
 import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable } from './domainTable';
@@ -38,7 +38,7 @@ export class Comparison {
 	private readonly unreadable = new NameSet();
 	private readonly hasher = new Hasher64();
 	private readonly values: Hash64 = { hi: 0, lo: 0 };
-	private readonly predicate;
+	private readonly predicate: RecordPredicate | undefined;
 	private readonly filterFields: SnapshotField[];
 	private readonly requestFields: SnapshotField[];
 	/** Fields that explain an entered / left selection: the compared ones and those the filters read. */

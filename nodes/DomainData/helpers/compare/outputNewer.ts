@@ -69,7 +69,8 @@ export async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange
 	// Lines malformed now, without a readable name, that pass 1 read whole may be theirs: then they are unknown.
 	const namelessNow = Math.max(0, namelessLines - run.namelessNew);
 	if (missing > namelessNow) {
-		throw differs(`${count(missing)} record${missing > 1 ? 's' : ''} of the first read ${missing > 1 ? 'were' : 'was'} not in it`);
+		const records = missing > 1 ? `${count(missing)} records of the first read were` : '1 record of the first read was';
+		throw differs(`${records} not in it`);
 	}
 	const { lines } = run.stats.reads[0];
 	if (readStats.lines !== lines) throw differs(`${count(readStats.lines)} lines instead of ${count(lines)}`);
