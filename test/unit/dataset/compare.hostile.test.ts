@@ -125,8 +125,7 @@ describe('With On Malformed Line = Skip, a skipped line leaves its domain out of
 		expect(result.error).toBeUndefined();
 		expect(result.json.map((change) => change.name)).toEqual(['gone.com', 'a.com', 'c.com', 'n.com']);
 		expect(result.hints).toContain(
-			'Left out 1 domain of the comparison because a line of its could not be read (skipped as malformed): ' +
-				'unknown, not added or removed',
+			'Left out 1 domain whose line could not be read (skipped as malformed): unknown, neither added nor removed',
 		);
 	});
 
@@ -137,7 +136,7 @@ describe('With On Malformed Line = Skip, a skipped line leaves its domain out of
 		const result = await compare({ newer: extra, older: [...damaged, '{"name":"m.com","title":"M",'] }, skip);
 		expect(result.error).toBeUndefined();
 		expect(result.json.map((change) => change.name)).toEqual(['gone.com', 'a.com', 'n.com']);
-		expect(result.hints[result.hints.length - 1]).toMatch(/^Left out 2 domains of the comparison/);
+		expect(result.hints[result.hints.length - 1]).toMatch(/^Left out 2 domains whose lines could not be read/);
 	});
 
 	it('a skipped line without a readable name is said, and counted in the File summary', async () => {
@@ -164,8 +163,7 @@ describe('With Skip and Count, a needed line malformed only on the second read',
 		expect(result.error).toBeUndefined();
 		expect(result.json.map((change) => change.name)).toEqual(['gone.com', 'a.com', 'n.com']);
 		expect(result.hints.slice(-2)).toEqual([
-			'Left out 1 domain of the comparison because a line of its could not be read (skipped as malformed): ' +
-				'unknown, not added or removed',
+			'Left out 1 domain whose line could not be read (skipped as malformed): unknown, neither added nor removed',
 			'1 skipped line has no readable domain name: a domain of such a line may show as added or removed',
 		]);
 	});

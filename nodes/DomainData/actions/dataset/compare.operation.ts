@@ -138,10 +138,8 @@ function unreadableHints(stats: CompareStats): string[] {
 	const hints: string[] = [];
 	const { unreadableDomains: domains, namelessLines: lines } = stats;
 	if (domains > 0) {
-		hints.push(
-			`Left out ${count(domains)} domain${domains > 1 ? 's' : ''} of the comparison because a line of ` +
-				`${domains > 1 ? 'theirs' : 'its'} could not be read (skipped as malformed): unknown, not added or removed`,
-		);
+		const which = domains > 1 ? `${count(domains)} domains whose lines` : '1 domain whose line';
+		hints.push(`Left out ${which} could not be read (skipped as malformed): unknown, neither added nor removed`);
 	}
 	if (lines > 0) {
 		hints.push(
