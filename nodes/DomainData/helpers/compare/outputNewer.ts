@@ -4,13 +4,14 @@
  * noticed here (pass 1 judged it), and a needed one that turns out malformed follows On Malformed Line.
  *
  * The second read must be the first one again: every record parsed must carry pass 1's values, every needed
- * record must come, and a read to the end must have as many lines. Else a clear error, never a wrong diff.
- * Once the last needed record is output the read stops: what follows cannot change the diff.
+ * record must come, and it must not have more lines (a read to the end: as many). Else a clear error, never a
+ * wrong diff. Once the last needed record is output the read stops: what follows cannot change the diff.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { type Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
 import { NOT_FOUND } from './domainTable';
+import type { LineSelector } from '../snapshotReader';
 import { lineSelector } from './lineSelector';
 import { diffRecords } from './recordDiff';
 import { secondReadError } from './refusals';
@@ -46,7 +47,14 @@ export async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange
 		run.leaveOut(name);
 		settled(ordinal);
 	};
-	const wanted = lineSelector(table, (ordinal) => kept.has(ordinal) || isNew(ordinal));
+	const select = lineSelector(table, (ordinal) => kept.has(ordinal) || isNew(ordinal));
+	const firstLines = run.stats.reads[0].lines;
+	const more = () => differs(`more than the ${count(firstLines)} lines of the first read`);
+	// Stops a second read that goes on past the first one's end, also through lines nothing needs.
+	const wanted: LineSelector = (text, start, end) => {
+		if (readStats.lines > firstLines) throw more();
+		return select(text, start, end);
+	};
 	const { readStats, batches, settle } = run.read(label, wanted, onSkipped);
 	for await (const batch of batches) {
 		for (const record of batch) {
@@ -72,8 +80,7 @@ export async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange
 		const records = missing > 1 ? `${count(missing)} records of the first read were` : '1 record of the first read was';
 		throw differs(`${records} not in it`);
 	}
-	const { lines } = run.stats.reads[0];
-	if (readStats.lines !== lines) throw differs(`${count(readStats.lines)} lines instead of ${count(lines)}`);
+	if (readStats.lines !== firstLines) throw differs(`${count(readStats.lines)} lines instead of ${count(firstLines)}`);
 	run.stats.namelessLines += namelessNow;
 	run.stats.unreadableDomains += missing;
 }
