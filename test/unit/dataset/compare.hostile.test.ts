@@ -53,20 +53,14 @@ async function compare(snapshots: Snapshots, parameters: INodeParameters = {}) {
 	}
 }
 
-const newer = [
-	line({ name: 'a.com', title: 'A2' }),
-	line({ name: 'b.com', title: 'B' }),
-	line({ name: 'c.com', title: 'C2' }),
-	line({ name: 'n.com', title: 'N' }),
-	line({ name: 'z.com', title: 'Z' }),
-];
-const older = [
-	line({ name: 'gone.com', title: 'G' }),
-	line({ name: 'a.com', title: 'A1' }),
-	line({ name: 'b.com', title: 'B' }),
-	line({ name: 'c.com', title: 'C1' }),
-	line({ name: 'z.com', title: 'Z' }),
-];
+/** Lines `{ name, title }` from `name:title` entries. */
+const snapshotOf = (entries: string[]) =>
+	entries.map((entry) => {
+		const [name, title] = entry.split(':');
+		return line({ name, title });
+	});
+const newer = snapshotOf(['a.com:A2', 'b.com:B', 'c.com:C2', 'n.com:N', 'z.com:Z']);
+const older = snapshotOf(['gone.com:G', 'a.com:A1', 'b.com:B', 'c.com:C1', 'z.com:Z']);
 
 describe('Compare checks the second read of the newer snapshot against the first', () => {
 	const differently = `The service sent the dataset "${NEW}" differently on the second read`;
