@@ -9,9 +9,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { LineSelector } from '../snapshotReader';
 import { type Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
 import { NOT_FOUND } from './domainTable';
-import type { LineSelector } from '../snapshotReader';
 import { lineSelector } from './lineSelector';
 import { diffRecords } from './recordDiff';
 import { secondReadError } from './refusals';
@@ -49,10 +49,9 @@ export async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange
 	};
 	const select = lineSelector(table, (ordinal) => kept.has(ordinal) || isNew(ordinal));
 	const firstLines = run.stats.reads[0].lines;
-	const more = () => differs(`more than the ${count(firstLines)} lines of the first read`);
 	// Stops a second read that goes on past the first one's end, also through lines nothing needs.
 	const wanted: LineSelector = (text, start, end) => {
-		if (readStats.lines > firstLines) throw more();
+		if (readStats.lines > firstLines) throw differs(`more than the ${count(firstLines)} lines of the first read`);
 		return select(text, start, end);
 	};
 	const { readStats, batches, settle } = run.read(label, wanted, onSkipped);
