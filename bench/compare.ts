@@ -175,7 +175,7 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 			]),
 		),
 		`Memory: each measurement is a fresh process (see Memory above for the method), medians of ${memoryRuns} run(s). What the ` +
-			'node holds: about 37 bytes a domain of the newer snapshot in typed arrays (hashes of name and compared values, rank, flags, ' +
+			'node holds: about 41 bytes a domain of the newer snapshot in typed arrays (hashes of name and compared values, rank, flags, ' +
 			'a hash table of the names) and, between the second and third pass, the older records of the domains that changed (their compared ' +
 			'and filter fields as UTF-8 JSON): these grow with the number of changes, not with the snapshot.',
 		markdownTable(

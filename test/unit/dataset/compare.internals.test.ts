@@ -5,13 +5,15 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/domainTable';
-import { hash64, Hasher64 } from '../../../nodes/DomainData/helpers/hash64';
-import { KeptRecords } from '../../../nodes/DomainData/helpers/keptRecords';
-import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/recordDiff';
-import { lineSelector } from '../../../nodes/DomainData/helpers/snapshotDiff';
+import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/compare/domainTable';
+import { hash64, Hasher64 } from '../../../nodes/DomainData/helpers/compare/hash64';
+import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/keptRecords';
+import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/compare/recordDiff';
+import { lineSelector, readableName } from '../../../nodes/DomainData/helpers/compare/lineSelector';
+import { NameSet } from '../../../nodes/DomainData/helpers/compare/nameSet';
 
 const zero = () => ({ hi: 0, lo: 0 });
+const UNBOUNDED = { maxBytes: 1 << 30, tooLarge: () => new Error('too large') };
 
 describe('DomainTable', () => {
 	it('finds every name it holds through its hash table, and no other', () => {
@@ -45,7 +47,7 @@ describe('DomainTable', () => {
 
 describe('KeptRecords', () => {
 	it('keeps JSON by ordinal across chunks, a record larger than a chunk too, and compacts after deletes', () => {
-		const kept = new KeptRecords(10);
+		const kept = new KeptRecords(10, UNBOUNDED);
 		const big = JSON.stringify({ name: 'big.example', title: 'Ünïcode – '.repeat(200_000) });
 		kept.set(1, '{"name":"a.example","title":"Café – 東京 🚀"}');
 		kept.set(4, big);
@@ -208,3 +210,25 @@ describe('lineSelector: pass 3 decides on raw lines, parsing only what it cannot
 	});
 });
 
+
+describe('readableName (the name of a line skipped as malformed)', () => {
+	it('reads a complete name string in any shape, and nothing else', () => {
+		expect(readableName('{"name":"a.com","ti')).toBe('a.com');
+		expect(readableName('{ "title": "x", "name" : "b\\u002ecom", }')).toBe('b.com');
+		expect(readableName('{"title":"B","nam')).toBeUndefined();
+		expect(readableName('{"name":"cut.co')).toBeUndefined();
+		expect(readableName('{"name":""}')).toBeUndefined();
+		expect(readableName('{"name":123}')).toBeUndefined();
+	});
+});
+
+describe('NameSet', () => {
+	it('holds every name added across its growth, once each', () => {
+		const names = new NameSet();
+		for (let i = 0; i < 20_000; i++) expect(names.add(`site-${i}.example`)).toBe(true);
+		expect(names.add('site-7.example')).toBe(false);
+		expect(names.size).toBe(20_000);
+		for (let i = 0; i < 20_000; i += 37) expect(names.has(`site-${i}.example`)).toBe(true);
+		expect(names.has('elsewhere.example')).toBe(false);
+	});
+});

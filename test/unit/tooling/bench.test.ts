@@ -127,7 +127,7 @@ describe('npm run bench -- --tiny', () => {
 		expect(search).toMatch(/\| our node \(nodes\/\) \| \d+ ms \|/);
 		const compare = report.slice(report.indexOf('## Compare'));
 		expect(compare).toContain('### Where the time goes');
-		expect(compare).toMatch(/\| compareSnapshots nodes\/DomainData\/helpers\/snapshotDiff\.ts:\d+ \| \d+ ms \|/);
+		expect(compare).toMatch(/\| (compareSnapshots|indexNewer|readOlder|outputNewer) nodes\/DomainData\/helpers\/compare\/\w+\.ts:\d+ \| \d+ ms \|/);
 	});
 
 	it('counts calls from the simulator log: the search pages and the trigger polls', () => {

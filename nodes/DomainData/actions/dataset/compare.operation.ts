@@ -1,6 +1,6 @@
 /**
  * Dataset → Compare: what changed between two snapshots (added, removed and changed domains), streamed in bounded
- * memory. The passes and the output order are in helpers/snapshotDiff.ts.
+ * memory. The passes and the output order are in helpers/compare/.
  */
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
@@ -8,15 +8,16 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL, type SnapshotPair } from '../../helpers/datasets';
-import type { ChangeKind, CompareSpec, DomainChange } from '../../helpers/snapshotDiff';
-import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/snapshotDiff';
+import type { ChangeKind, CompareSpec, CompareStats, DomainChange } from '../../helpers/compare';
+import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
+import { quoteFew } from '../../helpers/quoteFew';
 import type { SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { filtersProperty } from './filters';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, readSelectionParameters } from './sharedParameters';
-import { type DatasetSource, deliverEach, type Guard, type ItemPlan } from './sink';
+import { count, type DatasetSource, deliverEach, type ItemPlan } from './sink';
 
 const WORDS: OutputWording = {
 	one: 'change',
@@ -113,7 +114,7 @@ function readKinds(this: IExecuteFunctions, itemIndex: number): Set<ChangeKind> 
 		const message =
 			kinds.length === 0
 				? 'The parameter "Changes" is empty'
-				: `The parameter "Changes" has unknown values: ${unknown.map((kind) => `"${kind}"`).join(', ')}`;
+				: `The parameter "Changes" has unknown values: ${quoteFew(unknown)}`;
 		const description = 'Choose one or more of: added, removed, changed.';
 		throw operationError(this.getNode(), message, { itemIndex, description });
 	}
@@ -128,22 +129,43 @@ async function* changesOf(changes: AsyncIterable<DomainChange>, counts: Record<C
 	}
 }
 
+/** With On Malformed Line = Skip: the domains left out because a line of theirs could not be read. */
+function unreadableFacts(stats: CompareStats) {
+	return { unreadableDomains: stats.unreadableDomains, namelessLines: stats.namelessLines };
+}
+
+function unreadableHints(stats: CompareStats): string[] {
+	const hints: string[] = [];
+	const { unreadableDomains: domains, namelessLines: lines } = stats;
+	if (domains > 0) {
+		const which = domains > 1 ? `${count(domains)} domains whose lines` : '1 domain whose line';
+		hints.push(`Left out ${which} could not be read (skipped as malformed): unknown, neither added nor removed`);
+	}
+	if (lines > 0) {
+		hints.push(
+			`${count(lines)} skipped line${lines > 1 ? 's have' : ' has'} no readable domain name: ` +
+				'a domain of such a line may show as added or removed',
+		);
+	}
+	return hints;
+}
+
 /** The changes between the two snapshots of `pair`, as the sink reads them. */
 function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSource {
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
-	// The engine's early refusal under the memory guard: more changes than fit are certain before they are read.
-	const guarded = (guard?: Guard): CompareSpec =>
-		guard ? { ...spec, maxChanges: guard.max, tooMany: guard.error } : spec;
+	const skipping = spec.onMalformed === 'skip';
 	return {
 		names: { label, baseLabel },
 		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
 		fileName: `changes-${baseLabel}-${label}`,
-		records: ({ guard }) => changesOf(compareSnapshots.call(this, guarded(guard), stats), counts),
+		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
+		records: ({ guard }) => changesOf(compareSnapshots.call(this, { ...spec, guard }, stats), counts),
 		reads: () => stats.reads,
-		summary: () => ({ ...counts, fields: spec.fields }),
+		summary: () => ({ ...counts, fields: spec.fields, ...(skipping ? unreadableFacts(stats) : {}) }),
 		emptyHint: () => `No change between "${baseLabel}" and "${label}" for these fields, changes and filters`,
+		hints: () => unreadableHints(stats),
 	};
 }
 

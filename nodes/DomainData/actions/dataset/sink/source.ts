@@ -34,6 +34,8 @@ export interface DatasetSource {
 	summary(): IDataObject;
 	/** Once read without any record: the hint that says why. */
 	emptyHint(): string;
+	/** Once read: hints of the source's own (Compare's domains left out). */
+	hints?(): string[];
 }
 
 export function count(value: number): string {
@@ -67,6 +69,7 @@ export function addHints(this: IExecuteFunctions, source: DatasetSource, records
 		const lines = `${read.skippedLines} malformed line${read.skippedLines > 1 ? 's' : ''}`;
 		addHint(this, `Skipped ${lines} of the dataset "${read.label}" (line ${numbers})`);
 	}
+	for (const hint of source.hints?.() ?? []) addHint(this, hint);
 	if (instead) addHint(this, instead);
 	else if (records === 0) addHint(this, source.emptyHint());
 }

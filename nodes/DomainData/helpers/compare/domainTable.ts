@@ -1,8 +1,9 @@
 /**
  * The per-domain memory of Dataset → Compare: for each record of one snapshot, in stream order (its
- * ordinal), a 64-bit hash of the name, a 64-bit hash of the compared values, the rank and a few flag
- * bits, in typed arrays: 21 bytes a domain, plus 8 to 16 for the name index, a hash table of the name
- * hashes (about 37 MB for a million domains, whatever the fields).
+ * ordinal), a 64-bit hash of the name, a 64-bit hash of the compared values, the rank (a float64: any
+ * number the service sends, exactly; NaN for none) and a few flag bits, in typed arrays: 25 bytes a domain,
+ * plus 8 to 16 for the name index, a hash table of the name hashes (about 41 MB for a million domains,
+ * whatever the fields).
  */
 import { hash64, type Hash64 } from './hash64';
 
@@ -15,7 +16,7 @@ export class DomainTable {
 	nameLo = new Uint32Array(INITIAL_CAPACITY);
 	valueHi = new Uint32Array(INITIAL_CAPACITY);
 	valueLo = new Uint32Array(INITIAL_CAPACITY);
-	rank = new Int32Array(INITIAL_CAPACITY);
+	rank = new Float64Array(INITIAL_CAPACITY);
 	flags = new Uint8Array(INITIAL_CAPACITY);
 	/** After `index()`: the name hash table (see there). */
 	private slots = new Uint32Array(2);
@@ -102,7 +103,7 @@ export class DomainTable {
 
 	private grow(): void {
 		const capacity = this.flags.length * 2;
-		const bigger = <T extends Uint32Array | Int32Array | Uint8Array>(array: T, make: new (size: number) => T): T => {
+		const bigger = <T extends Uint32Array | Float64Array | Uint8Array>(array: T, make: new (size: number) => T): T => {
 			const next = new make(capacity);
 			next.set(array);
 			return next;
@@ -111,7 +112,7 @@ export class DomainTable {
 		this.nameLo = bigger(this.nameLo, Uint32Array);
 		this.valueHi = bigger(this.valueHi, Uint32Array);
 		this.valueLo = bigger(this.valueLo, Uint32Array);
-		this.rank = bigger(this.rank, Int32Array);
+		this.rank = bigger(this.rank, Float64Array);
 		this.flags = bigger(this.flags, Uint8Array);
 	}
 }

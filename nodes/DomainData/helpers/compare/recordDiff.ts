@@ -15,9 +15,13 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { type Hash64, Hasher64 } from './hash64';
 
-import type { SnapshotField } from './snapshotFields';
+import type { SnapshotField } from '../snapshotFields';
 
-export const LIST_FIELDS: ReadonlySet<SnapshotField> = new Set<SnapshotField>(['technologies', 'categories', 'contact_information']);
+export const LIST_FIELDS: ReadonlySet<SnapshotField> = new Set<SnapshotField>([
+	'technologies',
+	'categories',
+	'contact_information',
+]);
 
 export type FieldChange = { added: unknown[]; removed: unknown[] } | { from: unknown; to: unknown };
 
@@ -50,7 +54,12 @@ const NO_ENTRIES: readonly unknown[] = [];
  * list as a set (hashSet), or the value (a string as is, marked as a string and with its length; any
  * other value as canonical JSON), each followed by a separator.
  */
-export function hashCompared(record: IDataObject, fields: readonly SnapshotField[], hasher: Hasher64, out: Hash64): Hash64 {
+export function hashCompared(
+	record: IDataObject,
+	fields: readonly SnapshotField[],
+	hasher: Hasher64,
+	out: Hash64,
+): Hash64 {
 	hasher.reset();
 	for (const field of fields) {
 		if (field === 'rank') continue;
@@ -98,7 +107,12 @@ function hashSet(entries: readonly unknown[], hasher: Hasher64): void {
 }
 
 /** The difference in one field, or undefined when there is none. */
-export function diffField(field: SnapshotField, before: unknown, after: unknown, minRankMove = 1): FieldChange | undefined {
+export function diffField(
+	field: SnapshotField,
+	before: unknown,
+	after: unknown,
+	minRankMove = 1,
+): FieldChange | undefined {
 	if (field === 'rank') {
 		const from = typeof before === 'number' ? before : null;
 		const to = typeof after === 'number' ? after : null;

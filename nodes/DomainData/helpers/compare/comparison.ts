@@ -1,0 +1,181 @@
+/**
+ * The state one comparison carries through its three passes (indexNewer.ts, readOlder.ts, outputNewer.ts):
+ * the spec, the newer snapshot's table, the kept older records, the count of changes output, and the helpers
+ * the passes share (reading a snapshot, making a change, the memory guard).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { DomainDataFunctions } from '../../transport';
+import { DEFAULT_BATCH_SIZE } from '../batches';
+import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
+import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
+import { type SnapshotField, withFields } from '../snapshotFields';
+import { DomainTable } from './domainTable';
+import { type Hash64, Hasher64 } from './hash64';
+import { KeptRecords } from './keptRecords';
+import { COMPARE_LIMITS } from './limits';
+import { NameSet } from './nameSet';
+import { diffField, type FieldChange, hashCompared } from './recordDiff';
+import { keptTooLargeError, noNameError } from './refusals';
+import { type SkippedLineHandler, SkippedLines } from './skippedLines';
+import type { ChangeKind, ChangeReason, CompareSpec, CompareStats, DomainChange } from './types';
+
+/** Flags per ordinal: the filters select the newer record; the older snapshot has the domain (or hid it). */
+export const SELECTED = 1;
+export const SEEN_IN_BASE = 2;
+
+export class Comparison {
+	readonly table = new DomainTable();
+	/** Older records (JSON of the request fields) kept for pass 3, by the newer snapshot's ordinal (startKeeping). */
+	kept = new KeptRecords(0, { maxBytes: 0, tooLarge: () => new Error('No record is kept before pass 2') });
+	/** Changes output so far. */
+	output = 0;
+	readonly limit: number;
+	/** Names of the lines of the newer snapshot that pass 1 skipped as malformed. */
+	readonly skippedNew = new NameSet();
+	/** Lines of the newer snapshot that pass 1 skipped without a readable name. */
+	namelessNew = 0;
+	private readonly unreadable = new NameSet();
+	private readonly hasher = new Hasher64();
+	private readonly values: Hash64 = { hi: 0, lo: 0 };
+	private readonly predicate: RecordPredicate | undefined;
+	private readonly filterFields: SnapshotField[];
+	private readonly requestFields: SnapshotField[];
+	/** Fields that explain an entered / left selection: the compared ones and those the filters read. */
+	private readonly explainFields: SnapshotField[];
+	private readonly compareRank: boolean;
+	/** With a Limit, kept ordinals above this can never be output (enough smaller ones are kept). */
+	private keepBelow = Infinity;
+
+	constructor(
+		readonly context: DomainDataFunctions,
+		readonly spec: CompareSpec,
+		readonly stats: CompareStats,
+	) {
+		this.filterFields = fieldsReadBy(spec.filter);
+		this.predicate = compileRecordFilter(spec.filter);
+		this.requestFields = withFields(['name', ...spec.fields], this.filterFields);
+		this.explainFields = withFields(spec.fields, this.filterFields);
+		this.compareRank = spec.fields.includes('rank');
+		this.limit = spec.limit ?? Infinity;
+	}
+
+	/** Reads one snapshot; `onSkipped` hears of each line skipped as malformed (with On Malformed Line = Skip). */
+	read(label: string, wanted?: LineSelector, onSkipped?: SkippedLineHandler) {
+		const readStats = createReadStats(label);
+		this.stats.reads.push(readStats);
+		const skipped = onSkipped && this.spec.onMalformed === 'skip' ? new SkippedLines(readStats, onSkipped) : undefined;
+		const batches = readSnapshot.call(this.context, {
+			label,
+			fields: this.requestFields,
+			maxAttempts: this.spec.maxAttempts,
+			idleTimeoutMs: this.spec.idleTimeoutMs,
+			onMalformed: this.spec.onMalformed,
+			batchSize: DEFAULT_BATCH_SIZE,
+			wanted: skipped ? skipped.selector(wanted) : wanted,
+			stats: readStats,
+			itemIndex: this.spec.itemIndex,
+		});
+		return { readStats, batches, settle: () => skipped?.settle() };
+	}
+
+	/** Starts the kept records once the newer snapshot's size is known. */
+	startKeeping(): void {
+		const { label, baseLabel, itemIndex } = this.spec;
+		const tooLarge = () => keptTooLargeError(this.context.getNode(), itemIndex, label, baseLabel);
+		this.kept = new KeptRecords(this.table.count, { maxBytes: COMPARE_LIMITS.maxKeptBytes, tooLarge });
+	}
+
+	selects(record: IDataObject): boolean {
+		return this.predicate ? this.predicate(record) : true;
+	}
+
+	nameOf(record: IDataObject, label: string, records: number): string {
+		if (typeof record.name === 'string' && record.name.length > 0) return record.name;
+		throw noNameError(this.context.getNode(), this.spec.itemIndex, label, records);
+	}
+
+	hashOf(record: IDataObject): Hash64 {
+		return hashCompared(record, this.spec.fields, this.hasher, this.values);
+	}
+
+	/** Any number the service sent, exactly; NaN for anything else. */
+	rankOf(record: IDataObject): number {
+		return typeof record.rank === 'number' ? record.rank : NaN;
+	}
+
+	/** Whether rank is compared and moved enough to be a change (as diffField decides). */
+	rankMoved(ordinal: number, record: IDataObject): boolean {
+		if (!this.compareRank) return false;
+		const before = this.rankOf(record);
+		const after = this.table.rank[ordinal];
+		if (Number.isNaN(before) || Number.isNaN(after)) return Number.isNaN(before) !== Number.isNaN(after);
+		return before !== after && Math.abs(after - before) >= this.spec.minRankMove;
+	}
+
+	/** A domain left out of the diff because one of its lines could not be read (undefined: no name in it). */
+	leaveOut(name: string | undefined): void {
+		if (name === undefined) this.stats.namelessLines++;
+		else if (this.unreadable.add(name)) this.stats.unreadableDomains++;
+	}
+
+	/** Counts one more change against the memory guard. */
+	countChange(): void {
+		const { guard } = this.spec;
+		this.output++;
+		if (guard && this.output > guard.max) throw guard.error();
+	}
+
+	/** Refuses when `more` changes to come would pass the memory guard. */
+	checkRoomFor(more: number): void {
+		const { guard } = this.spec;
+		if (guard && this.output + Math.min(this.limit - this.output, more) > guard.max) throw guard.error();
+	}
+
+	/** Keeps the older record of `ordinal` for pass 3 (a change or a crossed selection). */
+	keep(ordinal: number, record: IDataObject): void {
+		const { kept } = this;
+		if (ordinal >= this.keepBelow) return;
+		kept.set(ordinal, JSON.stringify(record));
+		this.checkRoomFor(kept.size);
+		const room = this.limit - this.output;
+		if (kept.size > 2 * room && room > 0) {
+			// Only the `room` smallest ordinals can still be output: forget the others.
+			const ordinals = kept.ordinals();
+			this.keepBelow = ordinals[room];
+			for (const dropped of ordinals.slice(room)) kept.delete(dropped);
+			kept.compact();
+		}
+		this.stats.keptPeak = Math.max(this.stats.keptPeak, kept.size);
+		this.stats.keptBytesPeak = Math.max(this.stats.keptBytesPeak, kept.byteLength);
+	}
+
+	change(
+		change: ChangeKind,
+		reason: ChangeReason,
+		name: string,
+		record: IDataObject,
+		changes: Record<string, FieldChange> = {},
+	): DomainChange {
+		const { label, baseLabel } = this.spec;
+		return { change, reason, name, label, baseLabel, record: this.outputRecord(record), changes };
+	}
+
+	/** An entered / left selection: the compared fields that moved, and the filter fields that did (any rank move). */
+	explain(before: IDataObject, after: IDataObject): Record<string, FieldChange> {
+		const changes: Record<string, FieldChange> = {};
+		for (const field of this.explainFields) {
+			const threshold = field === 'rank' && this.filterFields.includes('rank') ? 1 : this.spec.minRankMove;
+			const change = diffField(field, before[field], after[field], threshold);
+			if (change) changes[field] = change;
+		}
+		return changes;
+	}
+
+	/** The record as output: the name and the compared fields, as the service sent them. */
+	private outputRecord(record: IDataObject): IDataObject {
+		const picked: IDataObject = { name: record.name };
+		for (const field of this.spec.fields) picked[field] = record[field] === undefined ? null : record[field];
+		return picked;
+	}
+}
