@@ -34,7 +34,9 @@ export const requestDeadlineOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: 2147483 },
 	default: 120, // DEFAULT_REQUEST_DEADLINE_MS in seconds (the lint rule wants a literal)
 	description:
-		'When a JSON answer of the service (a lookup, a search page, the dataset list) is not complete this long after the request was sent, for example because it trickles in, the request counts as failed and is tried again under Max Attempts',
+		'When a JSON answer of the service (a lookup, a search page, the dataset list) is not complete this long ' +
+		'after the request was sent, for example because it trickles in, the request counts as failed and is tried ' +
+		'again under Max Attempts',
 };
 
 /** The one reader of "Max Attempts", from the `options` collection of an operation or of the trigger. */
@@ -49,7 +51,8 @@ export function readIdleTimeoutMs(node: INode, options: { idleTimeout?: unknown 
 
 /** The one reader of "Request Deadline (Seconds)", in milliseconds. */
 export function readRequestDeadlineMs(node: INode, options: { requestDeadline?: unknown }, itemIndex?: number): number {
-	return readSecondsAsMs(node, options.requestDeadline, 'Request Deadline (Seconds)', DEFAULT_REQUEST_DEADLINE_MS, itemIndex);
+	const name = 'Request Deadline (Seconds)';
+	return readSecondsAsMs(node, options.requestDeadline, name, DEFAULT_REQUEST_DEADLINE_MS, itemIndex);
 }
 
 /** Seconds up to what a timer can hold (2,147,483 s, about 24.8 days; longer ones would fire at once). */
@@ -58,9 +61,10 @@ function readSecondsAsMs(node: INode, value: unknown, name: string, fallbackMs: 
 	const ms = Math.round(seconds * 1000);
 	if (ms <= MAX_TIMER_MS) return ms;
 	const most = Math.floor(MAX_TIMER_MS / 1000);
-	throw operationError(node, `The option "${name}" must be at most ${most.toLocaleString('en-US')} seconds, got ${seconds}`, {
+	const range = most.toLocaleString('en-US');
+	throw operationError(node, `The option "${name}" must be at most ${range} seconds, got ${seconds}`, {
 		itemIndex,
-		description: `Enter a number of seconds from 1 to ${most.toLocaleString('en-US')} (about 24.8 days): longer waits cannot be timed.`,
+		description: `Enter a number of seconds from 1 to ${range} (about 24.8 days): longer waits cannot be timed.`,
 	});
 }
 

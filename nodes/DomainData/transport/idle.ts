@@ -173,7 +173,11 @@ const LATE = Symbol('late');
  * told to stop waiting (it aborts on the execution's cancel signal only), so a late answer is handed to
  * `release` (which closes its body) and the socket is freed by the client's own, longer timeout.
  */
-export async function answerWithin<T>(request: Promise<T>, ms: number, release: (late: T) => void): Promise<T | undefined> {
+export async function answerWithin<T>(
+	request: Promise<T>,
+	ms: number,
+	release: (late: T) => void,
+): Promise<T | undefined> {
 	const until = Date.now() + ms;
 	let settled = false;
 	const answer = await new Promise<T | typeof LATE>((resolve, reject) => {

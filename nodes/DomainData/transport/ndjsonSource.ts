@@ -15,7 +15,14 @@
  *   complete line for that long (a line that grows a byte at a time), counts as a dropped connection.
  */
 import { asNodeError, buildApiError, redact } from '../errors';
-import { isTransientError, isUndecodableBody, networkErrorCode, networkFailureLabel, undecodableBodyError } from './errors';
+import {
+	isTransientError,
+	isUndecodableBody,
+	networkErrorCode,
+	networkFailureLabel,
+	undecodableBodyError,
+} from './errors';
+import { Fingerprint } from './fingerprint';
 import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
 import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
@@ -66,9 +73,13 @@ interface Source {
  * Reads the stream of `options.label` to its end: yields each block of lines as it completes, with the
  * lines skipped on a resume left out (by `from`). Stop iterating at any time: the connection is closed.
  */
-export async function* readNdjsonStream(this: DomainDataFunctions, options: NdjsonStreamOptions): AsyncGenerator<LineRange> {
+export async function* readNdjsonStream(
+	this: DomainDataFunctions,
+	options: NdjsonStreamOptions,
+): AsyncGenerator<LineRange> {
 	const signal = cancelSignal(this);
-	const source: Source = { context: this, options, signal, handled: 0, fingerprint: new Fingerprint(), damaged: new Set() };
+	const fingerprint = new Fingerprint();
+	const source: Source = { context: this, options, signal, handled: 0, fingerprint, damaged: new Set() };
 	source.secret = await credentialSecret.call(this);
 	/** One budget for the whole read: the transport's retries and the resumes below spend it together. */
 	const budget = new RetryBudget(options.maxAttempts, options.retryTiming, signal);
@@ -109,7 +120,10 @@ async function open(source: Source, budget: RetryBudget): Promise<AsyncIterable<
  * the failure when the body broke off or stalled (the caller decides about a resume). Leaving early closes
  * the connection.
  */
-async function* readResponse(source: Source, body: AsyncIterable<Uint8Array>): AsyncGenerator<LineRange, { error: unknown } | undefined> {
+async function* readResponse(
+	source: Source,
+	body: AsyncIterable<Uint8Array>,
+): AsyncGenerator<LineRange, { error: unknown } | undefined> {
 	const { options, signal } = source;
 	const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
 	const splitter = new NdjsonLineSplitter();
@@ -135,7 +149,9 @@ async function* readResponse(source: Source, body: AsyncIterable<Uint8Array>): A
 			if (signal?.aborted) throw options.cancelled();
 			const block = split(source, splitter, step);
 			if (block.count > 0) lineAt = Date.now();
-			else if (!step.done && Date.now() - lineAt >= idleMs) return { error: new IdleTimeoutError(idleMs, 'complete record') };
+			else if (!step.done && Date.now() - lineAt >= idleMs) {
+				return { error: new IdleTimeoutError(idleMs, 'complete record') };
+			}
 			let from = 0;
 			if (skipped && seen < source.handled) {
 				from = Math.min(block.count, source.handled - seen);
@@ -172,8 +188,10 @@ function split(source: Source, splitter: NdjsonLineSplitter, step: IteratorResul
 		// The splitter's only failure: a line too long to be a record (LineTooLongError).
 		throw dataError(
 			source,
-			`Line ${source.handled + 1} of the dataset "${source.options.label}" is longer than ${MAX_LINE_BYTES / (1024 * 1024)} MB`,
-			'No record is that long: the service sent something else than NDJSON records. Try again later; if it persists, report it to the service.',
+			`Line ${source.handled + 1} of the dataset "${source.options.label}" is longer than ` +
+				`${MAX_LINE_BYTES / (1024 * 1024)} MB`,
+			'No record is that long: the service sent something else than NDJSON records. Try again later; if it ' +
+				'persists, report it to the service.',
 		);
 	}
 }
@@ -184,7 +202,9 @@ function split(source: Source, splitter: NdjsonLineSplitter, step: IteratorResul
  */
 async function waitBeforeResume(source: Source, budget: RetryBudget, failure: unknown): Promise<void> {
 	const { context, options } = source;
-	if (isUndecodableBody(failure)) throw undecodableBodyError(context.getNode(), networkErrorCode(failure), options.itemIndex);
+	if (isUndecodableBody(failure)) {
+		throw undecodableBodyError(context.getNode(), networkErrorCode(failure), options.itemIndex);
+	}
 	if (!isTransientError(failure)) throw asNodeError(context.getNode(), failure, options.itemIndex);
 	const wait = budget.afterFailure({ label: dropLabel(failure), retryable: true });
 	if (wait === undefined) {
@@ -192,8 +212,11 @@ async function waitBeforeResume(source: Source, budget: RetryBudget, failure: un
 		const requests = budget.requests;
 		throw dataError(
 			source,
-			`The dataset "${options.label}" could not be read to the end: ${requests} request${requests > 1 ? 's' : ''} in a row failed without new lines (${budget.summary()})`,
-			`${source.handled} lines had been read when the connection failed the last time (${cause}). Nothing partial is returned. Try again later, raise "Max Attempts" or "Idle Timeout", or read less with a Limit or filters.`,
+			`The dataset "${options.label}" could not be read to the end: ${requests} request${requests > 1 ? 's' : ''} ` +
+				`in a row failed without new lines (${budget.summary()})`,
+			`${source.handled} lines had been read when the connection failed the last time (${cause}). Nothing ` +
+				'partial is returned. Try again later, raise "Max Attempts" or "Idle Timeout", or read less with a ' +
+				'Limit or filters.',
 		);
 	}
 	if (options.counts) options.counts.reconnects++;
@@ -223,8 +246,10 @@ function failedWhile(source: Source, error: unknown) {
 function endedEarlyError(source: Source, seen: number) {
 	return dataError(
 		source,
-		`The dataset "${source.options.label}" ended after ${seen} lines when it was asked again after a dropped connection, but ${source.handled} lines had been read before`,
-		'The snapshot changed between two requests, so the result cannot be completed without gaps. Nothing partial is returned. Run the node again.',
+		`The dataset "${source.options.label}" ended after ${seen} lines when it was asked again after a dropped ` +
+			`connection, but ${source.handled} lines had been read before`,
+		'The snapshot changed between two requests, so the result cannot be completed without gaps. Nothing partial ' +
+			'is returned. Run the node again.',
 	);
 }
 
@@ -232,64 +257,10 @@ function reorderedError(source: Source) {
 	const lines = source.handled.toLocaleString('en-US');
 	return dataError(
 		source,
-		`The dataset "${source.options.label}" came back in another order after a dropped connection: its first ${lines} lines are not the ${lines} lines read before the connection dropped`,
-		'The service does not promise the same order twice, and a stream cannot continue where it stopped, so the read stops here: no record was output twice and none was left out. Run the node again; if connections keep dropping, raise "Idle Timeout" or read less with a Limit or filters.',
+		`The dataset "${source.options.label}" came back in another order after a dropped connection: ` +
+			`its first ${lines} lines are not the ${lines} lines read before the connection dropped`,
+		'The service does not promise the same order twice, and a stream cannot continue where it stopped, so the ' +
+			'read stops here: no record was output twice and none was left out. Run the node again; if connections ' +
+			'keep dropping, raise "Idle Timeout" or read less with a Limit or filters.',
 	);
-}
-
-/** Code units of a line's start and end that go into the fingerprint: enough to tell records apart, cheap. */
-const HEAD = 48;
-const TAIL = 16;
-const CLOSING_BRACE = 0x7d;
-
-/**
- * Lines read cut short (no closing brace) whose positions are kept: such a line may come whole when the
- * stream is sent again, so it stays out of both fingerprints. Past this many, they count as they came.
- */
-const DAMAGED_POSITIONS_KEPT = 4096;
-
-/**
- * A fingerprint of lines in order: two 32-bit hash lanes chained over each line's length, head and tail.
- * `damaged` (shared by the fingerprints of one read) holds the positions of lines left out of it.
- */
-class Fingerprint {
-	private a = 0x811c9dc5 | 0;
-	private b = 0x6a09e667 | 0;
-	private lines = 0;
-
-	/**
-	 * Adds lines `from` to `to` of `block`, the first of them at stream position `position` (0-based). The
-	 * first read of a line (`resumed` false) notes a damaged one; a re-read leaves out the lines noted.
-	 */
-	add(block: LineBlock, from: number, to: number, position: number, damaged: Set<number>, resumed: boolean): void {
-		let { a, b } = this;
-		for (let index = from; index < to; index++, position++) {
-			const text = block.textOf(index);
-			const start = block.starts[index];
-			const end = block.ends[index];
-			if (resumed ? damaged.has(position) : isDamaged(text, start, end, damaged, position)) continue;
-			a = Math.imul(a ^ (end - start), 0x01000193);
-			b = Math.imul(b + (end - start), 0x5bd1e995);
-			const headEnd = Math.min(end, start + HEAD);
-			for (let at = start; at < end; at = at === headEnd - 1 ? Math.max(headEnd, end - TAIL) : at + 1) {
-				const unit = text.charCodeAt(at);
-				a = Math.imul(a ^ unit, 0x01000193);
-				b = Math.imul((b ^ (b >>> 15)) + unit, 0x5bd1e995);
-			}
-		}
-		this.a = a;
-		this.b = b;
-		this.lines += to - from;
-	}
-
-	equals(other: Fingerprint): boolean {
-		return this.a === other.a && this.b === other.b && this.lines === other.lines;
-	}
-}
-
-/** A line that is not blank and does not end like a record: noted (while there is room) and left out. */
-function isDamaged(text: string, start: number, end: number, damaged: Set<number>, position: number): boolean {
-	if (start === end || text.charCodeAt(end - 1) === CLOSING_BRACE || damaged.size >= DAMAGED_POSITIONS_KEPT) return false;
-	damaged.add(position);
-	return true;
 }

@@ -107,7 +107,8 @@ export async function send(
 		const sentAt = Date.now();
 		try {
 			const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
-			const response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, mode.stream ? idleMs : deadlineMs, closeBody);
+			const waitMs = mode.stream ? idleMs : deadlineMs;
+			const response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, closeBody);
 			if (response === undefined) throw mode.stream ? new IdleTimeoutError(idleMs) : new RequestDeadlineError(deadlineMs);
 			const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
 			const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleMs, deadline) : response.body;
@@ -192,9 +193,12 @@ function deadlineError(node: INode, error: RequestDeadlineError, context: Failur
 	return buildApiError(node, {
 		itemIndex: context.itemIndex,
 		transient: true,
-		message: `The Domain Data service at ${context.shown} did not send its whole answer within ${formatSeconds(error.ms)}${tries}`,
+		message:
+			`The Domain Data service at ${context.shown} did not send its whole answer within ` +
+			`${formatSeconds(error.ms)}${tries}`,
 		description:
-			'The answer kept arriving too slowly (a service or proxy that trickles). Try again later; if the service is just slow, raise "Request Deadline" in the options.',
+			'The answer kept arriving too slowly (a service or proxy that trickles). Try again later; if the service is ' +
+			'just slow, raise "Request Deadline" in the options.',
 	});
 }
 

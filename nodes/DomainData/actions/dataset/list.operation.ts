@@ -2,7 +2,14 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DatasetLabels } from '../../helpers/datasets';
-import { maxAttemptsOption, readLimit, readMaxAttempts, readRequestDeadlineMs, requestDeadlineOption, returnAllOrLimit } from '../common';
+import {
+	maxAttemptsOption,
+	readLimit,
+	readMaxAttempts,
+	readRequestDeadlineMs,
+	requestDeadlineOption,
+	returnAllOrLimit,
+} from '../common';
 import { forEachItem } from '../perItem';
 
 const properties: INodeProperties[] = [
@@ -23,11 +30,16 @@ export const description = updateDisplayOptions(
 );
 
 /** One item per dataset `{ label, value }`, newest first, as the service lists them; one list call per execution. */
+interface ListOptions {
+	maxAttempts?: unknown;
+	requestDeadline?: unknown;
+}
+
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const labels = new DatasetLabels(this);
 	return await forEachItem.call(this, items, async (itemIndex, output) => {
 		const limit = readLimit.call(this, itemIndex);
-		const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown; requestDeadline?: unknown };
+		const options = this.getNodeParameter('options', itemIndex, {}) as ListOptions;
 		const node = this.getNode();
 		const maxAttempts = readMaxAttempts(node, options, itemIndex);
 		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);

@@ -53,7 +53,8 @@ export function readSelectionParameters(
 	const limit = readLimit.call(this, itemIndex);
 	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown; idleTimeout?: unknown; requestDeadline?: unknown };
+	type Options = { maxAttempts?: unknown; idleTimeout?: unknown; requestDeadline?: unknown };
+	const options = this.getNodeParameter('options', itemIndex, {}) as Options;
 	return {
 		label,
 		fields: fields.fields,

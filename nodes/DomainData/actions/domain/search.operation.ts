@@ -4,7 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { buildApiError, describeValue, operationError } from '../../errors';
 import { apiRequest, unexpectedAnswerError } from '../../transport';
 import { readWholeNumber } from '../../parameters';
-import { maxAttemptsOption, readLimit, readMaxAttempts, readRequestDeadlineMs, requestDeadlineOption, returnAllOrLimit } from '../common';
+import {
+	maxAttemptsOption,
+	readLimit,
+	readMaxAttempts,
+	readRequestDeadlineMs,
+	requestDeadlineOption,
+	returnAllOrLimit,
+} from '../common';
 import { forEachItem } from '../perItem';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
