@@ -57,22 +57,6 @@ export interface SnapshotReadStats {
 	complete: boolean;
 }
 
-export function createReadStats(label = ''): SnapshotReadStats {
-	return {
-		label,
-		requestedFields: [],
-		lines: 0,
-		records: 0,
-		skippedLines: 0,
-		skippedLineNumbers: [],
-		blankLines: 0,
-		requests: 0,
-		reconnects: 0,
-		bytes: 0,
-		complete: false,
-	};
-}
-
 /** Whether the caller wants the line `text.slice(start, end)` parsed (see ReadSnapshotOptions.wanted). */
 export type LineSelector = (text: string, start: number, end: number) => boolean;
 

@@ -2,14 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DatasetLabels } from '../../helpers/datasets';
-import {
-	maxAttemptsOption,
-	readLimit,
-	readMaxAttempts,
-	readRequestDeadlineMs,
-	requestDeadlineOption,
-	returnAllOrLimit,
-} from '../common';
+import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
+import { readRequestDeadlineMs, requestDeadlineOption } from '../common';
 import { forEachItem } from '../perItem';
 
 const properties: INodeProperties[] = [
