@@ -6,16 +6,8 @@
  */
 import type { N8nInstance } from '../../scripts/n8n/instance';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
-import {
-	BATCH_SUB_WORKFLOW_SETTINGS,
-	chain,
-	domainData,
-	executeWorkflowTrigger,
-	manualTrigger,
-	node,
-	workflow,
-	workflowId,
-} from '../../scripts/n8n/workflows';
+import { BATCH_SUB_WORKFLOW_SETTINGS, chain, domainData, executeWorkflowTrigger } from '../../scripts/n8n/workflows';
+import { manualTrigger, node, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { RECORD_FIELDS, startSimulator, type Simulator } from '../simulator';
 import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, CREDENTIALS, createInstance, e2eVersion, n8nAtLeast } from './support';
 
