@@ -53,7 +53,8 @@ export class DomainDataTrigger implements INodeType {
 	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = getTriggerOptions.call(this);
-		const datasets = await listDatasets.call(this, { maxAttempts: options.maxAttempts }).catch((error: unknown) => {
+		const { maxAttempts, deadlineMs } = options;
+		const datasets = await listDatasets.call(this, { maxAttempts, deadlineMs }).catch((error: unknown) => {
 			throw triggerError(this.getNode(), error);
 		});
 

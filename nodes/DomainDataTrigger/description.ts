@@ -1,7 +1,14 @@
 /** The trigger's parameters and how a poll reads them. */
 import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow';
 
-import { idleTimeoutOption, maxAttemptsOption, readIdleTimeoutMs, readMaxAttempts } from '../DomainData/actions/common';
+import {
+	idleTimeoutOption,
+	maxAttemptsOption,
+	readIdleTimeoutMs,
+	readMaxAttempts,
+	readRequestDeadlineMs,
+	requestDeadlineOption,
+} from '../DomainData/actions/common';
 import { fieldOptions } from '../DomainData/actions/dataset/fieldOptions';
 import { onMalformedLineOption } from '../DomainData/actions/dataset/output';
 import { operationError } from '../DomainData/errors';
@@ -73,6 +80,7 @@ export const eventProperties: INodeProperties[] = [
 		default: {},
 		options: [
 			{ ...idleTimeoutOption, displayOptions: ATTACHED },
+			requestDeadlineOption,
 			maxAttemptsOption,
 			{ ...onMalformedLineOption, displayOptions: ATTACHED },
 		],
@@ -83,6 +91,8 @@ export interface TriggerOptions {
 	maxAttempts: number;
 	/** No byte for this long while attached records are read counts as a dropped connection. */
 	idleTimeoutMs: number;
+	/** The dataset list's answer not whole this long after its request fails (option "Request Deadline"). */
+	deadlineMs: number;
 	/** Set when records are attached. */
 	records?: { count: number; fields: SnapshotField[]; onMalformed: MalformedLineHandling };
 }
@@ -93,6 +103,7 @@ export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
 	const options: TriggerOptions = {
 		maxAttempts: readMaxAttempts(node, parameters),
 		idleTimeoutMs: readIdleTimeoutMs(node, parameters),
+		deadlineMs: readRequestDeadlineMs(node, parameters),
 	};
 	if (!(this.getNodeParameter('attachRecords', false) as boolean)) return options;
 

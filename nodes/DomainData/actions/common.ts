@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
+import { operationError } from '../errors';
 import { readPositiveNumber, readWholeNumber } from '../parameters';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS } from '../transport';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_REQUEST_DEADLINE_MS, MAX_TIMER_MS } from '../transport';
 
 /** Goes into the `options` collection of every operation that calls the service. */
 export const maxAttemptsOption: INodeProperties = {
@@ -19,10 +20,23 @@ export const idleTimeoutOption: INodeProperties = {
 	displayName: 'Idle Timeout (Seconds)',
 	name: 'idleTimeout',
 	type: 'number',
-	typeOptions: { minValue: 1 },
+	typeOptions: { minValue: 1, maxValue: 2147483 },
 	default: 60, // DEFAULT_IDLE_TIMEOUT_MS in seconds (the lint rule wants a literal; a test compares them)
 	description:
 		'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the connection counts as dropped and the read resumes under Max Attempts',
+};
+
+/** Goes next to Idle Timeout, and into the options of the operations that make JSON requests. */
+export const requestDeadlineOption: INodeProperties = {
+	displayName: 'Request Deadline (Seconds)',
+	name: 'requestDeadline',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 2147483 },
+	default: 120, // DEFAULT_REQUEST_DEADLINE_MS in seconds (the lint rule wants a literal)
+	description:
+		'When a JSON answer of the service (a lookup, a search page, the dataset list) is not complete this long ' +
+		'after the request was sent, for example because it trickles in, the request counts as failed and is tried ' +
+		'again under Max Attempts',
 };
 
 /** The one reader of "Max Attempts", from the `options` collection of an operation or of the trigger. */
@@ -32,11 +46,26 @@ export function readMaxAttempts(node: INode, options: { maxAttempts?: unknown },
 
 /** The one reader of "Idle Timeout (Seconds)", in milliseconds, from the `options` collection of an operation or of the trigger. */
 export function readIdleTimeoutMs(node: INode, options: { idleTimeout?: unknown }, itemIndex?: number): number {
-	const seconds = readPositiveNumber(node, options.idleTimeout, 'option "Idle Timeout (Seconds)"', {
+	return readSecondsAsMs(node, options.idleTimeout, 'Idle Timeout (Seconds)', DEFAULT_IDLE_TIMEOUT_MS, itemIndex);
+}
+
+/** The one reader of "Request Deadline (Seconds)", in milliseconds. */
+export function readRequestDeadlineMs(node: INode, options: { requestDeadline?: unknown }, itemIndex?: number): number {
+	const name = 'Request Deadline (Seconds)';
+	return readSecondsAsMs(node, options.requestDeadline, name, DEFAULT_REQUEST_DEADLINE_MS, itemIndex);
+}
+
+/** Seconds up to what a timer can hold (2,147,483 s, about 24.8 days; longer ones would fire at once). */
+function readSecondsAsMs(node: INode, value: unknown, name: string, fallbackMs: number, itemIndex?: number): number {
+	const seconds = readPositiveNumber(node, value, `option "${name}"`, { itemIndex, fallback: fallbackMs / 1000 });
+	const ms = Math.round(seconds * 1000);
+	if (ms <= MAX_TIMER_MS) return ms;
+	const most = Math.floor(MAX_TIMER_MS / 1000);
+	const range = most.toLocaleString('en-US');
+	throw operationError(node, `The option "${name}" must be at most ${range} seconds, got ${seconds}`, {
 		itemIndex,
-		fallback: DEFAULT_IDLE_TIMEOUT_MS / 1000,
+		description: `Enter a number of seconds from 1 to ${range} (about 24.8 days): longer waits cannot be timed.`,
 	});
-	return Math.round(seconds * 1000);
 }
 
 const DEFAULT_LIMIT = 50;

@@ -25,6 +25,8 @@ const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface DatasetCallOptions {
 	maxAttempts?: number;
+	/** The deadline of the list request (option "Request Deadline"). */
+	deadlineMs?: number;
 	itemIndex?: number;
 }
 
@@ -72,6 +74,7 @@ export async function listDatasets(this: DomainDataFunctions, options: DatasetCa
 		method: 'GET',
 		path: ['historical', 'domain'],
 		maxAttempts: options.maxAttempts,
+		deadlineMs: options.deadlineMs,
 		itemIndex: options.itemIndex,
 	});
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;

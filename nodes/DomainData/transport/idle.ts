@@ -13,22 +13,57 @@ import { sleep } from 'n8n-workflow';
 /** No byte for this long counts as a dropped connection, for JSON answers and streams alike. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
+/** A JSON answer not whole this long after its request was sent counts as failed (one that trickles). */
+export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
+
+/**
+ * The longest time n8n's HTTP client can be given (Node's timers hold 2^31 - 1 ms; a longer one fires at
+ * once with a TimeoutOverflowWarning). The editor options are refused above it.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The socket timeout n8n's HTTP client gets for a stream. It counts while the body is paused too (a
+ * sub-workflow working on a batch), so it is not the idle timeout, which withIdleTimeout applies while the
+ * node waits for the service; this one only frees a socket that an abandoned request still holds.
+ */
+export function streamSocketTimeoutMs(idleMs: number): number {
+	return Math.min(MAX_TIMER_MS, Math.max(idleMs, 60 * 60_000));
+}
+
 /** A body that stopped sending. Transient: the read is tried again under the retry policy. */
 export class IdleTimeoutError extends Error {
 	readonly code = 'IDLE_TIMEOUT';
 
-	constructor(readonly ms: number) {
-		super(`No data came for ${formatSeconds(ms)}`);
+	/** `what` did not come for `ms`: "data" (no byte), or "complete record" (a stream line that never ends). */
+	constructor(
+		readonly ms: number,
+		readonly what = 'data',
+	) {
+		super(`No ${what} came for ${formatSeconds(ms)}`);
 		this.name = 'IdleTimeoutError';
 	}
 
 	/** How the final error of a read names this failure. */
 	get label(): string {
-		return `no data for ${formatSeconds(this.ms)}`;
+		return `no ${this.what} for ${formatSeconds(this.ms)}`;
 	}
 }
 
-function formatSeconds(ms: number): string {
+/** A JSON answer that was not whole by its deadline (transient, like an idle one). */
+export class RequestDeadlineError extends IdleTimeoutError {
+	constructor(ms: number) {
+		super(ms, 'whole answer');
+		this.message = `The answer was not whole within ${formatSeconds(ms)}`;
+		this.name = 'RequestDeadlineError';
+	}
+
+	override get label(): string {
+		return `answer not whole within ${formatSeconds(this.ms)}`;
+	}
+}
+
+export function formatSeconds(ms: number): string {
 	const seconds = ms / 1000;
 	return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
@@ -41,14 +76,24 @@ function watchdogTick(ms: number): number {
 }
 
 /**
- * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms`. Call it as soon as the
- * answer's headers came: the silence is counted from then, as the socket's own timeout counts it.
+ * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms` while a read is pending (the
+ * time the caller holds a chunk does not count), and with RequestDeadlineError once `deadline` (a time, as
+ * from Date.now) has passed. Call it as soon as the answer's headers came: the silence counts from then.
  */
-export function withIdleTimeout<T>(body: AsyncIterable<T>, ms: number): AsyncGenerator<T> {
-	return watch(body, ms, Date.now());
+export function withIdleTimeout<T>(
+	body: AsyncIterable<T>,
+	ms: number,
+	deadline?: { at: number; ms: number },
+): AsyncGenerator<T> {
+	return watch(body, ms, Date.now(), deadline);
 }
 
-async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number): AsyncGenerator<T> {
+async function* watch<T>(
+	body: AsyncIterable<T>,
+	ms: number,
+	answeredAt: number,
+	deadline?: { at: number; ms: number },
+): AsyncGenerator<T> {
 	const chunks = body[Symbol.asyncIterator]();
 	let finished = false;
 	/**
@@ -57,7 +102,7 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 	 */
 	let waitingSince: number | undefined = answeredAt;
 	let watching = true;
-	let idleFired = false;
+	let idleFired: IdleTimeoutError | undefined;
 	/**
 	 * Ends the pending read with IDLE. A fresh promise per read, instead of racing every read against one
 	 * long-lived "idle" promise: each such race leaves a reaction on that promise which keeps the read's
@@ -66,9 +111,12 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 	let wakeIdle: (() => void) | undefined;
 	void (async () => {
 		while (watching) {
-			await sleep(watchdogTick(ms));
-			if (watching && waitingSince !== undefined && Date.now() - waitingSince >= ms) {
-				idleFired = true;
+			await sleep(watchdogTick(Math.min(ms, deadline?.ms ?? ms)));
+			if (!watching) return;
+			const now = Date.now();
+			if (deadline && now >= deadline.at) idleFired = new RequestDeadlineError(deadline.ms);
+			else if (waitingSince !== undefined && now - waitingSince >= ms) idleFired = new IdleTimeoutError(ms);
+			if (idleFired) {
 				wakeIdle?.();
 				return;
 			}
@@ -92,11 +140,12 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 			if (broke || step === undefined) {
 				// n8n's HTTP client may close a silent socket at about the same moment (its `timeout`): that is
 				// this same idle timeout, and is named so.
+				if (idleFired) throw idleFired;
 				if (Date.now() - (waitingSince ?? Date.now()) >= ms * 0.75) throw new IdleTimeoutError(ms);
 				throw broke?.error;
 			}
 			if (step === IDLE) {
-				const error = new IdleTimeoutError(ms);
+				const error = idleFired ?? new IdleTimeoutError(ms);
 				// The pending read cannot be cancelled otherwise: destroying the body makes it fail, and the
 				// connection is released.
 				(body as { destroy?: (error?: Error) => void }).destroy?.(error);
@@ -115,4 +164,34 @@ async function* watch<T>(body: AsyncIterable<T>, ms: number, answeredAt: number)
 		// Left early (the caller stopped, or a chunk failed): close the body now.
 		if (!finished) await chunks.return?.();
 	}
+}
+
+const LATE = Symbol('late');
+
+/**
+ * The answer of `request` (its headers), or undefined when none came within `ms`. n8n's client cannot be
+ * told to stop waiting (it aborts on the execution's cancel signal only), so a late answer is handed to
+ * `release` (which closes its body) and the socket is freed by the client's own, longer timeout.
+ */
+export async function answerWithin<T>(
+	request: Promise<T>,
+	ms: number,
+	release: (late: T) => void,
+): Promise<T | undefined> {
+	const until = Date.now() + ms;
+	let settled = false;
+	const answer = await new Promise<T | typeof LATE>((resolve, reject) => {
+		request.then(resolve, reject);
+		void (async () => {
+			while (!settled) {
+				await sleep(watchdogTick(ms));
+				if (!settled && Date.now() >= until) return resolve(LATE);
+			}
+		})();
+	}).finally(() => {
+		settled = true;
+	});
+	if (answer !== LATE) return answer;
+	request.then(release, () => undefined);
+	return undefined;
 }

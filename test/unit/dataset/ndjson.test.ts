@@ -2,7 +2,7 @@
  * The NDJSON line splitter on its own: every way a body can be cut into chunks must give the same lines
  * and the same bytes.
  */
-import { bytesPerLine, excerpt, LineTooLongError, NdjsonLineSplitter } from '../../../nodes/DomainData/helpers/ndjson';
+import { bytesPerLine, excerpt, LineTooLongError, NdjsonLineSplitter } from '../../../nodes/DomainData/transport/ndjson';
 
 const encoder = new TextEncoder();
 

@@ -191,7 +191,8 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	});
 	const { label, limit, filter, maxAttempts, idleTimeoutMs } = selection;
 	const open = async () => {
-		const pair: SnapshotPair = await labels.pair({ label, baseLabel }, { maxAttempts, itemIndex });
+		const { deadlineMs } = selection;
+		const pair: SnapshotPair = await labels.pair({ label, baseLabel }, { maxAttempts, deadlineMs, itemIndex });
 		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, maxAttempts, idleTimeoutMs, itemIndex };
 		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed });
 	};

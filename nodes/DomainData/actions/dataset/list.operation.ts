@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DatasetLabels } from '../../helpers/datasets';
 import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
+import { readRequestDeadlineMs, requestDeadlineOption } from '../common';
 import { forEachItem } from '../perItem';
 
 const properties: INodeProperties[] = [
@@ -13,7 +14,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		options: [maxAttemptsOption],
+		options: [maxAttemptsOption, requestDeadlineOption],
 	},
 ];
 
@@ -23,12 +24,20 @@ export const description = updateDisplayOptions(
 );
 
 /** One item per dataset `{ label, value }`, newest first, as the service lists them; one list call per execution. */
+interface ListOptions {
+	maxAttempts?: unknown;
+	requestDeadline?: unknown;
+}
+
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const labels = new DatasetLabels(this);
 	return await forEachItem.call(this, items, async (itemIndex, output) => {
 		const limit = readLimit.call(this, itemIndex);
-		const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown };
-		const datasets = await labels.list({ maxAttempts: readMaxAttempts(this.getNode(), options, itemIndex), itemIndex });
+		const options = this.getNodeParameter('options', itemIndex, {}) as ListOptions;
+		const node = this.getNode();
+		const maxAttempts = readMaxAttempts(node, options, itemIndex);
+		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
+		const datasets = await labels.list({ maxAttempts, deadlineMs, itemIndex });
 		for (const { label, value } of limit === undefined ? datasets : datasets.slice(0, limit)) {
 			output.push({ json: { label, value }, pairedItem: { item: itemIndex } });
 		}

@@ -8,7 +8,7 @@ import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
-import { idleTimeoutOption, maxAttemptsOption } from '../common';
+import { idleTimeoutOption, maxAttemptsOption, requestDeadlineOption } from '../common';
 
 /** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
 const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
@@ -192,6 +192,7 @@ export function readOptionsCollection(
 			...own,
 			maxRecordsOption(words),
 			idleTimeoutOption,
+			requestDeadlineOption,
 			maxAttemptsOption,
 			...subWorkflowOptions,
 			onMalformedLineOption,

@@ -5,7 +5,7 @@ import { operationError } from '../../errors';
 import type { RecordFilter, RecordFilterParameters } from '../../helpers/recordFilter';
 import { hasCriteria, parseRecordFilter } from '../../helpers/recordFilter';
 import { toCanonicalFields, type SnapshotField } from '../../helpers/snapshotFields';
-import { readIdleTimeoutMs, readLimit, readMaxAttempts } from '../common';
+import { readIdleTimeoutMs, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
 
 /** The `label` dropdown ("Latest" and the dated labels); `role` says which snapshot it is. */
 export function datasetLabelProperty(role: string): INodeProperties {
@@ -28,6 +28,8 @@ export interface SelectionParameters {
 	maxAttempts: number;
 	/** No byte for this long counts as a dropped connection (option "Idle Timeout (Seconds)"). */
 	idleTimeoutMs: number;
+	/** A JSON answer (the dataset list) not whole this long after its request fails (option "Request Deadline"). */
+	deadlineMs: number;
 }
 
 /** Reads and checks label, fields, Return All / Limit, filters, Max Attempts and Idle Timeout of one item. */
@@ -51,7 +53,8 @@ export function readSelectionParameters(
 	const limit = readLimit.call(this, itemIndex);
 	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as { maxAttempts?: unknown; idleTimeout?: unknown };
+	type Options = { maxAttempts?: unknown; idleTimeout?: unknown; requestDeadline?: unknown };
+	const options = this.getNodeParameter('options', itemIndex, {}) as Options;
 	return {
 		label,
 		fields: fields.fields,
@@ -59,5 +62,6 @@ export function readSelectionParameters(
 		filter: hasCriteria(filter) ? filter : undefined,
 		maxAttempts: readMaxAttempts(node, options, itemIndex),
 		idleTimeoutMs: readIdleTimeoutMs(node, options, itemIndex),
+		deadlineMs: readRequestDeadlineMs(node, options, itemIndex),
 	};
 }

@@ -81,7 +81,7 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
 		limitIsCount: !filter,
 		open: async () => {
-			const label = await labels.label(selection.label, { maxAttempts, itemIndex });
+			const label = await labels.label(selection.label, { maxAttempts, deadlineMs: selection.deadlineMs, itemIndex });
 			return snapshotSource.call(this, selection, options, label);
 		},
 	};

@@ -3,7 +3,7 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { describeValue, operationError } from '../../errors';
 import { normalizeDomainName, splitDomainList } from '../../helpers/domainName';
-import { maxAttemptsOption } from '../common';
+import { maxAttemptsOption, requestDeadlineOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
 import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
@@ -44,6 +44,7 @@ const properties: INodeProperties[] = [
 					'Whether to output { name, found: false } for each domain that is not in the index, in its place in the order',
 			},
 			maxAttemptsOption,
+			requestDeadlineOption,
 			removeWwwOption,
 		],
 	},

@@ -9,7 +9,7 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 import { describeValue, operationError } from '../../errors';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
-import { maxAttemptsOption } from '../common';
+import { maxAttemptsOption, requestDeadlineOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
 import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
@@ -39,7 +39,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		options: [concurrencyOption, maxAttemptsOption, removeWwwOption],
+		options: [concurrencyOption, maxAttemptsOption, requestDeadlineOption, removeWwwOption],
 	},
 ];
 

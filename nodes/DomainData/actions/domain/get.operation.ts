@@ -4,7 +4,7 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 import { buildApiError, describeValue, operationError } from '../../errors';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
-import { maxAttemptsOption, readMaxAttempts } from '../common';
+import { maxAttemptsOption, readMaxAttempts, readRequestDeadlineMs, requestDeadlineOption } from '../common';
 import { forEachItem } from '../perItem';
 import { removeWwwOption, type DomainOptions } from './options';
 
@@ -27,6 +27,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			maxAttemptsOption,
+			requestDeadlineOption,
 			{
 				displayName: 'On Not Found',
 				name: 'onNotFound',
@@ -72,6 +73,7 @@ export async function execute(
 		const value = this.getNodeParameter('domain', itemIndex);
 		const options = this.getNodeParameter('options', itemIndex, {}) as GetOptions;
 		const maxAttempts = readMaxAttempts(node, options, itemIndex);
+		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
 		const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
 		if (!normalized.ok) {
 			throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
@@ -88,6 +90,7 @@ export async function execute(
 				method: 'GET',
 				path: ['domain', name],
 				maxAttempts,
+				deadlineMs,
 				itemIndex,
 			});
 			if (answer === undefined) {

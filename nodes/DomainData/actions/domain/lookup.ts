@@ -9,7 +9,7 @@ import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { asNodeError } from '../../errors';
 import { apiRequest, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
-import { readMaxAttempts } from '../common';
+import { readMaxAttempts, readRequestDeadlineMs } from '../common';
 import { readConcurrency, type DomainOptions } from './options';
 
 /** The most names the service accepts in one bulk call. */
@@ -88,7 +88,7 @@ function failsEveryCall(error: unknown): boolean {
 export async function lookupDomains(
 	this: IExecuteFunctions,
 	names: string[],
-	options: { concurrency: number; maxAttempts?: number; goOnAfterFailure?: boolean },
+	options: { concurrency: number; maxAttempts?: number; deadlineMs?: number; goOnAfterFailure?: boolean },
 ): Promise<LookupOutcome> {
 	const node = this.getNode();
 	const batches = chunk(names, BULK_MAX_NAMES);
@@ -105,6 +105,7 @@ export async function lookupDomains(
 				path: ['domain', 'bulk'],
 				body: { domains: batches[index] },
 				maxAttempts: options.maxAttempts,
+				deadlineMs: options.deadlineMs,
 				onRetry: () => control.holdOthers(),
 			})) as BulkAnswer;
 			if (!Array.isArray(answer.domains)) {
@@ -157,6 +158,7 @@ export async function readItemsThenLookUp<T>(
 	const outcome = await lookupDomains.call(context, [...distinct], {
 		concurrency: readConcurrency(node, options, 0),
 		maxAttempts: readMaxAttempts(node, options, 0),
+		deadlineMs: readRequestDeadlineMs(node, options, 0),
 		goOnAfterFailure: continueOnFail,
 	});
 	if (outcome.error && !continueOnFail) throw outcome.error;

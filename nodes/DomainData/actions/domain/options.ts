@@ -29,6 +29,7 @@ export interface DomainOptions {
 	removeWww?: boolean;
 	concurrency?: unknown;
 	maxAttempts?: unknown;
+	requestDeadline?: unknown;
 }
 
 /** The one reader of "Concurrency" (1 to 10, as the field allows). */

@@ -4,7 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { buildApiError, describeValue, operationError } from '../../errors';
 import { apiRequest, cursorValue, parseJsonExact, unexpectedAnswerError } from '../../transport';
 import { readWholeNumber } from '../../parameters';
-import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
+import {
+	maxAttemptsOption,
+	readLimit,
+	readMaxAttempts,
+	readRequestDeadlineMs,
+	requestDeadlineOption,
+	returnAllOrLimit,
+} from '../common';
 import { forEachItem } from '../perItem';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
@@ -40,6 +47,7 @@ const properties: INodeProperties[] = [
 					'Whether to add _paging: { total, searchAfter, hasMore } to the last item, so that a later run can go on where this one stopped (put searchAfter into Start Cursor)',
 			},
 			maxAttemptsOption,
+			requestDeadlineOption,
 			{
 				displayName: 'Page Size',
 				name: 'pageSize',
@@ -70,6 +78,7 @@ export const description = updateDisplayOptions(
 interface SearchOptions {
 	includePagingInfo?: boolean;
 	maxAttempts?: number;
+	requestDeadline?: number;
 	pageSize?: number;
 	searchAfter?: unknown;
 }
@@ -177,6 +186,7 @@ async function searchForItem(
 	state.includePagingInfo = options.includePagingInfo === true;
 	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', { itemIndex, fallback: DEFAULT_PAGE_SIZE });
 	const maxAttempts = readMaxAttempts(node, options, itemIndex);
+	const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
 	let cursor = readStartCursor.call(this, options.searchAfter, itemIndex);
 	state.cursor = cursor;
 	state.started = true;
@@ -203,6 +213,7 @@ async function searchForItem(
 				...(cursor ? { searchAfter: cursor.map(cursorValue) as IDataObject[] } : {}),
 			},
 			maxAttempts,
+			deadlineMs,
 			itemIndex,
 			badRequestDescription: `Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ${size}).`,
 		})) as SearchPage;
