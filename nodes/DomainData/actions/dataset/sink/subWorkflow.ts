@@ -102,7 +102,8 @@ export async function runSubWorkflow(
 		if (facts.inMemory) return memoryModeNote.call(this);
 		progress.expected = Math.ceil(facts.records / output.batchSize);
 		progress.exact = true;
-		this.logger?.info(`Domain Data: ${spoolText(label, facts)}; feeding ${progress.expected} batches to the sub-workflow`);
+		const feeding = `feeding ${progress.expected} batches to the sub-workflow`;
+		this.logger?.info(`Domain Data: ${spoolText(label, facts)}; ${feeding}`);
 	};
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
@@ -119,7 +120,8 @@ export async function runSubWorkflow(
 	const cancel = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
 		const records = counted(source.records({ batchSize: output.batchSize }), read);
-		const batches = spooledBatches.call(this, records, { batchSize: output.batchSize, skip: skipRecords, itemIndex, spooled });
+		const options = { batchSize: output.batchSize, skip: skipRecords, itemIndex, spooled };
+		const batches = spooledBatches.call(this, records, options);
 		for await (const batch of batches) {
 			if (cancel?.aborted) throw operationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 			const items = toItems(batch, label, batchInfoField, progress);
