@@ -28,7 +28,7 @@ export interface SpoolFacts {
 	records: number;
 	bytes: number;
 	files: number;
-	/** n8n keeps binary data in memory: nothing was spooled beyond the first file. */
+	/** n8n keeps binary data in memory and the selection is larger than one file: the rest is not spooled. */
 	inMemory: boolean;
 }
 
@@ -148,8 +148,10 @@ export async function* spooledBatches(
 			files.push(file);
 			bytes += typeof file.bytes === 'number' ? file.bytes : 0;
 			if (!file.id) {
-				// Binary data in memory: what is written stays in the item, so stop spooling and stream the rest.
-				options.spooled?.({ records: serialiser.records, bytes, files: 0, inMemory: true });
+				// Binary data in memory: what is written stays in the item, so stop spooling and stream the rest
+				// (when the whole selection fit in that one file, it was read at full speed all the same).
+				const facts = { records: serialiser.records, bytes, files: 0, inMemory: !serialiser.ended };
+				options.spooled?.(facts);
 				yield* rebatch(concat(fromFiles.call(this, files, itemIndex), serialiser.rest()), batchSize);
 				return;
 			}

@@ -103,13 +103,13 @@ export async function runSubWorkflow(
 		progress.expected = Math.ceil(facts.records / output.batchSize);
 		progress.exact = true;
 		const feeding = `feeding ${progress.expected} batches to the sub-workflow`;
-		this.logger?.info(`Domain Data: ${spoolText(label, facts)}; ${feeding}`);
+		if (facts.files > 0) this.logger?.info(`Domain Data: ${spoolText(label, facts)}; ${feeding}`);
 	};
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
 		const json: IDataObject = { ...source.names, records: sent, batches, skippedRecords: progress.skipped() };
 		json.durationMs = Date.now() - started;
-		if (spool && !spool.inMemory) Object.assign(json, { spooledBytes: spool.bytes, spoolFiles: spool.files });
+		if (spool?.files) Object.assign(json, { spooledBytes: spool.bytes, spoolFiles: spool.files });
 		if (failed) json.progress = progressText(batches + 1, progress.expected, progress.exact);
 		else if (batches > 0) json.progress = progressText(batches, batches, true);
 		return { ...json, ...source.summary(), ...factsOfReads(source, output) };
