@@ -37,22 +37,18 @@ function slowSubWorkflow(delayMs: number) {
 	return { names, runs: () => runs, executeWorkflow: executeWorkflow as unknown as ExecuteWorkflow };
 }
 
-async function run(baseUrl: string, executeWorkflow: ExecuteWorkflow, parameters: INodeParameters = {}) {
-	return await runNode({
-		parameters: {
-			resource: 'dataset',
-			operation: 'stream',
-			label: 'latest',
-			fields: FIELDS,
-			returnAll: true,
-			output: 'subWorkflow',
-			workflowId: { __rl: true, mode: 'id', value: 'slowWf' },
-			batchSize: BATCH,
-			...parameters,
-		},
-		credentials: { apiKey: KEYS.pro, baseUrl },
-		executeWorkflow,
-	});
+/** Stream of the newest snapshot (the fields above), Output Sub-Workflow in batches of BATCH, plus `parameters`. */
+const STREAM = { resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, returnAll: true };
+const SUB_WORKFLOW = { output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: 'slowWf' }, batchSize: BATCH };
+
+/** Runs the node; the names the sub-workflow got must be the snapshot's from `from` on, each once and in order. */
+async function run(baseUrl: string, sub: ReturnType<typeof slowSubWorkflow>, parameters: INodeParameters = {}, from = 0) {
+	const credentials = { apiKey: KEYS.pro, baseUrl };
+	const all = { ...STREAM, ...SUB_WORKFLOW, ...parameters };
+	const result = await runNode({ parameters: all, credentials, executeWorkflow: sub.executeWorkflow });
+	expect(result.error).toBeUndefined();
+	expect(sub.names).toEqual(namesOf(from, typeof parameters.limit === 'number' ? parameters.limit : DOMAINS));
+	return result;
 }
 
 function namesOf(from: number, to: number): string[] {
@@ -79,9 +75,7 @@ describe('Sub-Workflow output through a spool: a slow sub-workflow costs no extr
 	it('behind a proxy that cuts an answer not read for 2 s: every record once, one stream request, one snapshot', async () => {
 		const sub = slowSubWorkflow(BATCH_MS);
 		const filesBefore = binaryDataFiles().length;
-		const result = await run(proxy.url, sub.executeWorkflow);
-		expect(result.error).toBeUndefined();
-		expect(sub.names).toEqual(namesOf(0, DOMAINS));
+		const result = await run(proxy.url, sub);
 		expect(sub.runs()).toBe(DOMAINS / BATCH);
 		expect(proxy.streams()).toBeLessThanOrEqual(2);
 		const once = await snapshotBytes(proxy.paths.find((path) => path.startsWith('/historical/domain/'))!);
@@ -95,18 +89,12 @@ describe('Sub-Workflow output through a spool: a slow sub-workflow costs no extr
 	}, 60_000);
 
 	it('with an Idle Timeout (1 s) shorter than a batch: every record once, one stream request', async () => {
-		const sub = slowSubWorkflow(1500);
-		const result = await run(sim.url, sub.executeWorkflow, { options: { idleTimeout: 1 } });
-		expect(result.error).toBeUndefined();
-		expect(sub.names).toEqual(namesOf(0, DOMAINS));
+		await run(sim.url, slowSubWorkflow(1500), { options: { idleTimeout: 1 } });
 		expect(sim.calls('stream')).toHaveLength(1);
 	}, 60_000);
 
 	it('a run resumed with Skip Records spools from the stream again, leaving out the skipped records', async () => {
-		const sub = slowSubWorkflow(0);
-		const result = await run(proxy.url, sub.executeWorkflow, { options: { skipRecords: 25_000 } });
-		expect(result.error).toBeUndefined();
-		expect(sub.names).toEqual(namesOf(25_000, DOMAINS));
+		const result = await run(proxy.url, slowSubWorkflow(0), { options: { skipRecords: 25_000 } }, 25_000);
 		expect(proxy.streams()).toBeLessThanOrEqual(2);
 		expect(result.items[0].json).toMatchObject({ records: DOMAINS - 25_000, skippedRecords: 25_000, batches: 4 });
 	}, 60_000);
@@ -116,11 +104,8 @@ describe('Sub-Workflow output through a spool: a slow sub-workflow costs no extr
 		const mode = service.mode;
 		service.mode = 'default';
 		try {
-			const sub = slowSubWorkflow(0);
 			const filesBefore = binaryDataFiles().length;
-			const result = await run(sim.url, sub.executeWorkflow, { returnAll: false, limit: 30_000, batchSize: 5000 });
-			expect(result.error).toBeUndefined();
-			expect(sub.names).toEqual(namesOf(0, 30_000));
+			const result = await run(sim.url, slowSubWorkflow(0), { returnAll: false, limit: 30_000, batchSize: 5000 });
 			expect(binaryDataFiles().length).toBe(filesBefore);
 			expect(result.items[0].json.spoolFiles).toBeUndefined();
 		} finally {
