@@ -4,6 +4,7 @@
  * then fed batch by batch. Behind a proxy that cuts an answer not read for 2 s, and with an Idle Timeout shorter than
  * a batch, the run makes one stream request and downloads the snapshot once.
  */
+import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import * as core from 'n8n-core';
 import type { ExecuteWorkflowOptions, IExecuteWorkflowInfo, INodeParameters, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
@@ -75,7 +76,10 @@ describe('Sub-Workflow output through a spool: a slow sub-workflow costs no extr
 	it('behind a proxy that cuts an answer not read for 2 s: every record once, one stream request, one snapshot', async () => {
 		const sub = slowSubWorkflow(BATCH_MS);
 		const filesBefore = binaryDataFiles().length;
-		const result = await run(proxy.url, sub);
+		const logged = jest.spyOn(Container.get(Logger), 'info');
+		const lines: string[] = [];
+		logged.mockImplementation((message) => void lines.push(String(message)));
+		const result = await run(proxy.url, sub).finally(() => logged.mockRestore());
 		expect(sub.runs()).toBe(DOMAINS / BATCH);
 		expect(proxy.streams()).toBeLessThanOrEqual(2);
 		const once = await snapshotBytes(proxy.paths.find((path) => path.startsWith('/historical/domain/'))!);
@@ -86,6 +90,10 @@ describe('Sub-Workflow output through a spool: a slow sub-workflow costs no extr
 		expect(summary.json).toMatchObject({ records: DOMAINS, batches: 6, progress: 'batch 6 of 6' });
 		expect(summary.json.spoolFiles).toBe(binaryDataFiles().length - filesBefore);
 		expect(summary.json.spooledBytes).toBeGreaterThan(0);
+		// Where a long run is, in n8n's log: the spool, then about every 5 % of the batches (here each one).
+		expect(lines[0]).toMatch(/^Domain Data: dataset "2025-06-30": 60,000 records \([\d.]+ MB\) spooled into \d+ files; feeding 6 batches/);
+		expect(lines.slice(1)).toEqual([1, 2, 3, 4, 5, 6].map((batch) =>
+			`Domain Data: dataset "2025-06-30": batch ${batch} of 6 done by the sub-workflow (${batch * 10},000 records)`));
 	}, 60_000);
 
 	it('with an Idle Timeout (1 s) shorter than a batch: every record once, one stream request', async () => {
