@@ -146,7 +146,8 @@ export async function runSubWorkflow(
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
-	const skippedAll = `Skip Records (${count(skipRecords)}) skipped all ${count(read.records)} ${run.many} of this selection`;
+	const all = `${count(read.records)} ${run.many}`;
+	const skippedAll = `Skip Records (${count(skipRecords)}) skipped all ${all} of this selection`;
 	const hint = read.records > 0 && progress.sent === 0 ? `${skippedAll}: nothing was sent` : undefined;
 	addHints.call(this, source, read.records, hint);
 	return { json: summary(false), pairedItem: { item: itemIndex } };
