@@ -7,7 +7,7 @@
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *
- * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n), agent (real
+ * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n), spool, agent (real
  * n8n). See docs/benchmarks.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -32,6 +32,7 @@ import { enrichment } from './enrich';
 import { memory } from './memory';
 import { search } from './search';
 import { streamThroughput } from './stream';
+import { spool } from './spool';
 import { subWorkflowSection } from './subworkflow';
 import { trigger } from './trigger';
 
@@ -43,6 +44,7 @@ const SECTIONS: Record<(typeof SECTION_NAMES)[number], { title: string; run: (co
 	trigger: { title: 'Trigger', run: trigger },
 	compare: { title: 'Compare', run: compare },
 	subworkflow: { title: 'Sub-Workflow output (real n8n)', run: subWorkflowSection },
+	spool: { title: 'Sub-Workflow output through the spool', run: spool },
 	agent: { title: 'AI agent: what reaches the model (real n8n)', run: agent },
 };
 

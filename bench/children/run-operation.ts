@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
 import { fastestReader, parseNdjson, straightforwardScript } from '../baselines';
 import { countStreamRecords, type StreamOutput } from '../lib/operation';
@@ -31,6 +31,8 @@ export interface ChildRequest {
 	 * `fastest-over-helper`: the fastest reader's loop over the body of n8n's HTTP helper.
 	 */
 	baseline?: 'fastest' | 'straightforward' | 'fastest-over-helper';
+	/** Sub-Workflow output: a sub-workflow that waits this long per batch and counts the records it receives. */
+	subWorkflowDelayMs?: number;
 }
 
 export interface ChildResult {
@@ -55,6 +57,17 @@ export interface ChildResult {
 function status(field: string): number {
 	const text = readFileSync('/proc/self/status', 'utf8');
 	return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) / 1024;
+}
+
+/** What n8n's CLI does for a sub-workflow run, played by a sub-workflow that only waits `delayMs` per batch. */
+function slowSubWorkflow(delayMs: number) {
+	let records = 0;
+	const executeWorkflow = async (_info: unknown, _data: unknown, options: { inputData?: unknown[] }) => {
+		records += options.inputData?.length ?? 0;
+		await new Promise((resolve) => setTimeout(resolve, delayMs));
+		return { executionId: 'bench', data: [[]] };
+	};
+	return { records: () => records, executeWorkflow: executeWorkflow as unknown as IWorkflowExecuteAdditionalData['executeWorkflow'] };
 }
 
 async function main(): Promise<void> {
@@ -106,12 +119,13 @@ async function main(): Promise<void> {
 			records = (await read(url, request.apiKey)).length;
 			continue;
 		}
-		const result = await runNode({ parameters: request.parameters, credentials, input });
+		const sub = request.subWorkflowDelayMs === undefined ? undefined : slowSubWorkflow(request.subWorkflowDelayMs);
+		const result = await runNode({ parameters: request.parameters, credentials, input, executeWorkflow: sub?.executeWorkflow });
 		if (result.error) {
 			error = result.error.message;
 			break;
 		}
-		records = request.output ? countStreamRecords(result.items, request.output) : result.items.length;
+		records = sub ? sub.records() : request.output ? countStreamRecords(result.items, request.output) : result.items.length;
 	}
 	const wallMs = performance.now() - started;
 	const cpu = process.cpuUsage(cpuBefore);

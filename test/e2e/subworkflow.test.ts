@@ -7,18 +7,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-import { queueModeEnv } from '../../scripts/n8n/env';
-import type { CredentialImport, N8nInstance, N8nProcess, WorkflowImport } from '../../scripts/n8n/instance';
-import { N8nRestClient } from '../../scripts/n8n/rest';
+import type { CredentialImport, N8nInstance, WorkflowImport } from '../../scripts/n8n/instance';
 import { fromApiExecution } from '../../scripts/n8n/run-data';
-import {
-	createDatabase,
-	deleteRedisKeys,
-	dropDatabase,
-	isPostgresReachable,
-	isRedisReachable,
-	queryDatabase,
-} from '../../scripts/n8n/services';
+import { createDatabase, dropDatabase, isPostgresReachable, queryDatabase } from '../../scripts/n8n/services';
 import {
 	BATCH_SUB_WORKFLOW_SETTINGS,
 	chain,
@@ -32,6 +23,7 @@ import {
 } from '../../scripts/n8n/workflows';
 import { startSimulator, type Simulator } from '../simulator';
 import { NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
+import { importAndPublish, type QueueMode, startQueueMode, stopQueueMode } from './subworkflowSupport';
 import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, CREDENTIALS, createInstance, credentialImports, e2eVersion, postWebhook } from './support';
 
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -104,12 +96,6 @@ function pair(stem: string, table: string, stream: Record<string, unknown>, trig
 	return { sub, caller };
 }
 
-async function importAndPublish(n8n: N8nInstance, workflows: Array<{ sub: WorkflowImport; caller: WorkflowImport }>): Promise<void> {
-	await n8n.importWorkflows(workflows.flatMap(({ sub, caller }) => [sub, caller]));
-	// n8n 2.x runs a called workflow only in its published version.
-	for (const { sub } of workflows) await n8n.mustRun(['publish:workflow', `--id=${sub.id}`]);
-}
-
 beforeAll(async () => {
 	if (!(await isPostgresReachable())) throw new Error('These tests need PostgreSQL on 127.0.0.1:5432 (user postgres)');
 	await createDatabase(TARGET);
@@ -180,41 +166,23 @@ describe('regular mode', () => {
 });
 
 describe('queue mode', () => {
-	let n8n: N8nInstance;
-	let main: N8nProcess;
-	let worker: N8nProcess;
-	let rest: N8nRestClient;
+	let queue: QueueMode | undefined;
 	const hookPath = `dd-e2e-subwf-${suffix}`;
 	const queued = pair('subQueue', 'domains_queue', { returnAll: false, limit: QUEUE_RECORDS }, webhook('Webhook', hookPath));
+	const target = { database: QUEUE_N8N_DATABASE, redisDb: REDIS_DB, redisPrefix: REDIS_PREFIX };
 
 	beforeAll(async () => {
-		if (!(await isRedisReachable({ db: REDIS_DB }))) throw new Error('Queue mode needs Redis on 127.0.0.1:6379');
 		await createTable('domains_queue');
-		await createDatabase(QUEUE_N8N_DATABASE);
 		created.push(QUEUE_N8N_DATABASE);
-		n8n = await createInstance(sim, {
-			credentials: false,
-			env: {
-				...queueModeEnv({ postgres: { database: QUEUE_N8N_DATABASE }, redis: { db: REDIS_DB, prefix: REDIS_PREFIX } }),
-				...CLI_PUBLISHED_SUB_WORKFLOWS_ENV,
-			},
-		});
-		await n8n.importCredentials([...credentialImports(sim), postgresCredential]);
-		await importAndPublish(n8n, [queued]);
-		main = await n8n.start();
-		worker = await n8n.startWorker();
-		rest = new N8nRestClient(n8n.url);
-		await rest.ensureOwner();
-		await rest.createApiKey();
-		await rest.activateWorkflow(queued.caller.id);
+		queue = await startQueueMode(sim, target, [...credentialImports(sim), postgresCredential], [queued]);
 	}, 10 * 60_000);
 
 	afterAll(async () => {
-		await n8n?.dispose();
-		await deleteRedisKeys(REDIS_PREFIX, { db: REDIS_DB }).catch(() => undefined);
+		await stopQueueMode(queue, target);
 	}, 120_000);
 
 	test('100,000 records go through the sub-workflow on the worker that runs the node', async () => {
+		const { n8n, main, worker, rest } = queue!;
 		const answer = await postWebhook(n8n.url, hookPath, {}, 15 * 60_000);
 		expect(answer).toEqual([expect.objectContaining({ label: newest, records: QUEUE_RECORDS, batches: QUEUE_RECORDS / BATCH })]);
 

@@ -123,9 +123,9 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		const result = await subWorkflow({ returnAll: false, limit: 25, batchSize: 10, options: { batchInfoField: 'batch' } }, withInfo.executeWorkflow);
 		expect(result.error).toBeUndefined();
 		expect(withInfo.runs.map((run) => run.records[0].batch)).toEqual([
-			{ number: 1, progress: 'batch 1 of about 3', firstRecord: 1, lastRecord: 10, records: 10 },
-			{ number: 2, progress: 'batch 2 of about 3', firstRecord: 11, lastRecord: 20, records: 10 },
-			{ number: 3, progress: 'batch 3 of about 3', firstRecord: 21, lastRecord: 25, records: 5 },
+			{ number: 1, progress: 'batch 1 of 3', firstRecord: 1, lastRecord: 10, records: 10 },
+			{ number: 2, progress: 'batch 2 of 3', firstRecord: 11, lastRecord: 20, records: 10 },
+			{ number: 3, progress: 'batch 3 of 3', firstRecord: 21, lastRecord: 25, records: 5 },
 		]);
 		expect(withInfo.runs[2].records.every((record) => (record.batch as IDataObject).number === 3)).toBe(true);
 	});
@@ -330,17 +330,17 @@ describe('Sub-Workflow output: a workflow that would call itself', () => {
 });
 
 describe('Sub-Workflow output: where the run is', () => {
-	it('each batch says "batch N" without a Limit, and the summary "batch N of N" at the end', async () => {
+	it('each batch says "batch N of M" (the spool knows M), and the summary "batch N of N" at the end', async () => {
 		const { runs, executeWorkflow } = recorder();
 		const result = await subWorkflow({ options: { batchInfoField: 'batch' } }, executeWorkflow);
-		expect(runs.map((run) => (run.records[0].batch as IDataObject).progress)).toEqual(['batch 1', 'batch 2', 'batch 3']);
+		expect(runs.map((run) => (run.records[0].batch as IDataObject).progress)).toEqual(['batch 1 of 3', 'batch 2 of 3', 'batch 3 of 3']);
 		expect(result.items[0].json).toMatchObject({ batches: 3, progress: 'batch 3 of 3' });
 	});
 
-	it('a failed run says which batch of about how many failed (from the Limit)', async () => {
+	it('a failed run says which batch of how many failed', async () => {
 		const { executeWorkflow } = recorder((run) => run === 2);
 		const result = await subWorkflow({ returnAll: false, limit: 2000, batchSize: 400 }, executeWorkflow, { continueOnFail: true });
-		expect(result.items[0].json).toMatchObject({ batches: 1, progress: 'batch 2 of about 5', skipRecords: 400 });
+		expect(result.items[0].json).toMatchObject({ batches: 1, progress: 'batch 2 of 5', skipRecords: 400 });
 	});
 });
 

@@ -38,7 +38,7 @@ describe('bench arguments', () => {
 			tiny: false,
 			n8n: true,
 			out: COMMITTED_REPORT,
-			only: ['stream', 'memory', 'enrich', 'search', 'trigger', 'compare', 'subworkflow', 'agent'],
+			only: ['stream', 'memory', 'enrich', 'search', 'trigger', 'compare', 'subworkflow', 'spool', 'agent'],
 			profile: false,
 		});
 	});

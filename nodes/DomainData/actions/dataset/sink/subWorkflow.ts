@@ -4,23 +4,24 @@
  * meanwhile and memory holds one batch; each sub-execution frees its data when it ends. n8n runs the sub-workflow
  * in the process that runs this node (the worker in queue mode).
  *
- * The batches come from one place, `rebatch(records, batchSize, skipRecords)` in runSubWorkflow: a spool (the
- * records read ahead at the service's pace, fed at the sub-workflow's) replaces that call, and no operation changes.
+ * The batches come from the spool (./spool.ts): the whole selection is read at the service's pace into n8n's binary
+ * data storage first, then fed at the sub-workflow's pace, so a slow sub-workflow never leaves the stream unread.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isNodeError, operationError } from '../../../errors';
-import { rebatch } from '../../../helpers/batches';
 import type { OutputParameters, SubWorkflowTarget } from '../output';
 import { addHints, count, type DatasetSource, factsOfReads } from './source';
+import { memoryModeNote, type SpoolFacts, spooledBatches, spoolText } from './spool';
 
 interface Progress {
 	/** Records read and left out (Skip Records), then sent and finished by the sub-workflow. */
 	skipped: () => number;
 	sent: number;
 	batches: number;
-	/** Batches expected from a Limit, when there is one. */
+	/** Batches expected from a Limit, when there is one; exact once the spool holds the whole selection. */
 	expected?: number;
+	exact?: boolean;
 }
 
 /** `batch 3`, `batch 3 of about 10` (from a Limit), `batch 10 of 10` (at the end). */
@@ -95,11 +96,21 @@ export async function runSubWorkflow(
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
 	const expected = toSend > 0 ? Math.ceil(toSend / output.batchSize) : undefined;
 	const progress: Progress = { skipped: () => Math.min(skipRecords, read.records), sent: 0, batches: 0, expected };
+	let spool: SpoolFacts | undefined;
+	const spooled = (facts: SpoolFacts) => {
+		spool = facts;
+		if (facts.inMemory) return memoryModeNote.call(this);
+		progress.expected = Math.ceil(facts.records / output.batchSize);
+		progress.exact = true;
+		const feeding = `feeding ${progress.expected} batches to the sub-workflow`;
+		if (facts.files > 0) this.logger?.info(`Domain Data: ${spoolText(label, facts)}; ${feeding}`);
+	};
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
 		const json: IDataObject = { ...source.names, records: sent, batches, skippedRecords: progress.skipped() };
 		json.durationMs = Date.now() - started;
-		if (failed) json.progress = progressText(batches + 1, progress.expected);
+		if (spool?.files) Object.assign(json, { spooledBytes: spool.bytes, spoolFiles: spool.files });
+		if (failed) json.progress = progressText(batches + 1, progress.expected, progress.exact);
 		else if (batches > 0) json.progress = progressText(batches, batches, true);
 		return { ...json, ...source.summary(), ...factsOfReads(source, output) };
 	};
@@ -109,7 +120,9 @@ export async function runSubWorkflow(
 	const cancel = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
 		const records = counted(source.records({ batchSize: output.batchSize }), read);
-		for await (const batch of rebatch(records, output.batchSize, skipRecords)) {
+		const options = { batchSize: output.batchSize, skip: skipRecords, itemIndex, spooled };
+		const batches = spooledBatches.call(this, records, options);
+		for await (const batch of batches) {
 			if (cancel?.aborted) throw operationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 			const items = toItems(batch, label, batchInfoField, progress);
 			// Only whether it waits matters: the sub-workflow's output items are dropped here.
@@ -125,6 +138,7 @@ export async function runSubWorkflow(
 			}
 			progress.sent += batch.length;
 			progress.batches++;
+			logProgress.call(this, label, progress);
 		}
 	} catch (error) {
 		run.failed.set(itemIndex, { ...summary(true), skipRecords: skipRecords + progress.sent });
@@ -132,7 +146,8 @@ export async function runSubWorkflow(
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
-	const skippedAll = `Skip Records (${count(skipRecords)}) skipped all ${count(read.records)} ${run.many} of this selection`;
+	const all = `${count(read.records)} ${run.many}`;
+	const skippedAll = `Skip Records (${count(skipRecords)}) skipped all ${all} of this selection`;
 	const hint = read.records > 0 && progress.sent === 0 ? `${skippedAll}: nothing was sent` : undefined;
 	addHints.call(this, source, read.records, hint);
 	return { json: summary(false), pairedItem: { item: itemIndex } };
@@ -144,7 +159,7 @@ function toItems(batch: IDataObject[], label: string, infoField: string, progres
 	const info = infoField
 		? {
 				number: progress.batches + 1,
-				progress: progressText(progress.batches + 1, progress.expected),
+				progress: progressText(progress.batches + 1, progress.expected, progress.exact),
 				firstRecord: done + 1,
 				lastRecord: done + batch.length,
 				records: batch.length,
@@ -155,4 +170,14 @@ function toItems(batch: IDataObject[], label: string, infoField: string, progres
 		if (info) record[infoField] = { ...info };
 		return { json: record };
 	});
+}
+
+/** A log line about every 5% of the batches (every 10th when the total is not known), and at the last one. */
+function logProgress(this: IExecuteFunctions, label: string, progress: Progress): void {
+	const { batches, expected, exact } = progress;
+	const every = exact && expected ? Math.max(1, Math.ceil(expected / 20)) : 10;
+	if (batches % every !== 0 && !(exact && batches === expected)) return;
+	const sent = count(progress.skipped() + progress.sent);
+	const text = progressText(batches, expected, exact);
+	this.logger?.info(`Domain Data: dataset "${label}": ${text} done by the sub-workflow (${sent} records)`);
 }

@@ -1,0 +1,226 @@
+/**
+ * The Sub-Workflow output with a sub-workflow slower than the service's patience, in real n8n from the packed
+ * package. Between n8n and the simulator sits a proxy that cuts an answer not read for 2 s (like nginx's
+ * `send_timeout`); the sub-workflow waits 2.5 s per batch (n8n's Wait node), then inserts the batch into a
+ * PostgreSQL table with n8n's Postgres node. The node spools the snapshot into n8n's binary data storage
+ * (filesystem mode in regular mode, database mode in queue mode) and feeds the batches from there: every record
+ * once, at most 2 stream requests, about one snapshot downloaded; the same with an Idle Timeout (1 s) shorter
+ * than a batch.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { CredentialImport, N8nInstance } from '../../scripts/n8n/instance';
+import { createDatabase, dropDatabase, isPostgresReachable, queryDatabase } from '../../scripts/n8n/services';
+import * as wf from '../../scripts/n8n/workflows';
+import { type ImpatientProxy, startImpatientProxy } from '../harness/impatientProxy';
+import { startSimulator, type Simulator } from '../simulator';
+import {
+	importAndPublish,
+	postgresCredential,
+	type QueueMode,
+	queueTarget,
+	startQueueMode,
+	stopQueueMode,
+} from './subworkflowSupport';
+import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, CREDENTIALS, createInstance, credentialImports, postWebhook } from './support';
+
+const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
+const TARGET = `dd_e2e_spool_${suffix}`;
+/** About 30 MB of NDJSON: far more than the socket buffers hold while the node does not read. */
+const RECORDS = 90_000;
+const BATCH = 15_000;
+const FIELDS = ['name', 'rank', 'title', 'meta_description', 'icon', 'canonical', 'first_published_at'];
+/** Per batch, longer than the proxy's patience (2 s) and the Idle Timeout (1 s). */
+const WAIT_SECONDS = 2.5;
+
+const POSTGRES = { id: wf.workflowId('credPostgresSpool'), name: 'Postgres (spool target)' };
+
+let sim: Simulator;
+let proxy: ImpatientProxy;
+let newest: string;
+let snapshotBytes = 0;
+const created: string[] = [];
+
+async function waitUntil(done: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+	for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 500))) {
+		if (await done()) return true;
+	}
+	return false;
+}
+
+async function sql(text: string): Promise<string> {
+	return await queryDatabase(TARGET, text);
+}
+
+async function createTable(table: string): Promise<void> {
+	const text = FIELDS.filter((field) => field !== 'name' && field !== 'rank').map((field) => `${field} text`);
+	await sql(`create table ${table} (name text not null, rank integer not null, ${text.join(', ')}, label text not null)`);
+}
+
+/** Rows, distinct names, and whether they are exactly the snapshot's names (by their sorted digest). */
+async function tableState(table: string): Promise<{ rows: number; distinct: number; digest: string }> {
+	const [rows, distinct, digest] = (
+		await sql(`select count(*), count(distinct name), md5(string_agg(name, ',' order by name collate "C")) from ${table}`)
+	).split('|');
+	return { rows: Number(rows), distinct: Number(distinct), digest };
+}
+
+async function expectedState(): Promise<{ rows: number; distinct: number; digest: string }> {
+	const names: string[] = [];
+	for (let position = 0; position < RECORDS; position++) {
+		names.push((JSON.parse(sim.index.lineAt(position, newest, 'name')) as { name: string }).name);
+	}
+	names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+	return { rows: RECORDS, distinct: RECORDS, digest: createHash('md5').update(names.join(',')).digest('hex') };
+}
+
+/** n8n's Wait node: under 65 s it waits in the running execution (no Wait state). */
+function waitNode(): wf.WorkflowNode {
+	return wf.node('Slow Work', 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: WAIT_SECONDS, unit: 'seconds' });
+}
+
+function pair(
+	stem: string,
+	table: string,
+	options: Record<string, unknown>,
+	trigger = wf.manualTrigger(),
+	settings: Record<string, unknown> = { executionOrder: 'v1' },
+) {
+	const sub = wf.workflow(wf.workflowId(`${stem}Sub`), `Sub-workflow: slow insert into ${table}`, wf.chain(
+		wf.executeWorkflowTrigger(), waitNode(), wf.postgresInsert('Insert Rows', table, POSTGRES),
+	), { settings: { ...wf.BATCH_SUB_WORKFLOW_SETTINGS } });
+	const caller = wf.workflow(wf.workflowId(`${stem}Caller`), `Stream the newest snapshot into ${table}`, wf.chain(
+		trigger,
+		wf.domainData('Stream', {
+			resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, returnAll: true,
+			output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: sub.id }, batchSize: BATCH, options,
+		}, CREDENTIALS.pro),
+	), { settings });
+	return { sub, caller };
+}
+
+/** The credentials of the suite, the Domain Data ones pointed at the proxy. */
+function credentials(): CredentialImport[] {
+	return [...credentialImports({ url: proxy.url } as Simulator), postgresCredential(POSTGRES.id, POSTGRES.name, TARGET)];
+}
+
+/** Files of n8n's filesystem binary data mode below the user folder (their metadata files left out). */
+function binaryDataFiles(root: string): string[] {
+	const files: string[] = [];
+	const walk = (dir: string, inBinaryData: boolean) => {
+		for (const entry of readdirSync(dir, { withFileTypes: true })) {
+			const path = join(dir, entry.name);
+			if (entry.isDirectory()) walk(path, inBinaryData || entry.name === 'binary_data');
+			else if (inBinaryData && !entry.name.endsWith('.metadata')) files.push(path);
+		}
+	};
+	walk(root, false);
+	return files;
+}
+
+beforeAll(async () => {
+	if (!(await isPostgresReachable())) throw new Error('These tests need PostgreSQL on 127.0.0.1:5432 (user postgres)');
+	await createDatabase(TARGET);
+	created.push(TARGET);
+	sim = await startSimulator({ domains: RECORDS, snapshots: 2 });
+	newest = sim.datasets()[0].label;
+	proxy = await startImpatientProxy(sim.url, 2000);
+	const url = `${sim.url}/json/api/v1/historical/domain/${newest}?fields=${FIELDS.join(',')}`;
+	const answer = await fetch(url, { headers: { authorization: 'Bearer sim-pro-key' } });
+	snapshotBytes = (await answer.arrayBuffer()).byteLength;
+}, 120_000);
+
+afterAll(async () => {
+	await proxy?.close();
+	await sim?.close();
+	for (const database of created) await dropDatabase(database);
+}, 120_000);
+
+describe('regular mode (filesystem binary data)', () => {
+	let n8n: N8nInstance;
+	const behindProxy = pair('spoolProxy', 'spool_proxy', {});
+	const shortIdle = pair('spoolIdle', 'spool_idle', { idleTimeout: 1 });
+
+	beforeAll(async () => {
+		await createTable('spool_proxy');
+		await createTable('spool_idle');
+		n8n = await createInstance(sim, { credentials: false, env: CLI_PUBLISHED_SUB_WORKFLOWS_ENV });
+		await n8n.importCredentials(credentials());
+		await importAndPublish(n8n, [behindProxy, shortIdle]);
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await n8n?.dispose();
+	});
+
+	beforeEach(() => {
+		proxy.paths.length = 0;
+	});
+
+	test('behind a proxy that cuts an unread answer after 2 s: every record once, one download', async () => {
+		const bytesBefore = proxy.streamBytes();
+		const filesBefore = binaryDataFiles(n8n.userFolder).length;
+		const run = await n8n.execute(behindProxy.caller.id, { timeoutMs: 10 * 60_000 });
+		expect(run.describe()).toBe('ok');
+		const [summary] = run.json('Stream');
+		expect(summary).toMatchObject({ label: newest, records: RECORDS, batches: RECORDS / BATCH, progress: 'batch 6 of 6' });
+		expect(await tableState('spool_proxy')).toEqual(await expectedState());
+		expect(proxy.streams()).toBeLessThanOrEqual(2);
+		expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
+		// The spool files stay with the execution's binary data (n8n offers a node no way to delete them).
+		expect(binaryDataFiles(n8n.userFolder).length - filesBefore).toBe(summary.spoolFiles);
+	}, 15 * 60_000);
+
+	test('with an Idle Timeout (1 s) shorter than a batch: every record once, one download', async () => {
+		const bytesBefore = proxy.streamBytes();
+		const run = await n8n.execute(shortIdle.caller.id, { timeoutMs: 10 * 60_000 });
+		expect(run.describe()).toBe('ok');
+		expect(run.json('Stream')).toEqual([expect.objectContaining({ records: RECORDS, batches: RECORDS / BATCH })]);
+		expect(await tableState('spool_idle')).toEqual(await expectedState());
+		expect(proxy.streams()).toBeLessThanOrEqual(2);
+		expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
+	}, 15 * 60_000);
+});
+
+describe('queue mode (database binary data)', () => {
+	let queue: QueueMode | undefined;
+	const hookPath = `dd-e2e-spool-${suffix}`;
+	// Successful runs of the caller are not saved: n8n deletes each at its end, with its binary data.
+	const notSaved = { executionOrder: 'v1', saveDataSuccessExecution: 'none' };
+	const queued = pair('spoolQueue', 'spool_queue', { idleTimeout: 1 }, wf.webhook('Webhook', hookPath), notSaved);
+	const target = queueTarget('spool', suffix);
+
+	beforeAll(async () => {
+		await createTable('spool_queue');
+		created.push(target.database);
+		// n8n 2.8 deletes an execution it does not save at once; 2.41 marks it deleted and its pruning removes it at
+		// the next pass (every 15 minutes by default): one a minute here.
+		const pruning = { EXECUTIONS_DATA_PRUNE_HARD_DELETE_INTERVAL: '1' };
+		queue = await startQueueMode(sim, target, credentials(), [queued], pruning);
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await stopQueueMode(queue, target);
+	}, 120_000);
+
+	beforeEach(() => {
+		proxy.paths.length = 0;
+	});
+
+	test('on the worker, spooled into the database: every record once, one download', async () => {
+		const bytesBefore = proxy.streamBytes();
+		const answer = (await postWebhook(queue!.n8n.url, hookPath, {}, 15 * 60_000)) as Array<Record<string, unknown>>;
+		expect(answer).toEqual([expect.objectContaining({ label: newest, records: RECORDS, batches: RECORDS / BATCH })]);
+		expect(await tableState('spool_queue')).toEqual(await expectedState());
+		expect(proxy.streams()).toBeLessThanOrEqual(2);
+		expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
+		// Spool files of about 8 MB each: far under the database mode's limit per file (512 MiB by default).
+		const { spooledBytes, spoolFiles } = answer[0] as { spooledBytes: number; spoolFiles: number };
+		expect(spoolFiles).toBe(Math.ceil(spooledBytes / (8 * 1024 * 1024)));
+		// The caller saves no successful execution: n8n deletes the execution, and with it the spool's rows.
+		const rows = async () => await queryDatabase(target.database, 'select count(*) from binary_data');
+		expect(await waitUntil(async () => (await rows()) === '0', 180_000)).toBe(true);
+	}, 25 * 60_000);
+});
