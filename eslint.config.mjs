@@ -29,7 +29,10 @@ const errorsModule = 'nodes/DomainData/errors.ts';
 // nothing outside transport/ reaches past its index (service errors come from there, parameter errors from
 // errors.ts). A file matched by several blocks below gets the last one's patterns, so each block lists all of its own.
 const bottomLayer = ['nodes/DomainData/errors.ts', 'nodes/DomainData/parameters.ts'];
-const importsOfActions = { regex: '(^|/)actions(/|$)', message: 'transport/ and helpers/ sit below actions/: move the shared piece down instead.' };
+const importsOfActions = {
+	regex: '(^|/)actions(/|$)',
+	message: 'transport/ and helpers/ sit below actions/: move the shared piece down instead.',
+};
 const transportInternals = {
 	regex: '(^|/)transport/.',
 	message: 'Import the transport through its index (transport/); errors of parameters come from errors.ts.',
@@ -41,7 +44,10 @@ const triggerOwnActions = {
 	regex: '(^|/)actions/(?!(common|dataset/fieldOptions|dataset/output)$)',
 	message: 'The trigger shares the editor definitions of actions/ (common, dataset/fieldOptions, dataset/output) only.',
 };
-const importsOfTrigger = { regex: '(^|/)DomainDataTrigger(/|$)', message: 'DomainData does not depend on its trigger.' };
+const importsOfTrigger = {
+	regex: '(^|/)DomainDataTrigger(/|$)',
+	message: 'DomainData does not depend on its trigger.',
+};
 const restrictImports = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
@@ -75,7 +81,13 @@ export default tseslint.config(
 	},
 	{
 		files: shipped,
-		rules: { 'no-console': 'error' },
+		// Prettier wraps code at 120 but never a string or a comment: this rule holds those to the same width.
+		rules: { 'no-console': 'error', 'max-len': ['error', { code: 120, tabWidth: 2 }] },
+	},
+	{
+		// Files small enough to read in one sitting; split a file by concern before it grows past this.
+		files: shipped,
+		rules: { 'max-lines': ['error', { max: 300 }] },
 	},
 	{
 		files: shipped,

@@ -13,7 +13,10 @@ const shared = {
 // why each): one jest project per version, named `e2e-<version>`. A "full" version runs every file of
 // test/e2e except the smoke run; a "smoke" version runs test/e2e/smoke.test.ts only. A test reads its
 // project's version through e2eVersion() in test/e2e/support.ts. `N8N_E2E_VERSIONS=2.41.1,2.8.4` narrows a run.
-const wanted = (process.env.N8N_E2E_VERSIONS || '').split(',').map((v) => v.trim()).filter(Boolean);
+const wanted = (process.env.N8N_E2E_VERSIONS || '')
+	.split(',')
+	.map((v) => v.trim())
+	.filter(Boolean);
 const SMOKE = '<rootDir>/test/e2e/smoke.test.ts';
 const e2eProjects = matrix
 	.filter((entry) => wanted.length === 0 || wanted.includes(entry.version))

@@ -3,7 +3,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const SECTION_NAMES = ['stream', 'memory', 'enrich', 'search', 'trigger', 'compare', 'subworkflow', 'spool', 'agent'] as const;
+export const SECTION_NAMES = [
+	'stream',
+	'memory',
+	'enrich',
+	'search',
+	'trigger',
+	'compare',
+	'subworkflow',
+	'spool',
+	'agent',
+] as const;
 
 /** Where the full run writes its figures; the tiny run never writes there unless told to. */
 export const COMMITTED_REPORT = resolve(__dirname, '..', 'docs', 'benchmarks.md');

@@ -63,7 +63,12 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 		const sim = await SimulatorProcess.start({ domains: size });
 		try {
 			for (let run = 0; run < memoryRuns; run++) {
-				const result = await runOperationInChild({ baseUrl: sim.url, apiKey: KEYS.pro, parameters: PARAMETERS, output: 'file' });
+				const result = await runOperationInChild({
+					baseUrl: sim.url,
+					apiKey: KEYS.pro,
+					parameters: PARAMETERS,
+					output: 'file',
+				});
 				if (result.error) throw new Error(`compare, ${formatNumber(size)} records: ${result.error}`);
 				context.log(
 					`  compare memory ${formatNumber(size)}: peak ${result.peakRssMb.toFixed(0)} MB (before ${result.rssBeforeMb.toFixed(0)} MB), ` +
@@ -72,7 +77,9 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 				memory.set(size, [...(memory.get(size) ?? []), result]);
 			}
 			if (size !== sizes[sizes.length - 1]) continue;
-			const datasets = (await (await fetch(`${sim.url}/json/api/v1/historical/domain`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).json()) as {
+			const datasets = (await (
+				await fetch(`${sim.url}/json/api/v1/historical/domain`, { headers: { authorization: `Bearer ${KEYS.pro}` } })
+			).json()) as {
 				datasets: Array<{ label: string }>;
 			};
 			const [newest, previous] = datasets.datasets.map((dataset) => dataset.label);
@@ -104,8 +111,12 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 			const { ready, failed } = await warmUp(contenders);
 			if (failed.length > 0) throw failed[0].error;
 			context.log(`compare: ${formatNumber(size)} records a side, ${rounds} interleaved rounds`);
-			timing = await interleave(ready, rounds, (name, round, run) => context.log(`  round ${round} ${name}: ${(run.wallMs / 1000).toFixed(1)} s`));
-			if (shouldProfile(context, pairedRatio(timing.get(OURS)!, timing.get(FASTEST)!, (run) => run.wallMs) > TIME_TARGET)) {
+			timing = await interleave(ready, rounds, (name, round, run) =>
+				context.log(`  round ${round} ${name}: ${(run.wallMs / 1000).toFixed(1)} s`),
+			);
+			if (
+				shouldProfile(context, pairedRatio(timing.get(OURS)!, timing.get(FASTEST)!, (run) => run.wallMs) > TIME_TARGET)
+			) {
 				context.log('compare: profiling our node');
 				profile = [
 					'Our node alone (the fastest reader is in the table above), File output. Pass 1 (the newer snapshot into the ' +
@@ -157,12 +168,12 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 	const details = [
 		`The simulator's two newest snapshots (default: 4 weekly snapshots; about 3 % of the domains come and go between two, ` +
 			`and a few percent change technologies, title, categories, country or language), compared on ${FIELDS.join(', ')}, ` +
-			'all changes, File output (n8n\'s binary store in filesystem mode). Our node requests the newer snapshot twice and the older ' +
+			"all changes, File output (n8n's binary store in filesystem mode). Our node requests the newer snapshot twice and the older " +
 			'once (see docs/dataset.md, Dataset → Compare), and its second read of the newer one parses only the lines of ' +
 			'changes (the name is read from the raw line); the reader reads each once with the same fields and keeps one ' +
 			`snapshot's records at a time, as a script would. Time: ${rounds} interleaved rounds after a warm-up run of each, ` +
 			'in this process; ratio = median over rounds of ' +
-			'(our time ÷ the reader\'s time in the same round); the same by client CPU time, which leaves out waiting and moves less when ' +
+			"(our time ÷ the reader's time in the same round); the same by client CPU time, which leaves out waiting and moves less when " +
 			'other processes take the cores.',
 		markdownTable(
 			['contender', 'wall s (median)', 'client CPU s (median)', 'wall s per round', 'client CPU s per round'],
@@ -179,7 +190,15 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 			'a hash table of the names) and, between the second and third pass, the older records of the domains that changed (their compared ' +
 			'and filter fields as UTF-8 JSON): these grow with the number of changes, not with the snapshot.',
 		markdownTable(
-			['records a side', 'changes', 'RSS before MB', 'peak RSS MB (VmHWM)', 'peak − before MB', 'peak JS heap + Buffers MB (sampled)', 'wall s'],
+			[
+				'records a side',
+				'changes',
+				'RSS before MB',
+				'peak RSS MB (VmHWM)',
+				'peak − before MB',
+				'peak JS heap + Buffers MB (sampled)',
+				'wall s',
+			],
 			memoryRows,
 		),
 	];

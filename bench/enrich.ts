@@ -69,7 +69,11 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 		const ours = workflow(
 			workflowId('bench enrich ours'),
 			'Bench: enrich with Domain Data',
-			chain(manualTrigger(), codeNode(names, items), domainData(ENRICH_NODE, ENRICH_PARAMETERS, DOMAIN_DATA_CREDENTIAL)),
+			chain(
+				manualTrigger(),
+				codeNode(names, items),
+				domainData(ENRICH_NODE, ENRICH_PARAMETERS, DOMAIN_DATA_CREDENTIAL),
+			),
 		);
 		const http = workflow(
 			workflowId('bench enrich http'),
@@ -94,7 +98,10 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 		);
 		await n8n.importWorkflows([ours, http]);
 
-		const runs = { ours: [] as Array<TimedExecution & { calls: number }>, http: [] as Array<TimedExecution & { calls: number }> };
+		const runs = {
+			ours: [] as Array<TimedExecution & { calls: number }>,
+			http: [] as Array<TimedExecution & { calls: number }>,
+		};
 		const pending: string[] = [];
 		for (let round = 0; round < rounds; round++) {
 			for (const [key, wf, nodeName] of [
@@ -121,7 +128,8 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 					const data = (key === 'ours' ? json.domainData : json.domain) as { name?: unknown } | undefined;
 					return typeof data?.name === 'string';
 				}).length;
-				if (answered !== items) throw new Error(`${nodeName}: only ${answered} of ${items} items carry the domain's data`);
+				if (answered !== items)
+					throw new Error(`${nodeName}: only ${answered} of ${items} items carry the domain's data`);
 				const calls = (await sim.calls()).length;
 				runs[key].push({ ...execution, calls });
 				context.log(`  enrich round ${round + 1} ${key}: ${calls} calls, node ${formatNumber(execution.nodeMs)} ms`);
@@ -129,8 +137,10 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 		}
 
 		const figures: Figure[] = [];
-		const m = (list: Array<TimedExecution & { calls: number }>, pick: (run: TimedExecution & { calls: number }) => number) =>
-			median(list.map(pick));
+		const m = (
+			list: Array<TimedExecution & { calls: number }>,
+			pick: (run: TimedExecution & { calls: number }) => number,
+		) => median(list.map(pick));
 		if (runs.ours.length) {
 			const callRatio = m(runs.http, (r) => r.calls) / m(runs.ours, (r) => r.calls);
 			// Per round: the HTTP Request node's time over ours in the same round.
@@ -168,15 +178,28 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 				`${formatNumber(items)} rows \`{ id, domain }\` (${formatNumber(distinct)} distinct domains of the index, each ${items / distinct} times, mixed order) → ` +
 				`either our node (\`${JSON.stringify(ENRICH_PARAMETERS)}\`) or the HTTP Request node (v4.2, GET \`/domain/{{ $json.domain }}\` with a header credential, default options). ` +
 				`The simulator waits ${LATENCY_MS} ms before every answer. ${rounds} rounds, the two workflows alternating, each run a fresh \`n8n execute\`; medians. ` +
-				'Calls: every API request in the simulator\'s log during the run. Node time: the executionTime n8n recorded for the node.',
+				"Calls: every API request in the simulator's log during the run. Node time: the executionTime n8n recorded for the node.",
 			markdownTable(
-				['workflow', 'calls', 'node ms', 'workflow ms', 'n8n execute process ms (cold start included)', 'node ms per round'],
+				[
+					'workflow',
+					'calls',
+					'node ms',
+					'workflow ms',
+					'n8n execute process ms (cold start included)',
+					'node ms per round',
+				],
 				[...(runs.ours.length ? [row('our Enrich', runs.ours)] : []), row('HTTP Request, one GET per item', runs.http)],
 			),
 			`The HTTP Request node starts one request per item and awaits them all together (n8n 2.8's HttpRequestV3), so the ${LATENCY_MS} ms ` +
-				`latency is not what limits it; its node time works out at ${(m(runs.http, (r) => r.nodeMs) / Math.max(1, m(runs.http, (r) => r.calls))).toFixed(1)} ms ` +
+				`latency is not what limits it; its node time works out at ${(
+					m(runs.http, (r) => r.nodeMs) /
+					Math.max(
+						1,
+						m(runs.http, (r) => r.calls),
+					)
+				).toFixed(1)} ms ` +
 				'per request. Against the real service, whose rate limits are per account (no numbers published; similar services allow ' +
-				'about 5 lookups a second), those requests would meet 429s, or need the node\'s batching option, which spaces them out.',
+				"about 5 lookups a second), those requests would meet 429s, or need the node's batching option, which spaces them out.",
 		];
 
 		let profile: string[] | undefined;

@@ -42,7 +42,9 @@ export async function memory(context: BenchContext): Promise<SectionResult> {
 	// that the measurement works, so it starts all its processes together.
 	const simulators = await Promise.all(sizes.map((size) => SimulatorProcess.start({ domains: size })));
 	try {
-		const jobs = Array.from({ length: runs }, () => sizes.flatMap((size, index) => MODES.map((mode) => ({ size, sim: simulators[index], mode })))).flat();
+		const jobs = Array.from({ length: runs }, () =>
+			sizes.flatMap((size, index) => MODES.map((mode) => ({ size, sim: simulators[index], mode }))),
+		).flat();
 		const together = context.tiny ? jobs.length : 1;
 		for (let start = 0; start < jobs.length; start += together) {
 			const group = jobs.slice(start, start + together).filter((job) => !pending.has(job.mode.name));

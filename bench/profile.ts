@@ -20,7 +20,9 @@ import { formatNumber, median } from './lib/stats';
 
 const SAMPLING = 'V8 CPU profile (what `node --cpu-prof` records, sampled every 200 µs)';
 
-async function capture(request: Omit<ChildRequest, 'apiKey' | 'profileFile'>): Promise<{ summary: ProfileSummary; records: number } | string> {
+async function capture(
+	request: Omit<ChildRequest, 'apiKey' | 'profileFile'>,
+): Promise<{ summary: ProfileSummary; records: number } | string> {
 	const directory = mkdtempSync(join(tmpdir(), 'dd-bench-profile-'));
 	try {
 		const profileFile = join(directory, 'operation.cpuprofile');
@@ -54,7 +56,9 @@ export async function profileOperation(
  * against decode(chunk, { stream: true }) (the same text when chunks end at line ends).
  */
 async function decodeModes(baseUrl: string, records: number): Promise<{ plainMs: number; streamMs: number }> {
-	const response = await request(`${baseUrl}/json/api/v1/historical/domain/latest`, { headers: { authorization: `Bearer ${KEYS.pro}` } });
+	const response = await request(`${baseUrl}/json/api/v1/historical/domain/latest`, {
+		headers: { authorization: `Bearer ${KEYS.pro}` },
+	});
 	const chunks: Uint8Array[] = [];
 	for await (const chunk of response.body as AsyncIterable<Uint8Array>) chunks.push(chunk);
 	const time = (options?: TextDecodeOptions) => {
@@ -78,7 +82,10 @@ const READING_CODE = 'the reading code itself: our node (nodes/) or the hand-wri
 function areaTimes(summary: ProfileSummary): Map<string, number> {
 	const times = new Map<string, number>();
 	for (const row of summary.byArea) {
-		const area = row.area === 'our node (nodes/)' || row.area === 'hand-written reader (bench/baselines.ts)' ? READING_CODE : row.area;
+		const area =
+			row.area === 'our node (nodes/)' || row.area === 'hand-written reader (bench/baselines.ts)'
+				? READING_CODE
+				: row.area;
 		times.set(area, (times.get(area) ?? 0) + row.selfMs);
 	}
 	return times;
@@ -116,7 +123,8 @@ export async function profileStream(
 	const rows = areas
 		.map((area) => ({ area, ours: at(0, area), overHelper: at(1, area), fastest: at(2, area) }))
 		.sort((a, b) => b.ours - b.fastest - (a.ours - a.fastest));
-	const total = (column: number) => [...columns[column].entries()].filter(([area]) => !area.startsWith('idle')).reduce((sum, [, ms]) => sum + ms, 0);
+	const total = (column: number) =>
+		[...columns[column].entries()].filter(([area]) => !area.startsWith('idle')).reduce((sum, [, ms]) => sum + ms, 0);
 	const largest = rows[0];
 	const slowest = ours.summary.bySelf.find((row) => / nodes\//.test(row.name));
 	const decoder = ours.summary.bySelf.find((row) => row.name.startsWith('decode '));
@@ -127,7 +135,10 @@ export async function profileStream(
 		`bytes and \`decode(chunk, { stream: true })\` ${modes.streamMs.toFixed(2)} ms (${(modes.plainMs / modes.streamMs).toFixed(2)} ×; ` +
 		'medians of 5 over the same chunks). Both give the same text for bytes that end at a line end. In our node, decoding is called from: ' +
 		(decodeCallers.length
-			? decodeCallers.slice(0, 3).map((caller) => `\`${caller.name}\` (${caller.ms.toFixed(0)} ms)`).join(', ')
+			? decodeCallers
+					.slice(0, 3)
+					.map((caller) => `\`${caller.name}\` (${caller.ms.toFixed(0)} ms)`)
+					.join(', ')
 			: 'nowhere in the samples') +
 		'; the fastest reader decodes with `{ stream: true }`.' +
 		(decodeCallers.length && modes.plainMs > modes.streamMs * 1.1
@@ -141,14 +152,30 @@ export async function profileStream(
 			`n8n's HTTP helper ${perThousand(total(1))} ms, the fastest reader ${perThousand(total(2))} ms. So reading through n8n's helper ` +
 			`accounts for ${perThousand(total(1) - total(2))} ms and the node's own code for ${perThousand(total(0) - total(1))} ms. ` +
 			`The largest single difference is "${largest.area}" (${perThousand(largest.ours - largest.fastest)} ms)` +
-			(slowest ? `; in our code, \`${slowest.name}\` has the most self time (${(slowest.share * 100).toFixed(1)} % of the samples; JSON.parse counts there)` : '') +
-			(decoder ? `; \`TextDecoder.decode\` takes ${(decoder.share * 100).toFixed(1)} % (see the note on decoding below).` : '.'),
+			(slowest
+				? `; in our code, \`${slowest.name}\` has the most self time (${(slowest.share * 100).toFixed(1)} % of the samples; JSON.parse counts there)`
+				: '') +
+			(decoder
+				? `; \`TextDecoder.decode\` takes ${(decoder.share * 100).toFixed(1)} % (see the note on decoding below).`
+				: '.'),
 		`${SAMPLING}: each contender ${repeat} run(s) of ${formatNumber(records)} records in its own fresh process. Milliseconds ` +
 			'(self time) per 1,000 records, by area, largest difference between our node and the fastest reader first. V8 builtins ' +
 			'such as JSON.parse count as self time of the JavaScript function that calls them.',
 		markdownTable(
-			['area', `our node (${output}) ms / 1,000 records`, "fastest reader's loop over n8n's helper", 'fastest reader', 'our node − fastest reader'],
-			rows.map((row) => [row.area, perThousand(row.ours), perThousand(row.overHelper), perThousand(row.fastest), perThousand(row.ours - row.fastest)]),
+			[
+				'area',
+				`our node (${output}) ms / 1,000 records`,
+				"fastest reader's loop over n8n's helper",
+				'fastest reader',
+				'our node − fastest reader',
+			],
+			rows.map((row) => [
+				row.area,
+				perThousand(row.ours),
+				perThousand(row.overHelper),
+				perThousand(row.fastest),
+				perThousand(row.ours - row.fastest),
+			]),
 		),
 		decodingNote,
 		'Our node in detail:',
@@ -156,7 +183,9 @@ export async function profileStream(
 		'The fastest reader in detail (functions with the most self time):',
 		markdownTable(
 			['function (file:line)', 'self time', 'share'],
-			fastest.summary.bySelf.slice(0, 8).map((row) => [row.name, `${row.selfMs.toFixed(0)} ms`, `${(row.share * 100).toFixed(1)} %`]),
+			fastest.summary.bySelf
+				.slice(0, 8)
+				.map((row) => [row.name, `${row.selfMs.toFixed(0)} ms`, `${(row.share * 100).toFixed(1)} %`]),
 		),
 	];
 }

@@ -36,7 +36,10 @@ import { spool } from './spool';
 import { subWorkflowSection } from './subworkflow';
 import { trigger } from './trigger';
 
-const SECTIONS: Record<(typeof SECTION_NAMES)[number], { title: string; run: (context: BenchContext) => Promise<SectionResult> }> = {
+const SECTIONS: Record<
+	(typeof SECTION_NAMES)[number],
+	{ title: string; run: (context: BenchContext) => Promise<SectionResult> }
+> = {
 	stream: { title: 'Stream throughput', run: streamThroughput },
 	memory: { title: 'Memory', run: memory },
 	enrich: { title: 'Enrichment', run: enrichment },
@@ -72,7 +75,9 @@ function renderMarkdown(
 		`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB memory, ${machine.platform}, Node.js ${machine.node}.`,
 		`- Processes: the simulator (\`test/simulator\`) runs in a child process on 127.0.0.1; ${cores}.`,
 		`- Load average (1, 5, 15 min) at the start: ${load.start.map((v) => v.toFixed(2)).join(', ')}; at the end: ${load.end.map((v) => v.toFixed(2)).join(', ')}.`,
-		...(args.tiny ? ['- **Tiny run**: sizes cut down to check that the bench works; these figures say nothing about speed.'] : []),
+		...(args.tiny
+			? ['- **Tiny run**: sizes cut down to check that the bench works; these figures say nothing about speed.']
+			: []),
 		'',
 		'## Summary',
 		'',
@@ -126,7 +131,9 @@ async function main(): Promise<void> {
 		context.log(`${section.title}… (load average ${load.toFixed(2)})`);
 		try {
 			const result = await section.run(context);
-			result.details.unshift(`_1-minute load average when the section started: ${load.toFixed(2)} (${cpus().length} cores)._`);
+			result.details.unshift(
+				`_1-minute load average when the section started: ${load.toFixed(2)} (${cpus().length} cores)._`,
+			);
 			sections.push(result);
 		} catch (error) {
 			context.log(`${section.title} failed: ${error instanceof Error ? error.stack : String(error)}`);
@@ -141,13 +148,18 @@ async function main(): Promise<void> {
 	}
 	await disposePackage();
 	const durationMs = performance.now() - t0;
-	const markdown = renderMarkdown(args, argv, sections, started, durationMs, cores, { start: loadAtStart, end: loadavg() });
+	const markdown = renderMarkdown(args, argv, sections, started, durationMs, cores, {
+		start: loadAtStart,
+		end: loadavg(),
+	});
 	mkdirSync(dirname(args.out), { recursive: true });
 	writeFileSync(args.out, markdown);
 	console.log(consoleTable(SUMMARY_HEADER, summaryRows(sections)));
 	console.log(`\n${(durationMs / 1000).toFixed(0)} s; written to ${relative(process.cwd(), args.out) || args.out}`);
 	// n8n-core keeps process-wide handles open once loaded; the bench is done.
-	process.exit(sections.some((section) => section.pending?.some((reason) => reason.startsWith('the section failed'))) ? 1 : 0);
+	process.exit(
+		sections.some((section) => section.pending?.some((reason) => reason.startsWith('the section failed'))) ? 1 : 0,
+	);
 }
 
 main().catch((error: unknown) => {

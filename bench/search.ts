@@ -35,7 +35,11 @@ export const SEARCH_PARAMETERS = {
  * What a script does: POST each page, pass the cursor back, until a page comes without one. With
  * `freshConnections`, every call closes its connection (as every request of n8n's HTTP helper does).
  */
-export async function rawSearchLoop(baseUrl: string, apiKey: string, options: { freshConnections?: boolean } = {}): Promise<unknown[]> {
+export async function rawSearchLoop(
+	baseUrl: string,
+	apiKey: string,
+	options: { freshConnections?: boolean } = {},
+): Promise<unknown[]> {
 	const results: unknown[] = [];
 	let searchAfter: unknown;
 	do {
@@ -45,7 +49,8 @@ export async function rawSearchLoop(baseUrl: string, apiKey: string, options: { 
 			body: JSON.stringify({ pageSize: PAGE_SIZE, ...(searchAfter ? { searchAfter } : {}) }),
 			reset: options.freshConnections === true,
 		});
-		if (response.statusCode !== 200) throw new Error(`search answered ${response.statusCode}: ${await response.body.text()}`);
+		if (response.statusCode !== 200)
+			throw new Error(`search answered ${response.statusCode}: ${await response.body.text()}`);
 		const page = (await response.body.json()) as { results: unknown[]; search_after?: unknown };
 		for (const result of page.results) results.push(result);
 		searchAfter = page.search_after;
@@ -62,10 +67,14 @@ interface Run {
  * How many times the node asks n8n for its credential per API call. n8n's helper asks once per request
  * (n8n decrypts it every time, and a real n8n reads it from its database first); more is the node's own.
  */
-async function credentialReadsPerCall(sim: SimulatorProcess, credentials: { apiKey: string; baseUrl: string }): Promise<number> {
+async function credentialReadsPerCall(
+	sim: SimulatorProcess,
+	credentials: { apiKey: string; baseUrl: string },
+): Promise<number> {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const core = require('n8n-core') as typeof import('n8n-core');
-	let owner: { getCredentials: (...args: unknown[]) => unknown } = core.ExecuteContext.prototype as unknown as typeof owner;
+	let owner: { getCredentials: (...args: unknown[]) => unknown } = core.ExecuteContext
+		.prototype as unknown as typeof owner;
 	while (!Object.prototype.hasOwnProperty.call(owner, 'getCredentials')) owner = Object.getPrototypeOf(owner);
 	const original = owner.getCredentials;
 	let reads = 0;
@@ -127,16 +136,23 @@ async function harnessComparison(
 		return result.items.length;
 	});
 	const raw = timed(RAW, async () => (await rawSearchLoop(sim.url, KEYS.pro)).length);
-	const rawFresh = timed(RAW_FRESH, async () => (await rawSearchLoop(sim.url, KEYS.pro, { freshConnections: true })).length);
+	const rawFresh = timed(
+		RAW_FRESH,
+		async () => (await rawSearchLoop(sim.url, KEYS.pro, { freshConnections: true })).length,
+	);
 	const helper = timed(HELPER, async () => (await helperLoop(sim.url, KEYS.pro)).length);
 
 	const pending: string[] = [];
 	const { ready, failed } = await warmUp([ours, raw, rawFresh, helper]);
 	for (const { name, error } of failed) {
 		if (name !== OURS) throw error;
-		pending.push(`${error instanceof StubError ? error.message : `our Search fails: ${error.message}`}; our side not measured`);
+		pending.push(
+			`${error instanceof StubError ? error.message : `our Search fails: ${error.message}`}; our side not measured`,
+		);
 	}
-	context.log(`search: ${total} results in pages of ${PAGE_SIZE}, latency ${latencyMs} ms, ${rounds} interleaved rounds`);
+	context.log(
+		`search: ${total} results in pages of ${PAGE_SIZE}, latency ${latencyMs} ms, ${rounds} interleaved rounds`,
+	);
 	const results = await interleave(ready, rounds);
 	const rawRuns = results.get(RAW)!;
 	const ratio = (name: string) => median(results.get(name)!.map((r, i) => r.wallMs / rawRuns[i].wallMs));
@@ -148,13 +164,14 @@ async function harnessComparison(
 		runs.map((r) => formatNumber(r.wallMs)).join(', '),
 	]);
 	const details = [
-		`**${latencyMs ? `${latencyMs} ms` : 'No'} latency added** ${latencyMs ? 'before every answer (a service across a network)' : '(so the client\'s own cost per call shows)'}: ` +
+		`**${latencyMs ? `${latencyMs} ms` : 'No'} latency added** ${latencyMs ? 'before every answer (a service across a network)' : "(so the client's own cost per call shows)"}: ` +
 			`${rounds} rounds, alternating, after a warm-up run of each; ratio = median over rounds of (contender ÷ raw loop in the same round).`,
 		markdownTable(['contender', 'calls', 'wall ms (median)', 'ratio to raw loop', 'wall ms per round'], rows),
 	];
 	if (!results.has(OURS)) return { figures: [], details, pending };
 	const overhead = ratio(OURS);
-	const perCall = (name: string) => median(results.get(name)!.map((r) => r.wallMs)) / median(results.get(name)!.map((r) => r.calls));
+	const perCall = (name: string) =>
+		median(results.get(name)!.map((r) => r.wallMs)) / median(results.get(name)!.map((r) => r.calls));
 	const ms = (value: number) => `${value.toFixed(1)} ms`;
 	const plus = (value: number) => `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(1)} ms`;
 	details.push(
@@ -195,7 +212,9 @@ export async function search(context: BenchContext): Promise<SectionResult> {
 	try {
 		let missed = false;
 		const reads = await credentialReadsPerCall(sim, { apiKey: KEYS.pro, baseUrl: sim.url });
-		details.push(`Credential reads (\`getCredentials\`) per API call during our Search: ${reads.toFixed(1)} (n8n's HTTP helper itself makes one).`);
+		details.push(
+			`Credential reads (\`getCredentials\`) per API call during our Search: ${reads.toFixed(1)} (n8n's HTTP helper itself makes one).`,
+		);
 		for (const [latencyMs, rounds] of [
 			[0, context.tiny ? 1 : 7],
 			[50, context.tiny ? 1 : 3],
@@ -209,7 +228,9 @@ export async function search(context: BenchContext): Promise<SectionResult> {
 		await sim.setFaults({ latencyMs: 0 });
 		if (shouldProfile(context, missed)) {
 			context.log('search: profiling our Search');
-			const nodeOwn = figures.filter((figure) => figure.what.includes("the node's own overhead")).map((figure) => parseFloat(figure.value));
+			const nodeOwn = figures
+				.filter((figure) => figure.what.includes("the node's own overhead"))
+				.map((figure) => parseFloat(figure.value));
 			const helperIsTheGap = nodeOwn.length > 0 && nodeOwn.every((ratio) => ratio <= TARGET_OVERHEAD);
 			const gap = [
 				helperIsTheGap
@@ -218,7 +239,7 @@ export async function search(context: BenchContext): Promise<SectionResult> {
 						'The helper opens a new TCP connection for every request (n8n-core 2.8 creates a new http.Agent per request) and runs axios ' +
 						"and n8n-core's request handling per call. What would close the gap: connection reuse in n8n-core (a keep-alive agent), which " +
 						'a community node cannot add (its code may not create HTTP agents); for users, a larger Page Size (fewer calls).'
-					: "**Where the gap is:** partly in the node's own code (see \"the node's own overhead\" above and the functions below).",
+					: '**Where the gap is:** partly in the node\'s own code (see "the node\'s own overhead" above and the functions below).',
 				`Credential reads per API call: ${reads.toFixed(1)}. n8n's helper reads the credential once per request (decrypting it; a real n8n ` +
 					'loads it from its database first)' +
 					(reads > 1.05
@@ -247,7 +268,12 @@ export async function search(context: BenchContext): Promise<SectionResult> {
 	}
 }
 
-async function realN8nSearch(context: BenchContext, sim: SimulatorProcess, total: number, figures: Figure[]): Promise<string[]> {
+async function realN8nSearch(
+	context: BenchContext,
+	sim: SimulatorProcess,
+	total: number,
+	figures: Figure[],
+): Promise<string[]> {
 	const rounds = context.tiny ? 1 : 3;
 	const n8n = await BenchN8n.create(context, sim.url, KEYS.pro);
 	try {
@@ -295,7 +321,10 @@ async function realN8nSearch(context: BenchContext, sim: SimulatorProcess, total
 			),
 		);
 		await n8n.importWorkflows([ours, http]);
-		const runs = { ours: [] as Array<TimedExecution & { calls: number }>, http: [] as Array<TimedExecution & { calls: number }> };
+		const runs = {
+			ours: [] as Array<TimedExecution & { calls: number }>,
+			http: [] as Array<TimedExecution & { calls: number }>,
+		};
 		for (let round = 0; round < rounds; round++) {
 			for (const [key, wf, nodeName, itemsNode] of [
 				['ours', ours, SEARCH_NODE, SEARCH_NODE],
@@ -307,11 +336,15 @@ async function realN8nSearch(context: BenchContext, sim: SimulatorProcess, total
 				if (out !== total) throw new Error(`${itemsNode} put out ${out} items, expected ${total}`);
 				const calls = (await sim.calls()).length;
 				runs[key].push({ ...execution, calls });
-				context.log(`  search n8n round ${round + 1} ${key}: ${calls} calls, node ${formatNumber(execution.nodeMs)} ms`);
+				context.log(
+					`  search n8n round ${round + 1} ${key}: ${calls} calls, node ${formatNumber(execution.nodeMs)} ms`,
+				);
 			}
 		}
-		const m = (list: Array<TimedExecution & { calls: number }>, pick: (run: TimedExecution & { calls: number }) => number) =>
-			median(list.map(pick));
+		const m = (
+			list: Array<TimedExecution & { calls: number }>,
+			pick: (run: TimedExecution & { calls: number }) => number,
+		) => median(list.map(pick));
 		const ratio = median(runs.ours.map((run, i) => runs.http[i].nodeMs / run.nodeMs));
 		figures.push({
 			what: 'real n8n: our Search vs HTTP Request pagination',
@@ -331,7 +364,10 @@ async function realN8nSearch(context: BenchContext, sim: SimulatorProcess, total
 				'POSTing `{"pageSize": 100}` with its pagination option (body parameter `searchAfter` = `{{ $response.body.search_after }}`, ' +
 				'complete when `{{ $response.body.search_after === undefined }}`), followed by a Split Out node on `results` so that both end with one item per domain. ' +
 				`${rounds} rounds alternating, each a fresh \`n8n execute\`; node time = the executionTime n8n recorded (for the HTTP Request workflow: the HTTP Request node; the workflow column includes the Split Out).`,
-			markdownTable(['workflow', 'calls', 'node ms', 'workflow ms', 'node ms per round'], [row('our Search', runs.ours), row('HTTP Request + Split Out', runs.http)]),
+			markdownTable(
+				['workflow', 'calls', 'node ms', 'workflow ms', 'node ms per round'],
+				[row('our Search', runs.ours), row('HTTP Request + Split Out', runs.http)],
+			),
 		];
 	} finally {
 		await n8n.dispose();

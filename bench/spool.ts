@@ -51,7 +51,13 @@ async function measure(
 	});
 	if (result.error) throw new Error(`spool, ${delayMs === undefined ? 'file' : `N = ${delayMs} ms`}: ${result.error}`);
 	const batches = delayMs === undefined ? 0 : Math.ceil(result.records / batch);
-	return { delayMs, result, streams: proxy.streams() - streamsBefore, megabytes: mb(proxy.streamBytes() - bytesBefore), batches };
+	return {
+		delayMs,
+		result,
+		streams: proxy.streams() - streamsBefore,
+		megabytes: mb(proxy.streamBytes() - bytesBefore),
+		batches,
+	};
 }
 
 export async function spool(context: BenchContext): Promise<SectionResult> {
@@ -64,7 +70,9 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 	try {
 		const file = await measure(proxy, streamParameters('file'), undefined, batch);
 		runs.push({ name: 'File output', ...file });
-		context.log(`  spool file: ${(file.result.wallMs / 1000).toFixed(1)} s, ${file.streams} requests, ${file.megabytes.toFixed(0)} MB`);
+		context.log(
+			`  spool file: ${(file.result.wallMs / 1000).toFixed(1)} s, ${file.streams} requests, ${file.megabytes.toFixed(0)} MB`,
+		);
 		for (const delayMs of delays) {
 			const parameters = streamParameters('items', {
 				output: 'subWorkflow',
@@ -73,7 +81,9 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 			});
 			const run = await measure(proxy, parameters, delayMs, batch);
 			runs.push({ name: `Sub-Workflow, N = ${formatNumber(delayMs)} ms per batch`, ...run });
-			context.log(`  spool N=${delayMs}: ${(run.result.wallMs / 1000).toFixed(1)} s, ${run.streams} requests, ${run.megabytes.toFixed(0)} MB`);
+			context.log(
+				`  spool N=${delayMs}: ${(run.result.wallMs / 1000).toFixed(1)} s, ${run.streams} requests, ${run.megabytes.toFixed(0)} MB`,
+			);
 		}
 	} finally {
 		await proxy.close();
@@ -84,7 +94,9 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 	const same = subs.every((run) => run.streams === subs[0].streams && Math.abs(run.megabytes - subs[0].megabytes) < 1);
 	figures.push({
 		what: `stream requests and MB downloaded, ${formatNumber(records)} records, N = ${delays.join(' and ')} ms per batch`,
-		value: subs.map((run) => `${run.streams} request${run.streams === 1 ? '' : 's'}, ${run.megabytes.toFixed(1)} MB`).join('; '),
+		value: subs
+			.map((run) => `${run.streams} request${run.streams === 1 ? '' : 's'}, ${run.megabytes.toFixed(1)} MB`)
+			.join('; '),
 		target: `the same for every N, at most 2 requests and about one snapshot (File output: ${file.megabytes.toFixed(1)} MB)`,
 		met: same && subs.every((run) => run.streams <= 2 && run.megabytes <= file.megabytes * 1.05),
 	});
@@ -115,7 +127,10 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 			`${formatNumber(batch)}; the sub-workflow only waits N ms per batch (n8n's CLI part is played by the harness). The node spools the ` +
 			"snapshot into n8n's binary data storage (filesystem mode) at the service's pace, then feeds the batches from the spool. One run per row, " +
 			'each in a fresh process; peak RSS growth is VmHWM (reset before the run) minus the RSS before it.',
-		markdownTable(['run', 'records', 'stream requests', 'MB downloaded', 'seconds', 'sub-workflow waiting s', 'peak RSS growth MB'], rows),
+		markdownTable(
+			['run', 'records', 'stream requests', 'MB downloaded', 'seconds', 'sub-workflow waiting s', 'peak RSS growth MB'],
+			rows,
+		),
 	];
 	return { id: 'spool', title: TITLE, figures, details };
 }

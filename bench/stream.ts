@@ -142,7 +142,7 @@ export async function streamThroughput(context: BenchContext): Promise<SectionRe
 			`${formatNumber(records)} records of the \`latest\` snapshot with the default fields (about 410 bytes a line), ` +
 				`simulator in a child process; ${rounds} rounds, each running every contender once in the same order, ` +
 				'after one untimed warm-up run of each; a full garbage collection before every run. Every contender keeps all records ' +
-				'in memory, as the node keeps its output items. Ratio = median over rounds of (records/s ÷ the fastest reader\'s in the same round).',
+				"in memory, as the node keeps its output items. Ratio = median over rounds of (records/s ÷ the fastest reader's in the same round).",
 			markdownTable(
 				[
 					'contender',
@@ -160,8 +160,8 @@ export async function streamThroughput(context: BenchContext): Promise<SectionRe
 				'(httpRequestWithAuthentication with encoding "stream", which a node must use) hands over, so that the cost of reading through ' +
 				"n8n's helper (axios, Node.js streams) shows apart from the cost of the node's own code.",
 			'"Simulator core busy" is the simulator\'s CPU time over the run\'s wall time: near 100 % means the simulator, not the ' +
-				'client, set the pace, and the records/s ratio understates the client\'s own differences. The CPU ratio (the fastest reader\'s ' +
-				'CPU time per record ÷ the contender\'s, median over rounds) leaves waiting out, so other load on the machine moves it much less: ' +
+				"client, set the pace, and the records/s ratio understates the client's own differences. The CPU ratio (the fastest reader's " +
+				"CPU time per record ÷ the contender's, median over rounds) leaves waiting out, so other load on the machine moves it much less: " +
 				'read it as the steadier of the two when the records/s per round vary widely.',
 		];
 
@@ -171,7 +171,10 @@ export async function streamThroughput(context: BenchContext): Promise<SectionRe
 			const outputs: StreamOutput[] = missed.length ? missed : ['batches'];
 			for (const output of outputs) {
 				context.log(`stream: profiling the ${output} output`);
-				profile.push(`#### Stream, ${output} output`, ...(await profileStream(sim.url, output, records, { together: context.tiny })));
+				profile.push(
+					`#### Stream, ${output} output`,
+					...(await profileStream(sim.url, output, records, { together: context.tiny })),
+				);
 			}
 		}
 		return { id: 'stream', title: 'Stream throughput', figures, details, pending, profile };

@@ -58,12 +58,25 @@ interface Measured {
 
 /** A caller started by a webhook: Stream of the newest snapshot, `records` of it, into `output`. */
 function caller(key: string, path: string, parameters: Record<string, unknown>) {
-	return workflow(workflowId(`bench subworkflow ${key}`), `Bench: ${key}`, chain(
-		webhook('Webhook', path),
-		domainData('Stream', {
-			resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, returnAll: false, ...parameters,
-		}, DOMAIN_DATA_CREDENTIAL),
-	));
+	return workflow(
+		workflowId(`bench subworkflow ${key}`),
+		`Bench: ${key}`,
+		chain(
+			webhook('Webhook', path),
+			domainData(
+				'Stream',
+				{
+					resource: 'dataset',
+					operation: 'stream',
+					label: 'latest',
+					fields: FIELDS,
+					returnAll: false,
+					...parameters,
+				},
+				DOMAIN_DATA_CREDENTIAL,
+			),
+		),
+	);
 }
 
 interface Plan {
@@ -75,12 +88,24 @@ interface Plan {
 function plans(sizes: Sizes, batch: number, overheadBatches: [number, number]): Plan[] {
 	const { small, large } = sizes;
 	return [
-		...Object.values(sizes).map((records) => ({ key: `sub ${records} ${batch}`, records, parameters: { output: 'subWorkflow', batchSize: batch } })),
+		...Object.values(sizes).map((records) => ({
+			key: `sub ${records} ${batch}`,
+			records,
+			parameters: { output: 'subWorkflow', batchSize: batch },
+		})),
 		{ key: `file ${large}`, records: large, parameters: { output: 'file' } },
-		...overheadBatches.map((size) => ({ key: `sub ${small} ${size}`, records: small, parameters: { output: 'subWorkflow', batchSize: size } })),
+		...overheadBatches.map((size) => ({
+			key: `sub ${small} ${size}`,
+			records: small,
+			parameters: { output: 'subWorkflow', batchSize: size },
+		})),
 	].map((plan) => ({
 		...plan,
-		parameters: { limit: plan.records, ...plan.parameters, ...(plan.parameters.output === 'subWorkflow' ? { workflowId: { __rl: true, mode: 'id', value: SUB_ID } } : {}) },
+		parameters: {
+			limit: plan.records,
+			...plan.parameters,
+			...(plan.parameters.output === 'subWorkflow' ? { workflowId: { __rl: true, mode: 'id', value: SUB_ID } } : {}),
+		},
 	}));
 }
 
@@ -96,7 +121,9 @@ async function setUp(
 	const n8n = await BenchN8n.create(context, sim.url, KEYS.pro, { env });
 	const callers = all.map((plan) => ({ plan, path: `bench-sw-${suffix}-${plan.key.replace(/\s+/g, '-')}` }));
 	await n8n.importWorkflows([
-		workflow(SUB_ID, 'Bench: sub-workflow (no operation)', chain(executeWorkflowTrigger(), noOp('Done')), { settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } }),
+		workflow(SUB_ID, 'Bench: sub-workflow (no operation)', chain(executeWorkflowTrigger(), noOp('Done')), {
+			settings: { ...BATCH_SUB_WORKFLOW_SETTINGS },
+		}),
 		...callers.map(({ plan, path }) => caller(`${suffix} ${plan.key}`, path, plan.parameters)),
 	]);
 	await n8n.instance.mustRun(['publish:workflow', `--id=${SUB_ID}`]);
@@ -116,7 +143,10 @@ async function measure(n8nUrl: string, path: string, runner: N8nProcess, records
 	// Resets VmHWM to the current RSS (Linux >= 4.0): the peak is this run's.
 	writeFileSync(`/proc/${pid}/clear_refs`, '5');
 	const started = performance.now();
-	const response = await fetch(`${n8nUrl}/webhook/${path}`, { method: 'POST', signal: AbortSignal.timeout(30 * 60_000) });
+	const response = await fetch(`${n8nUrl}/webhook/${path}`, {
+		method: 'POST',
+		signal: AbortSignal.timeout(30 * 60_000),
+	});
 	const text = await response.text();
 	const wallMs = performance.now() - started;
 	if (response.status !== 200) throw new Error(`webhook ${path} answered ${response.status}: ${text.slice(0, 300)}`);
@@ -182,7 +212,12 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 	const capped = [sub(sizes.small), sub(sizes.small), sub(sizes.large), sub(sizes.largest)];
 	const byDefault = [sub(sizes.small), sub(sizes.small), sub(sizes.middle), sub(sizes.large), sub(sizes.largest)];
 	const setups: Setup[] = [
-		{ name: 'regular', queue: false, capped: false, keys: [...byDefault, `file ${sizes.large}`, ...overheadBatches.map((size) => `sub ${sizes.small} ${size}`)] },
+		{
+			name: 'regular',
+			queue: false,
+			capped: false,
+			keys: [...byDefault, `file ${sizes.large}`, ...overheadBatches.map((size) => `sub ${sizes.small} ${size}`)],
+		},
 		{ name: 'regular capped', queue: false, capped: true, keys: capped },
 		{ name: 'queue', queue: true, capped: false, keys: byDefault },
 		{ name: 'queue capped', queue: true, capped: true, keys: capped },
@@ -200,15 +235,23 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 			const database = `dd_bench_subwf_${tag.replace(/-/g, '_')}`;
 			const redisPrefix = `dd-bench-subwf-${tag}`;
 			if (setup.queue) await createDatabase(database);
-			const env = setup.queue ? queueModeEnv({ postgres: { database }, redis: { db: 7, prefix: redisPrefix } }) : undefined;
+			const env = setup.queue
+				? queueModeEnv({ postgres: { database }, redis: { db: 7, prefix: redisPrefix } })
+				: undefined;
 			const nodeOptions = [TRACE_GC_OPTION, ...(setup.capped ? [`--max-old-space-size=${HEAP_CAP_MB}`] : [])];
-			const { n8n, main, worker, callers } = await setUp(context, sim, all, tag, env, { NODE_OPTIONS: nodeOptions.join(' ') });
+			const { n8n, main, worker, callers } = await setUp(context, sim, all, tag, env, {
+				NODE_OPTIONS: nodeOptions.join(' '),
+			});
 			try {
 				for (const key of setup.keys) {
 					const { path } = callers.find((entry) => entry.plan.key === key)!;
 					const result = await measure(n8n.instance.url, path, worker ?? main, byKey(key).records);
-					const gc = result.gc ? `, ${result.gc.fullGcs} full GCs, heap after them ${mb(result.gc.liveMinMb)}-${mb(result.gc.liveMaxMb)} MB, at the end ${mb(result.gc.liveLastMb)} MB` : '';
-					context.log(`  subworkflow ${setup.name} ${key}: ${(result.wallMs / 1000).toFixed(1)} s, peak RSS ${mb(result.peakMb)} MB${gc}`);
+					const gc = result.gc
+						? `, ${result.gc.fullGcs} full GCs, heap after them ${mb(result.gc.liveMinMb)}-${mb(result.gc.liveMaxMb)} MB, at the end ${mb(result.gc.liveLastMb)} MB`
+						: '';
+					context.log(
+						`  subworkflow ${setup.name} ${key}: ${(result.wallMs / 1000).toFixed(1)} s, peak RSS ${mb(result.peakMb)} MB${gc}`,
+					);
 					// The first run of a key warms n8n up (lazy loading, JIT); the second one counts.
 					results.set(`${setup.name} ${key}`, result);
 				}
@@ -227,10 +270,20 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 	const rate = (result: Measured) => formatNumber(Math.round(result.records / (result.wallMs / 1000)));
 	const rows: string[][] = [];
 	const row = (mode: string, runner: string, heap: string, result: Measured, batchLabel: string) => [
-		mode, runner, heap, formatNumber(result.records), batchLabel, (result.wallMs / 1000).toFixed(1), rate(result), mb(result.peakMb), ...gcCells(result.gc),
+		mode,
+		runner,
+		heap,
+		formatNumber(result.records),
+		batchLabel,
+		(result.wallMs / 1000).toFixed(1),
+		rate(result),
+		mb(result.peakMb),
+		...gcCells(result.gc),
 	];
 	for (const setup of setups) {
-		const runs = [sizes.small, sizes.middle, sizes.large, sizes.largest].map((records) => results.get(`${setup.name} ${sub(records)}`));
+		const runs = [sizes.small, sizes.middle, sizes.large, sizes.largest].map((records) =>
+			results.get(`${setup.name} ${sub(records)}`),
+		);
 		const [smallRun, , largeRun, largestRun] = runs;
 		if (!smallRun || !largeRun) continue;
 		const runner = setup.queue ? 'worker' : 'main';
@@ -255,7 +308,9 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 				value: `${mb(traced[0].gc!.liveLastMb)} → ${mb(traced[1].gc!.liveLastMb)} MB (during the runs: ${mb(traced[0].gc!.liveMaxMb)} and ${mb(traced[1].gc!.liveMaxMb)} MB at most)`,
 			});
 		}
-		for (const result of runs) if (result) rows.push(row(mode, runner, setup.capped ? `${HEAP_CAP_MB} MB` : 'default', result, formatNumber(batch)));
+		for (const result of runs)
+			if (result)
+				rows.push(row(mode, runner, setup.capped ? `${HEAP_CAP_MB} MB` : 'default', result, formatNumber(batch)));
 	}
 	const subRun = results.get(`regular ${sub(sizes.large)}`);
 	const file = results.get(`regular file ${sizes.large}`);
@@ -274,7 +329,10 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 		const runsFewer = Math.ceil(sizes.small / overheadBatches[1]);
 		const perBatchMs = (more.wallMs - fewer.wallMs) / (runsMore - runsFewer);
 		figures.push({ what: 'overhead of one sub-execution (per batch)', value: `${perBatchMs.toFixed(1)} ms` });
-		for (const [result, size] of [[more, overheadBatches[0]], [fewer, overheadBatches[1]]] as const) {
+		for (const [result, size] of [
+			[more, overheadBatches[0]],
+			[fewer, overheadBatches[1]],
+		] as const) {
 			rows.push(row('regular', 'main', 'default', result, formatNumber(size)));
 		}
 	}
@@ -293,7 +351,22 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 			'final one included; the heap in use right after the final one (what the run left behind), and in parentheses the smallest and the largest ' +
 			'after any full collection of the run; and the largest heap V8 had reserved, which is what the peak RSS follows. If a run kept something ' +
 			'per record or per sub-execution, the heap left after the final collection would grow with the size of the run.',
-		markdownTable(['mode', 'process', 'heap limit', 'records', 'batch size', 'seconds', 'records/s', 'peak RSS MB', 'full GCs', 'heap after final full GC MB (min–max)', 'heap reserved MB'], rows),
+		markdownTable(
+			[
+				'mode',
+				'process',
+				'heap limit',
+				'records',
+				'batch size',
+				'seconds',
+				'records/s',
+				'peak RSS MB',
+				'full GCs',
+				'heap after final full GC MB (min–max)',
+				'heap reserved MB',
+			],
+			rows,
+		),
 	);
 	return { id: 'subworkflow', title: TITLE, figures, details, pending: pending.length ? pending : undefined };
 }

@@ -63,16 +63,24 @@ export async function trigger(context: BenchContext): Promise<SectionResult> {
 		const histogram = (values: number[]) => {
 			const counts = new Map<number, number>();
 			for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-			return [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([value, count]) => `${value}: ${count}×`).join(', ');
+			return [...counts.entries()]
+				.sort((a, b) => a[0] - b[0])
+				.map(([value, count]) => `${value}: ${count}×`)
+				.join(', ');
 		};
 		const details = [
 			`${polls} polls in \`trigger\` mode after one first poll (activation), static data kept between polls; calls counted ` +
-				'from the simulator\'s request log (every endpoint) between the start and the end of each poll.',
+				"from the simulator's request log (every endpoint) between the start and the end of each poll.",
 			markdownTable(
 				['series', 'calls per poll (value: polls)', 'items emitted per poll (value: polls)', 'errors'],
 				[
 					['no new snapshot', histogram(quiet.calls), histogram(quiet.emitted), String(quiet.errors.length)],
-					['a new snapshot before each poll', histogram(busy.calls), histogram(busy.emitted), String(busy.errors.length)],
+					[
+						'a new snapshot before each poll',
+						histogram(busy.calls),
+						histogram(busy.emitted),
+						String(busy.errors.length),
+					],
 				],
 			),
 			...[...new Set([...quiet.errors, ...busy.errors])].slice(0, 3).map((error) => `Error seen: ${error}`),

@@ -15,26 +15,34 @@ const BASE_URL_EXPRESSION = [
 	'const refuse = (problem) => extend(null, problem + ". The Test sent nothing: this Base URL", []);',
 	'const text = typeof $credentials.baseUrl === "string" ? $credentials.baseUrl.trim() : "";',
 	'if (!text) return refuse("The Base URL of the Domain Data credential is empty");',
-	'if (!/^[a-z][a-z0-9+.-]*:\\/\\//i.test(text)) return refuse("The Base URL \\"" + text + "\\" of the Domain Data credential must start with https:// or http://");',
+	'if (!/^[a-z][a-z0-9+.-]*:\\/\\//i.test(text)) return refuse("The Base URL \\"" + text + "\\" of the Domain Data ' +
+		'credential must start with https:// or http://");',
 	// n8n's expressions have no URL class: the address is taken apart as the URL standard does for these rules.
 	'const parts = /^([a-z][a-z0-9+.-]*):\\/\\/([^\\/?#]*)([^?#]*)(\\?[^#]*)?(#.*)?$/i.exec(text);',
 	'const authority = parts ? parts[2] : "";',
 	'const hostPort = authority.slice(authority.lastIndexOf("@") + 1);',
 	'const hostParts = /^([^\\s:@\\/]+|\\[[0-9a-f:.]+\\])(?::(\\d{0,5}))?$/i.exec(hostPort);',
-	'if (!parts || /\\s/.test(text) || !hostParts || Number(hostParts[2] || 0) > 65535) return refuse("The Base URL \\"" + text + "\\" of the Domain Data credential is not a valid address");',
+	'if (!parts || /\\s/.test(text) || !hostParts || Number(hostParts[2] || 0) > 65535) return refuse("The Base URL ' +
+		'\\"" + text + "\\" of the Domain Data credential is not a valid address");',
 	'const protocol = parts[1].toLowerCase() + ":";',
-	'if (protocol !== "http:" && protocol !== "https:") return refuse("The Base URL of the Domain Data credential must start with https:// or http:// (it starts with " + protocol + "//)");',
-	'if (authority.includes("@")) return refuse("The Base URL of the Domain Data credential must not contain a user name or password");',
-	'const port = hostParts[2] && Number(hostParts[2]) !== (protocol === "https:" ? 443 : 80) ? ":" + Number(hostParts[2]) : "";',
+	'if (protocol !== "http:" && protocol !== "https:") return refuse("The Base URL of the Domain Data credential must ' +
+		'start with https:// or http:// (it starts with " + protocol + "//)");',
+	'if (authority.includes("@")) return refuse("The Base URL of the Domain Data credential must not contain a user ' +
+		'name or password");',
+	'const port = hostParts[2] && Number(hostParts[2]) !== (protocol === "https:" ? 443 : 80) ? ":" + ' +
+		'Number(hostParts[2]) : "";',
 	'const origin = protocol + "//" + hostParts[1].toLowerCase() + port;',
 	'const path = parts[3] || "/";',
-	'if ((parts[4] || "").length > 1 || (parts[5] || "").length > 1) return refuse("The Base URL \\"" + origin + path + "\\" of the Domain Data credential must not contain a query (?...) or a fragment (#...)");',
-	'return origin + path.replace(/\\/+$/, "").replace(/\\/json\\/api\\/v1$/i, "").replace(/\\/+$/, "") + "/json/api/v1";',
+	'if ((parts[4] || "").length > 1 || (parts[5] || "").length > 1) return refuse("The Base URL \\"" + origin + path ' +
+		'+ "\\" of the Domain Data credential must not contain a query (?...) or a fragment (#...)");',
+	'return origin + path.replace(/\\/+$/, "").replace(/\\/json\\/api\\/v1$/i, "").replace(/\\/+$/, "") + ' +
+		'"/json/api/v1";',
 	'})() }}',
 ].join(' ');
 
 const REDIRECT_MESSAGE = (status: number) =>
-	`The Base URL redirects to another address (${status}). The Test does not follow redirects, so that the API key stays with the address entered: enter the address the service answers at.`;
+	`The Base URL redirects to another address (${status}). The Test does not follow redirects, so that the API key ` +
+	`stays with the address entered: enter the address the service answers at.`;
 
 export class DomainDataApi implements ICredentialType {
 	name = 'domainDataApi';
@@ -66,7 +74,8 @@ export class DomainDataApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.domain-data.example',
 			description:
-				'Address of the service, for example https://api.domain-data.example. A trailing slash or a trailing /json/api/v1 is accepted.',
+				'Address of the service, for example https://api.domain-data.example. A trailing slash or a trailing ' +
+				'/json/api/v1 is accepted.',
 		},
 	];
 
@@ -112,8 +121,7 @@ export class DomainDataApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 402,
-					message:
-						'The API key works, but the request credits of the account are used up for this month (402).',
+					message: 'The API key works, but the request credits of the account are used up for this month (402).',
 				},
 			},
 			{
@@ -128,7 +136,8 @@ export class DomainDataApi implements ICredentialType {
 				properties: {
 					value: 404,
 					message:
-						'No Domain Data service answers at this Base URL (404). Enter the address of the service, e.g. https://api.domain-data.example.',
+						'No Domain Data service answers at this Base URL (404). Enter the address of the service, e.g. ' +
+						'https://api.domain-data.example.',
 				},
 			},
 			{

@@ -38,11 +38,18 @@ interface DemoOptions {
 	snapshots: number;
 }
 
-const USAGE =
-	`usage: npm run demo [-- --fresh] [--n8n ${NEWEST_N8N_VERSION}] [--port 5678] [--sim-port 8787] [--model-port 8788] [--domains 100000] [--snapshots 6]`;
+const USAGE = `usage: npm run demo [-- --fresh] [--n8n ${NEWEST_N8N_VERSION}] [--port 5678] [--sim-port 8787] [--model-port 8788] [--domains 100000] [--snapshots 6]`;
 
 function parseArguments(argv: string[]): DemoOptions {
-	const options: DemoOptions = { fresh: false, n8nVersion: NEWEST_N8N_VERSION, port: 5678, simPort: 8787, modelPort: 8788, domains: 100_000, snapshots: 6 };
+	const options: DemoOptions = {
+		fresh: false,
+		n8nVersion: NEWEST_N8N_VERSION,
+		port: 5678,
+		simPort: 8787,
+		modelPort: 8788,
+		domains: 100_000,
+		snapshots: 6,
+	};
 	for (let i = 0; i < argv.length; i++) {
 		const flag = argv[i];
 		if (flag === '--help' || flag === '-h') {
@@ -55,7 +62,8 @@ function parseArguments(argv: string[]): DemoOptions {
 		}
 		if (flag === '--n8n') {
 			const version = argv[++i] ?? '';
-			if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`--n8n needs a version such as ${NEWEST_N8N_VERSION}\n${USAGE}`);
+			if (!/^\d+\.\d+\.\d+$/.test(version))
+				throw new Error(`--n8n needs a version such as ${NEWEST_N8N_VERSION}\n${USAGE}`);
 			options.n8nVersion = version;
 			continue;
 		}
@@ -143,7 +151,9 @@ async function main(): Promise<void> {
 
 	const simPort = await portOrFree(options.simPort, 'the simulator');
 	sim = await startSimulator({ port: simPort, domains: options.domains, snapshots: options.snapshots });
-	step(`simulator on ${sim.url} (${options.domains.toLocaleString('en-US')} domains, ${sim.datasets().length} snapshots)`);
+	step(
+		`simulator on ${sim.url} (${options.domains.toLocaleString('en-US')} domains, ${sim.datasets().length} snapshots)`,
+	);
 
 	model = await startModel({ port: await portOrFree(options.modelPort, 'the stand-in model') });
 	step(`stand-in chat model on ${model.url} (offline, answers from what the tools return)`);
@@ -161,7 +171,8 @@ async function main(): Promise<void> {
 		{ ...EXAMPLE_MCP_CREDENTIAL, type: 'httpBearerAuth', data: { token: MCP_TOKEN } },
 	];
 	const credentialFile = join(userFolder, 'credential.json');
-	const credentialChanged = firstRun || !existsSync(credentialFile) || readFileSync(credentialFile, 'utf8') !== JSON.stringify(credentials);
+	const credentialChanged =
+		firstRun || !existsSync(credentialFile) || readFileSync(credentialFile, 'utf8') !== JSON.stringify(credentials);
 	const [packed] = await Promise.all([
 		buildAndPack({ outDir: join(cacheRoot(), 'demo-pack'), skipBuild: 'if-current', log: step }),
 		credentialChanged ? n8n.importCredentials(credentials) : Promise.resolve(),
@@ -185,7 +196,9 @@ async function main(): Promise<void> {
 	server = await n8n.start();
 	server.child.once('close', (code) => {
 		if (stopping) return;
-		console.error(`\nn8n stopped unexpectedly (exit ${code}). Last lines of ${server?.logFile}:\n${tail(server?.output() ?? '', 30)}`);
+		console.error(
+			`\nn8n stopped unexpectedly (exit ${code}). Last lines of ${server?.logFile}:\n${tail(server?.output() ?? '', 30)}`,
+		);
 		void stop(1);
 	});
 	const rest = new N8nRestClient(n8n.url);

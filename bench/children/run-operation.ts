@@ -67,7 +67,10 @@ function slowSubWorkflow(delayMs: number) {
 		await new Promise((resolve) => setTimeout(resolve, delayMs));
 		return { executionId: 'bench', data: [[]] };
 	};
-	return { records: () => records, executeWorkflow: executeWorkflow as unknown as IWorkflowExecuteAdditionalData['executeWorkflow'] };
+	return {
+		records: () => records,
+		executeWorkflow: executeWorkflow as unknown as IWorkflowExecuteAdditionalData['executeWorkflow'],
+	};
 }
 
 async function main(): Promise<void> {
@@ -120,12 +123,21 @@ async function main(): Promise<void> {
 			continue;
 		}
 		const sub = request.subWorkflowDelayMs === undefined ? undefined : slowSubWorkflow(request.subWorkflowDelayMs);
-		const result = await runNode({ parameters: request.parameters, credentials, input, executeWorkflow: sub?.executeWorkflow });
+		const result = await runNode({
+			parameters: request.parameters,
+			credentials,
+			input,
+			executeWorkflow: sub?.executeWorkflow,
+		});
 		if (result.error) {
 			error = result.error.message;
 			break;
 		}
-		records = sub ? sub.records() : request.output ? countStreamRecords(result.items, request.output) : result.items.length;
+		records = sub
+			? sub.records()
+			: request.output
+				? countStreamRecords(result.items, request.output)
+				: result.items.length;
 	}
 	const wallMs = performance.now() - started;
 	const cpu = process.cpuUsage(cpuBefore);

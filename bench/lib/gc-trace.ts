@@ -26,7 +26,8 @@ export interface GcSummary {
 }
 
 /** e.g. `[123:0x55d4c0]  10427 ms: Mark-Compact 190.5 (203.3) -> 150.2 (204.1) MB, ...` (pid:isolate) */
-const FULL_GC = /^\[(\d+):([^\]]*)\]\s+[\d.]+ ms: Mark-Compact(?: \([^)]*\))? ([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/;
+const FULL_GC =
+	/^\[(\d+):([^\]]*)\]\s+[\d.]+ ms: Mark-Compact(?: \([^)]*\))? ([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/;
 
 interface FullGc {
 	isolate: string;
@@ -52,7 +53,11 @@ function fullGcs(file: string, from: number, pid: number): FullGc[] {
 	for (const line of buffer.toString('utf8').split('\n')) {
 		const match = FULL_GC.exec(line);
 		if (!match || Number(match[1]) !== pid) continue;
-		found.push({ isolate: match[2], liveMb: Number(match[5]), committedMb: Math.max(Number(match[4]), Number(match[6])) });
+		found.push({
+			isolate: match[2],
+			liveMb: Number(match[5]),
+			committedMb: Math.max(Number(match[4]), Number(match[6])),
+		});
 	}
 	return found;
 }

@@ -80,9 +80,13 @@ export class BenchN8n {
 	async execute(workflowId: string, nodeName: string): Promise<TimedExecution> {
 		const result = await this.instance.execute(workflowId, { timeoutMs: 900_000 });
 		if (!result.ok) throw new Error(`workflow ${workflowId} failed: ${result.describe()}`);
-		const runData = result.run!.data!.resultData.runData as Record<string, Array<{ startTime?: number; executionTime?: number }>>;
+		const runData = result.run!.data!.resultData.runData as Record<
+			string,
+			Array<{ startTime?: number; executionTime?: number }>
+		>;
 		const node = runData[nodeName]?.[0];
-		if (!node || typeof node.executionTime !== 'number') throw new Error(`workflow ${workflowId}: no run of "${nodeName}"`);
+		if (!node || typeof node.executionTime !== 'number')
+			throw new Error(`workflow ${workflowId}: no run of "${nodeName}"`);
 		const tasks = Object.values(runData).flat();
 		const start = Math.min(...tasks.map((task) => task.startTime ?? Infinity));
 		const end = Math.max(...tasks.map((task) => (task.startTime ?? 0) + (task.executionTime ?? 0)));

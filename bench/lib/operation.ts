@@ -7,7 +7,11 @@ export type StreamOutput = 'items' | 'batches' | 'file';
  * Parameters of Dataset → Stream for the whole `latest` snapshot with the default fields. `maxRecords` raises
  * the node's guard on records held in memory (items and batches outputs), which is 100,000 by default.
  */
-export function streamParameters(output: StreamOutput, extra: INodeParameters = {}, maxRecords?: number): INodeParameters {
+export function streamParameters(
+	output: StreamOutput,
+	extra: INodeParameters = {},
+	maxRecords?: number,
+): INodeParameters {
 	return {
 		resource: 'dataset',
 		operation: 'stream',

@@ -88,7 +88,8 @@ export function summarizeProfile(file: string, top = 12, watch: string[] = ['dec
 		if (watched) {
 			// The first caller that is not the same function (a builtin called through its JS wrapper).
 			let up = parent.get(node.id);
-			while (up !== undefined && byId.get(up)!.callFrame.functionName === node.callFrame.functionName) up = parent.get(up);
+			while (up !== undefined && byId.get(up)!.callFrame.functionName === node.callFrame.functionName)
+				up = parent.get(up);
 			const caller = up === undefined ? '(none)' : functionKey(byId.get(up)!);
 			watched.set(caller, (watched.get(caller) ?? 0) + delta);
 		}

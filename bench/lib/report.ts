@@ -70,8 +70,12 @@ export const SUMMARY_HEADER = ['Section', 'Measure', 'Figure', 'Target', 'Verdic
 
 /** A fixed-width table for the terminal. */
 export function consoleTable(header: string[], rows: string[][]): string {
-	const widths = header.map((cell, i) => Math.min(70, Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length))));
+	const widths = header.map((cell, i) =>
+		Math.min(70, Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length))),
+	);
 	const line = (cells: string[]) =>
-		cells.map((cell, i) => (cell.length > widths[i] ? cell.slice(0, widths[i] - 1) + '…' : cell.padEnd(widths[i]))).join('  ');
+		cells
+			.map((cell, i) => (cell.length > widths[i] ? cell.slice(0, widths[i] - 1) + '…' : cell.padEnd(widths[i])))
+			.join('  ');
 	return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }

@@ -37,7 +37,11 @@ export function pinCores(): CorePlan {
 	const client = count === 2 ? '0' : `0-${count - 2}`;
 	// -a: every thread of this process (V8's GC and compiler threads too), not only the main one.
 	spawnSync('taskset', ['-a', '-p', '-c', client, String(process.pid)]);
-	corePlan = { simulator, client, description: `simulator on core ${simulator}, client on core(s) ${client} (taskset)` };
+	corePlan = {
+		simulator,
+		client,
+		description: `simulator on core ${simulator}, client on core(s) ${client} (taskset)`,
+	};
 	return corePlan;
 }
 

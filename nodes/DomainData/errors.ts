@@ -66,7 +66,14 @@ export function mayHoldSecret(text: string, secret?: string): boolean {
 export const WITHHELD_TEXT = '(not shown: it holds the API key of the credential)';
 
 /** The HTML character references decoded by name; a page can write any character by number too. */
-export const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+export const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+	amp: '&',
+	lt: '<',
+	gt: '>',
+	quot: '"',
+	apos: "'",
+	nbsp: ' ',
+};
 
 /**
  * The text as a reader would take it: JSON escapes, HTML character references and %XX decoded, tags and
@@ -75,10 +82,16 @@ export const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: 
 function decodedForms(text: string): string {
 	return text
 		.replace(/\\u([0-9a-fA-F]{4})|\\(.)/g, (_all, hex?: string, char?: string) =>
-			hex ? String.fromCharCode(parseInt(hex, 16)) : char === 'n' || char === 't' || char === 'r' ? ' ' : (char as string))
+			hex
+				? String.fromCharCode(parseInt(hex, 16))
+				: char === 'n' || char === 't' || char === 'r'
+					? ' '
+					: (char as string),
+		)
 		.replace(/<[^>]*>/g, '')
 		.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_all, code: string) =>
-			codePoint(/^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10)))
+			codePoint(/^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10)),
+		)
 		.replace(/&([a-zA-Z]+);/g, (_all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? '')
 		.replace(/%([0-9a-fA-F]{2})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
@@ -177,7 +190,10 @@ export function isNodeError(error: unknown): error is NodeApiError | NodeOperati
  */
 export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (isNodeError(error)) return error;
-	const { message, description } = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; description?: unknown };
+	const { message, description } = (typeof error === 'object' && error !== null ? error : {}) as {
+		message?: unknown;
+		description?: unknown;
+	};
 	return operationError(node, typeof message === 'string' ? message : String(error), {
 		itemIndex,
 		description: typeof description === 'string' ? description : undefined,

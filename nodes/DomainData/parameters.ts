@@ -26,7 +26,12 @@ function isUnset(value: unknown): boolean {
 }
 
 /** `value` as a whole number within the rule's range; anything else is refused with a NodeOperationError. */
-export function readWholeNumber(node: INode, value: unknown, label: ParameterLabel, rule: WholeNumberRule = {}): number {
+export function readWholeNumber(
+	node: INode,
+	value: unknown,
+	label: ParameterLabel,
+	rule: WholeNumberRule = {},
+): number {
 	if (rule.fallback !== undefined && isUnset(value)) return rule.fallback;
 	const min = rule.min ?? 1;
 	const number = Number(value);
@@ -34,7 +39,8 @@ export function readWholeNumber(node: INode, value: unknown, label: ParameterLab
 	const range = rule.max === undefined ? `of ${min} or more` : `from ${min} to ${rule.max}`;
 	throw operationError(node, `The ${label} must be a whole number ${range}, got ${describeValue(value)}`, {
 		itemIndex: rule.itemIndex,
-		description: rule.description ?? `Enter a whole number ${range} (no decimals, no text), or an expression that gives one.`,
+		description:
+			rule.description ?? `Enter a whole number ${range} (no decimals, no text), or an expression that ` + `gives one.`,
 	});
 }
 
@@ -42,7 +48,12 @@ export function readWholeNumber(node: INode, value: unknown, label: ParameterLab
  * `value` as a number greater than 0 (fractions allowed: a timeout in seconds), or `fallback` when it is not
  * set; anything else is refused in the words of readWholeNumber.
  */
-export function readPositiveNumber(node: INode, value: unknown, label: ParameterLabel, rule: { itemIndex?: number; fallback: number }): number {
+export function readPositiveNumber(
+	node: INode,
+	value: unknown,
+	label: ParameterLabel,
+	rule: { itemIndex?: number; fallback: number },
+): number {
 	if (isUnset(value)) return rule.fallback;
 	const number = Number(value);
 	if (Number.isFinite(number) && number > 0) return number;

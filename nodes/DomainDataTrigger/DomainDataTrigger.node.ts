@@ -23,8 +23,7 @@ import { loadState, newestDataset, planPoll, saveState, stateAfter } from './pol
 function triggerError(node: INode, caught: unknown): NodeApiError | NodeOperationError {
 	const error = asNodeError(node, caught);
 	if (error instanceof NodeApiError && String(error.httpCode) === '403') {
-		error.message =
-			'The plan of this Domain Data account does not include historical data, which the trigger needs';
+		error.message = 'The plan of this Domain Data account does not include historical data, which the trigger needs';
 	}
 	return error;
 }

@@ -34,8 +34,7 @@ export const eventProperties: INodeProperties[] = [
 				name: 'New Dataset',
 				value: 'newDataset',
 				action: 'On new dataset snapshot',
-				description:
-					'A new dated snapshot of the index is listed. Fires once per snapshot, oldest first.',
+				description: 'A new dated snapshot of the index is listed. Fires once per snapshot, oldest first.',
 			},
 		],
 		default: 'newDataset',

@@ -123,8 +123,7 @@ function describeResult(content: string): string {
 			if (typeof answer !== 'object' || answer === null) return String(answer);
 			if (answer.error) return `The tool reported a problem: ${String(answer.error)}`;
 			const list = Object.values(answer).find((value) => Array.isArray(value)) as
-				| Array<Record<string, unknown>>
-				| undefined;
+				Array<Record<string, unknown>> | undefined;
 			if (!answer.summary || !list) return describeRecord(answer);
 			const shown = list.slice(0, 5).map(describeRecord);
 			return `${String(answer.summary)}${shown.length ? `\n- ${shown.join('\n- ')}` : ''}`;

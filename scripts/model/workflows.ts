@@ -43,7 +43,11 @@ export function chatModel(credential: CredentialRef, name = 'OpenAI Chat Model')
 }
 
 /** The Domain Data node as a tool (its description on "Set Automatically" unless `parameters` set one). */
-export function domainDataTool(name: string, parameters: Record<string, unknown>, credential: CredentialRef): WorkflowNode {
+export function domainDataTool(
+	name: string,
+	parameters: Record<string, unknown>,
+	credential: CredentialRef,
+): WorkflowNode {
 	return { ...domainData(name, parameters, credential), type: DOMAIN_DATA_TOOL };
 }
 

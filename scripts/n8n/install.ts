@@ -104,26 +104,40 @@ export async function ensureN8nVersions(versions: string[], options: EnsureN8nOp
 	return dirs;
 }
 
-async function installInto(dir: string, version: string, runtime: NodeRuntime, log: (line: string) => void): Promise<void> {
+async function installInto(
+	dir: string,
+	version: string,
+	runtime: NodeRuntime,
+	log: (line: string) => void,
+): Promise<void> {
 	const partial = join(cacheRoot(), `.n8n-${version}.partial-${process.pid}`);
 	rmSync(partial, { recursive: true, force: true });
 	mkdirSync(partial, { recursive: true });
 	writeFileSync(
 		join(partial, 'package.json'),
-		JSON.stringify({
-			name: `n8n-${version.replace(/\./g, '-')}-cache`,
-			private: true,
-			dependencies: { n8n: version },
-			overrides: { xlsx: '0.18.5' },
-		}, null, 2) + '\n',
+		JSON.stringify(
+			{
+				name: `n8n-${version.replace(/\./g, '-')}-cache`,
+				private: true,
+				dependencies: { n8n: version },
+				overrides: { xlsx: '0.18.5' },
+			},
+			null,
+			2,
+		) + '\n',
 	);
 	// `nodedir`: native modules compile against the headers of the Node that will run them (a user .npmrc
 	// may point it elsewhere, e.g. at the system Node's /usr).
 	const nodedir = runtime.headersDir ? `nodedir=${runtime.headersDir}\n` : '';
-	writeFileSync(join(partial, '.npmrc'), `ignore-scripts=false\nfund=false\naudit=false\nupdate-notifier=false\n${nodedir}`);
+	writeFileSync(
+		join(partial, '.npmrc'),
+		`ignore-scripts=false\nfund=false\naudit=false\nupdate-notifier=false\n${nodedir}`,
+	);
 
 	const logFile = join(partial, 'install.log');
-	log(`n8n ${version}: installing into ${dir} on Node ${runtime.version} (once; 2.3 to 3 GB, about 4 to 10 minutes; progress in ${logFile})`);
+	log(
+		`n8n ${version}: installing into ${dir} on Node ${runtime.version} (once; 2.3 to 3 GB, about 4 to 10 minutes; progress in ${logFile})`,
+	);
 	const started = Date.now();
 	const buildOnly = nativeBuildsOnly(version, runtime);
 	const fail = (message: string): never => {
@@ -137,7 +151,13 @@ async function installInto(dir: string, version: string, runtime: NodeRuntime, l
 		rmSync(partial, { recursive: true, force: true });
 		throw new Error(`${message}; see ${kept}`);
 	};
-	const installArgs = ['install', '--no-audit', '--no-fund', '--loglevel=warn', ...(buildOnly ? ['--ignore-scripts'] : [])];
+	const installArgs = [
+		'install',
+		'--no-audit',
+		'--no-fund',
+		'--loglevel=warn',
+		...(buildOnly ? ['--ignore-scripts'] : []),
+	];
 	// npm prints nothing for minutes: say now and then that it is still at work.
 	const heartbeat = setInterval(() => {
 		log(`n8n ${version}: still installing (${Math.round((Date.now() - started) / 60_000)} min so far)`);
@@ -149,7 +169,9 @@ async function installInto(dir: string, version: string, runtime: NodeRuntime, l
 		if (code === 0 && buildOnly) {
 			// Only the modules this n8n has (isolated-vm is not in every version's tree).
 			built = buildOnly.filter((name) => existsSync(join(partial, 'node_modules', name, 'package.json')));
-			log(`n8n ${version}: packages installed in ${Math.round((Date.now() - started) / 1000)} s; building ${built.join(' and ')}`);
+			log(
+				`n8n ${version}: packages installed in ${Math.round((Date.now() - started) / 1000)} s; building ${built.join(' and ')}`,
+			);
 			code = await runLogged('npm', ['rebuild', '--ignore-scripts=false', ...built], partial, logFile, runtime);
 		}
 	} finally {
@@ -159,7 +181,12 @@ async function installInto(dir: string, version: string, runtime: NodeRuntime, l
 	if (!(await verifyInstallation(partial, version, runtime))) {
 		fail(`n8n ${version} installed but does not load on Node ${runtime.version} (n8n version or a native module)`);
 	}
-	writeMarker(partial, version, runtime, buildOnly ? `installed with --ignore-scripts, then npm rebuild ${built.join(' ')}` : 'installed');
+	writeMarker(
+		partial,
+		version,
+		runtime,
+		buildOnly ? `installed with --ignore-scripts, then npm rebuild ${built.join(' ')}` : 'installed',
+	);
 	renameSync(partial, dir);
 	log(`n8n ${version}: installed in ${Math.round((Date.now() - started) / 1000)} s`);
 }
@@ -184,11 +211,21 @@ export function cleanNpmEnv(): NodeJS.ProcessEnv {
 	return env;
 }
 
-function runLogged(command: string, args: string[], cwd: string, logFile: string, runtime: NodeRuntime): Promise<number> {
+function runLogged(
+	command: string,
+	args: string[],
+	cwd: string,
+	logFile: string,
+	runtime: NodeRuntime,
+): Promise<number> {
 	return new Promise((resolvePromise, reject) => {
 		writeFileSync(logFile, `$ ${command} ${args.join(' ')}  (Node ${runtime.version})\n`, { flag: 'a' });
 		// npm itself and the build scripts it runs (node-gyp) run on the runtime's node: first on PATH.
-		const child = spawn(command, args, { cwd, env: withRuntimePath(runtime, cleanNpmEnv()), stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(command, args, {
+			cwd,
+			env: withRuntimePath(runtime, cleanNpmEnv()),
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		const append = (chunk: Buffer) => writeFileSync(logFile, chunk, { flag: 'a' });
 		child.stdout.on('data', append);
 		child.stderr.on('data', append);
@@ -210,11 +247,20 @@ async function verifyInstallation(dir: string, version: string, runtime: NodeRun
 	} catch {
 		return false;
 	}
-	const native = ['sqlite3', ...(runtime.source === 'registry' && existsSync(join(dir, 'node_modules', 'isolated-vm')) ? ['isolated-vm'] : [])];
+	const native = [
+		'sqlite3',
+		...(runtime.source === 'registry' && existsSync(join(dir, 'node_modules', 'isolated-vm')) ? ['isolated-vm'] : []),
+	];
 	const from = JSON.stringify(join(dir, 'node_modules', 'n8n'));
-	const script = native.map((name) => `require(require.resolve(${JSON.stringify(name)}, { paths: [${from}] }));`).join('\n');
+	const script = native
+		.map((name) => `require(require.resolve(${JSON.stringify(name)}, { paths: [${from}] }));`)
+		.join('\n');
 	const code = await new Promise<number>((resolvePromise) => {
-		const child = spawn(runtime.execPath, ['-e', script], { cwd: dir, stdio: 'ignore', env: withRuntimePath(runtime, process.env) });
+		const child = spawn(runtime.execPath, ['-e', script], {
+			cwd: dir,
+			stdio: 'ignore',
+			env: withRuntimePath(runtime, process.env),
+		});
 		child.on('error', () => resolvePromise(1));
 		child.on('close', (exit) => resolvePromise(exit ?? 1));
 	});
@@ -229,7 +275,13 @@ function writeMarker(dir: string, version: string, runtime: NodeRuntime, how: st
 	writeFileSync(
 		join(dir, INSTALL_MARKER),
 		JSON.stringify(
-			{ version, how, node: `v${runtime.version}`, runtime: { source: runtime.source, version: runtime.version }, at: new Date().toISOString() },
+			{
+				version,
+				how,
+				node: `v${runtime.version}`,
+				runtime: { source: runtime.source, version: runtime.version },
+				at: new Date().toISOString(),
+			},
 			null,
 			2,
 		) + '\n',

@@ -111,10 +111,12 @@ export class N8nInstance {
 	private readonly ownsFolder: boolean;
 	private readonly processes: N8nProcess[] = [];
 
-	private constructor(options: Required<Pick<N8nInstanceOptions, 'version' | 'userFolder' | 'port' | 'encryptionKey'>> & {
-		env: Record<string, string | undefined>;
-		ownsFolder: boolean;
-	}) {
+	private constructor(
+		options: Required<Pick<N8nInstanceOptions, 'version' | 'userFolder' | 'port' | 'encryptionKey'>> & {
+			env: Record<string, string | undefined>;
+			ownsFolder: boolean;
+		},
+	) {
 		this.version = options.version;
 		this.userFolder = options.userFolder;
 		this.port = options.port;
@@ -149,14 +151,22 @@ export class N8nInstance {
 			encryptionKey: this.encryptionKey,
 			port: this.port,
 			brokerPort: await freePort(),
-			extra: { ...versionEnv(this.version, this.runtime), N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir, ...this.extraEnv, ...extra },
+			extra: {
+				...versionEnv(this.version, this.runtime),
+				N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir,
+				...this.extraEnv,
+				...extra,
+			},
 		});
 		// The runtime's `node` first on PATH: n8n starts its task runners and other helpers through it.
 		return withRuntimePath(this.runtime, env);
 	}
 
 	/** Runs an n8n CLI command to its end (`n8n <args>`), collecting its output. */
-	async command(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CommandResult> {
+	async command(
+		args: string[],
+		options: { timeoutMs?: number; env?: Record<string, string> } = {},
+	): Promise<CommandResult> {
 		const env = await this.env(options.env);
 		const started = Date.now();
 		return await new Promise((resolvePromise, reject) => {
@@ -279,7 +289,9 @@ export class N8nInstance {
 	}
 
 	/** Starts `n8n worker` (queue mode) and waits until it says it is ready for jobs. */
-	async startWorker(options: { env?: Record<string, string>; timeoutMs?: number; attempt?: number } = {}): Promise<N8nProcess> {
+	async startWorker(
+		options: { env?: Record<string, string>; timeoutMs?: number; attempt?: number } = {},
+	): Promise<N8nProcess> {
 		const worker = await this.spawnProcess(`worker-${this.processes.length}`, ['worker', '--concurrency=5'], {
 			QUEUE_HEALTH_CHECK_ACTIVE: 'false',
 			...options.env,
@@ -289,7 +301,8 @@ export class N8nInstance {
 		} catch (error) {
 			await worker.stop();
 			const attempt = options.attempt ?? 1;
-			if (attempt < 2 && PORT_TAKEN.test(worker.output())) return await this.startWorker({ ...options, attempt: attempt + 1 });
+			if (attempt < 2 && PORT_TAKEN.test(worker.output()))
+				return await this.startWorker({ ...options, attempt: attempt + 1 });
 			throw error;
 		}
 		return worker;

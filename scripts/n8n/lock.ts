@@ -28,7 +28,11 @@ export function removeDeadPartials(dir: string, prefix: string): void {
  * Takes the lock folder `lockDir` (waiting while a live process holds it; a dead owner's lock is taken
  * over) and returns its release function.
  */
-export async function acquireLock(lockDir: string, timeoutMs: number, log: (line: string) => void): Promise<() => void> {
+export async function acquireLock(
+	lockDir: string,
+	timeoutMs: number,
+	log: (line: string) => void,
+): Promise<() => void> {
 	const deadline = Date.now() + timeoutMs;
 	let announced = false;
 	for (;;) {

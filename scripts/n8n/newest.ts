@@ -20,7 +20,10 @@ const run = promisify(execFile);
 
 /** Release versions of n8n on the registry (no pre-releases), newest first. */
 async function releases(major: number): Promise<string[]> {
-	const { stdout } = await run('npm', ['view', 'n8n', 'versions', '--json'], { env: cleanNpmEnv(), maxBuffer: 64 * 1024 * 1024 });
+	const { stdout } = await run('npm', ['view', 'n8n', 'versions', '--json'], {
+		env: cleanNpmEnv(),
+		maxBuffer: 64 * 1024 * 1024,
+	});
 	return (JSON.parse(stdout) as string[])
 		.filter((version) => /^\d+\.\d+\.\d+$/.test(version) && version.startsWith(`${major}.`))
 		.sort((a, b) => compareVersions(b, a));
@@ -30,7 +33,10 @@ async function releases(major: number): Promise<string[]> {
 async function resolves(version: string): Promise<{ ok: boolean; reason?: string }> {
 	const dir = mkdtempSync(join(tmpdir(), 'dd-n8n-probe-'));
 	try {
-		writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'probe', private: true, dependencies: { n8n: version }, overrides: { xlsx: '0.18.5' } }));
+		writeFileSync(
+			join(dir, 'package.json'),
+			JSON.stringify({ name: 'probe', private: true, dependencies: { n8n: version }, overrides: { xlsx: '0.18.5' } }),
+		);
 		await run('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], {
 			cwd: dir,
 			env: cleanNpmEnv(),

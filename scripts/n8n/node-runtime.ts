@@ -84,7 +84,8 @@ export function satisfiesEngine(range: string, nodeVersion: string): boolean {
 		const partial = fixed.length < 3;
 		const floor = [...fixed, 0, 0, 0].slice(0, 3);
 		// The version right above the partial range: `24.x` -> 25.0.0, `22.16` -> 22.17.0.
-		const next = partial && fixed.length > 0 ? [...fixed.slice(0, -1), fixed[fixed.length - 1] + 1, 0, 0, 0].slice(0, 3) : floor;
+		const next =
+			partial && fixed.length > 0 ? [...fixed.slice(0, -1), fixed[fixed.length - 1] + 1, 0, 0, 0].slice(0, 3) : floor;
 		if (fixed.length === 0) return true; // `*` / `x`
 		switch (op) {
 			case '>=':
@@ -100,7 +101,11 @@ export function satisfiesEngine(range: string, nodeVersion: string): boolean {
 		}
 	};
 	return range.split('||').some((alternative) => {
-		const comparators = alternative.trim().replace(/(>=|<=|>|<|=)\s+/g, '$1').split(/\s+/).filter(Boolean);
+		const comparators = alternative
+			.trim()
+			.replace(/(>=|<=|>|<|=)\s+/g, '$1')
+			.split(/\s+/)
+			.filter(Boolean);
 		return comparators.every(comparatorHolds);
 	});
 }
@@ -108,11 +113,16 @@ export function satisfiesEngine(range: string, nodeVersion: string): boolean {
 /** n8n's `engines.node` as the registry states it for one version (`npm view n8n@<version> engines.node`). */
 export async function n8nNodeEngine(n8nVersion: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
 	try {
-		const { stdout } = await run('npm', ['view', `n8n@${n8nVersion}`, 'engines.node', '--json'], { env, timeout: 120_000 });
+		const { stdout } = await run('npm', ['view', `n8n@${n8nVersion}`, 'engines.node', '--json'], {
+			env,
+			timeout: 120_000,
+		});
 		const text = stdout.trim();
 		return text ? (JSON.parse(text) as string) : undefined;
 	} catch (error) {
-		throw new Error(`Could not read the Node range of n8n ${n8nVersion} from the npm registry: ${(error as Error).message}`);
+		throw new Error(
+			`Could not read the Node range of n8n ${n8nVersion} from the npm registry: ${(error as Error).message}`,
+		);
 	}
 }
 
@@ -128,9 +138,13 @@ export async function chooseRuntime(
 	const system = systemRuntime();
 	if (!engine || satisfiesEngine(engine, system.version)) return system;
 	if (!satisfiesEngine(engine, REGISTRY_NODE_VERSION)) {
-		throw new Error(`n8n ${n8nVersion} needs Node ${engine}: neither this Node (${system.version}) nor ${REGISTRY_NODE_VERSION} fits`);
+		throw new Error(
+			`n8n ${n8nVersion} needs Node ${engine}: neither this Node (${system.version}) nor ${REGISTRY_NODE_VERSION} fits`,
+		);
 	}
-	options.log(`n8n ${n8nVersion} needs Node ${engine} (this is ${system.version}): it runs on Node ${REGISTRY_NODE_VERSION} from the npm registry`);
+	options.log(
+		`n8n ${n8nVersion} needs Node ${engine} (this is ${system.version}): it runs on Node ${REGISTRY_NODE_VERSION} from the npm registry`,
+	);
 	return await ensureNodeRuntime(REGISTRY_NODE_VERSION, options);
 }
 
@@ -154,18 +168,30 @@ export async function ensureNodeRuntime(
 		const packageName = nodePackageName();
 		writeFileSync(
 			join(partial, 'package.json'),
-			JSON.stringify({ name: `node-${version.replace(/\./g, '-')}-cache`, private: true, dependencies: { [packageName]: version } }, null, 2) + '\n',
+			JSON.stringify(
+				{ name: `node-${version.replace(/\./g, '-')}-cache`, private: true, dependencies: { [packageName]: version } },
+				null,
+				2,
+			) + '\n',
 		);
 		// The package is the binary itself: nothing to run at install.
 		writeFileSync(join(partial, '.npmrc'), 'ignore-scripts=true\nfund=false\naudit=false\nupdate-notifier=false\n');
-		options.log(`Node ${version}: installing ${packageName}@${version} from the npm registry into ${dir} (once; about 190 MB)`);
+		options.log(
+			`Node ${version}: installing ${packageName}@${version} from the npm registry into ${dir} (once; about 190 MB)`,
+		);
 		const started = Date.now();
 		try {
-			await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=warn'], { cwd: partial, env: options.env, maxBuffer: 16 * 1024 * 1024 });
+			await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=warn'], {
+				cwd: partial,
+				env: options.env,
+				maxBuffer: 16 * 1024 * 1024,
+			});
 		} catch (error) {
 			rmSync(partial, { recursive: true, force: true });
 			const { stderr = '' } = error as { stderr?: string };
-			throw new Error(`npm install ${packageName}@${version} failed: ${stderr.trim().split('\n').slice(-10).join('\n')}`);
+			throw new Error(
+				`npm install ${packageName}@${version} failed: ${stderr.trim().split('\n').slice(-10).join('\n')}`,
+			);
 		}
 		const staged = registryRuntime(version);
 		const stagedBin = join(partial, 'node_modules', packageName, 'bin', 'node');
@@ -181,7 +207,10 @@ export async function ensureNodeRuntime(
 			rmSync(partial, { recursive: true, force: true });
 			throw new Error(`${packageName}@${version} installed, but its node answered "${answered}" or has no headers`);
 		}
-		writeFileSync(join(partial, NODE_MARKER), JSON.stringify({ version, package: packageName, at: new Date().toISOString() }, null, 2) + '\n');
+		writeFileSync(
+			join(partial, NODE_MARKER),
+			JSON.stringify({ version, package: packageName, at: new Date().toISOString() }, null, 2) + '\n',
+		);
 		renameSync(partial, dir);
 		options.log(`Node ${version}: installed in ${Math.round((Date.now() - started) / 1000)} s (${staged.execPath})`);
 		return runtime;

@@ -3,7 +3,17 @@
  * where n8n's community-nodes installer puts packages: `<userFolder>/.n8n/nodes/node_modules/<name>`.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -96,7 +106,15 @@ function newestMtime(path: string): number {
 export function isBuildCurrent(): boolean {
 	const built = newestMtime(join(REPO_ROOT, 'dist', 'nodes', 'DomainData', 'DomainData.node.js'));
 	if (built === 0) return false;
-	const inputs = ['nodes', 'credentials', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'gulpfile.js', 'index.js'];
+	const inputs = [
+		'nodes',
+		'credentials',
+		'package.json',
+		'tsconfig.json',
+		'tsconfig.build.json',
+		'gulpfile.js',
+		'index.js',
+	];
 	return inputs.every((input) => newestMtime(join(REPO_ROOT, input)) < built);
 }
 

@@ -92,7 +92,9 @@ export class N8nRestClient {
 			const failure = options.failIf?.();
 			if (failure) throw new Error(failure);
 			try {
-				const response = await this.request<{ data?: unknown }>('GET', '/rest/settings', undefined, { timeoutMs: 5000 });
+				const response = await this.request<{ data?: unknown }>('GET', '/rest/settings', undefined, {
+					timeoutMs: 5000,
+				});
 				if (response.status === 200 && typeof response.body === 'object' && response.body?.data) return;
 				last = `status ${response.status} (${response.headers.get('content-type')})`;
 			} catch (error) {
@@ -195,7 +197,10 @@ export class N8nRestClient {
 		for (let page = 0; page < 50; page++) {
 			const query = new URLSearchParams({ workflowId, includeData: String(options.includeData ?? true), limit: '100' });
 			if (cursor) query.set('cursor', cursor);
-			const body = await this.call<{ data: ApiExecution[]; nextCursor?: string | null }>('GET', `/api/v1/executions?${query}`);
+			const body = await this.call<{ data: ApiExecution[]; nextCursor?: string | null }>(
+				'GET',
+				`/api/v1/executions?${query}`,
+			);
 			all.push(...body.data);
 			cursor = body.nextCursor ?? undefined;
 			if (!cursor) break;

@@ -17,7 +17,10 @@ export interface CommandResult {
 
 export interface OutputItem {
 	json: Record<string, unknown>;
-	binary?: Record<string, { data?: string; id?: string; mimeType?: string; fileName?: string; fileSize?: string; [key: string]: unknown }>;
+	binary?: Record<
+		string,
+		{ data?: string; id?: string; mimeType?: string; fileName?: string; fileSize?: string; [key: string]: unknown }
+	>;
 	pairedItem?: { item: number; input?: number } | Array<{ item: number; input?: number }> | number;
 	error?: unknown;
 }

@@ -35,7 +35,10 @@ export const N8N_TEST_MATRIX: readonly MatrixEntry[] = versions.matrix as Matrix
  */
 export function selectedMatrix(filter = process.env.N8N_E2E_VERSIONS): MatrixEntry[] {
 	if (!filter?.trim()) return [...N8N_TEST_MATRIX];
-	const wanted = filter.split(',').map((v) => v.trim()).filter(Boolean);
+	const wanted = filter
+		.split(',')
+		.map((v) => v.trim())
+		.filter(Boolean);
 	const unknown = wanted.filter((v) => !N8N_TEST_MATRIX.some((entry) => entry.version === v));
 	if (unknown.length) {
 		throw new Error(

@@ -65,13 +65,19 @@ export function noOp(name: string): WorkflowNode {
  * receives the call and a worker runs the workflow.
  */
 export function webhook(name: string, path: string): WorkflowNode {
-	return node(name, 'n8n-nodes-base.webhook', 2, {
-		httpMethod: 'POST',
-		path,
-		responseMode: 'lastNode',
-		responseData: 'allEntries',
-		options: {},
-	}, { webhookId: path });
+	return node(
+		name,
+		'n8n-nodes-base.webhook',
+		2,
+		{
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'allEntries',
+			options: {},
+		},
+		{ webhookId: path },
+	);
 }
 
 /** The Domain Data node with a credential. `extra` can set e.g. `onError` or `continueOnFail`. */
@@ -108,13 +114,19 @@ export function executeWorkflowTrigger(name = 'When Executed by Another Workflow
  * items of a run in one query (a multi-statement query: one implicit transaction, all or nothing).
  */
 export function postgresInsert(name: string, table: string, credential: CredentialRef): WorkflowNode {
-	return node(name, 'n8n-nodes-base.postgres', 2.5, {
-		operation: 'insert',
-		schema: { __rl: true, mode: 'list', value: 'public' },
-		table: { __rl: true, mode: 'name', value: table },
-		columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
-		options: { outputColumns: ['name'] },
-	}, { credentials: { postgres: { id: credential.id, name: credential.name } } });
+	return node(
+		name,
+		'n8n-nodes-base.postgres',
+		2.5,
+		{
+			operation: 'insert',
+			schema: { __rl: true, mode: 'list', value: 'public' },
+			table: { __rl: true, mode: 'name', value: table },
+			columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
+			options: { outputColumns: ['name'] },
+		},
+		{ credentials: { postgres: { id: credential.id, name: credential.name } } },
+	);
 }
 
 /** Workflow settings of a sub-workflow run per batch: successful runs are not kept in the execution list. */
@@ -162,6 +174,9 @@ export function workflow(
 export function workflowId(stem: string): string {
 	let hash = 2166136261;
 	for (const char of stem) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
-	const clean = stem.replace(/[^A-Za-z0-9]/g, '').slice(0, 10).padEnd(10, 'x');
+	const clean = stem
+		.replace(/[^A-Za-z0-9]/g, '')
+		.slice(0, 10)
+		.padEnd(10, 'x');
 	return clean + hash.toString(36).padStart(7, '0').slice(-6);
 }

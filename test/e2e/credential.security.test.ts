@@ -56,21 +56,27 @@ describe.each(versions)('n8n %s', (version) => {
 		rest.testCredential({ ...CREDENTIALS.pro, type: CREDENTIAL_TYPE, data });
 
 	describe('the Test never takes the key to another origin', () => {
-		test.each([301, 302, 307, 308])('a Base URL that answers %i to another origin: the Test fails, the other origin gets nothing', async (status) => {
-			redirectStatus = status;
-			const before = redirecting.received.length;
-			const result = await check({ apiKey: KEYS.pro, baseUrl: redirecting.url });
-			expect(result.status).toBe('Error');
-			expect(result.message).not.toContain(KEYS.pro);
-			// The redirecting server was asked (so the Test really ran), the other origin never.
-			expect(redirecting.received.length).toBe(before + 1);
-			expect(redirecting.received.at(-1)?.headers.authorization).toBe(`Bearer ${KEYS.pro}`);
-			expect(recorder.received.filter((request) => request.headers.authorization !== undefined)).toEqual([]);
-			expect(recorder.received).toEqual([]);
-		});
+		test.each([301, 302, 307, 308])(
+			'a Base URL that answers %i to another origin: the Test fails, the other origin gets nothing',
+			async (status) => {
+				redirectStatus = status;
+				const before = redirecting.received.length;
+				const result = await check({ apiKey: KEYS.pro, baseUrl: redirecting.url });
+				expect(result.status).toBe('Error');
+				expect(result.message).not.toContain(KEYS.pro);
+				// The redirecting server was asked (so the Test really ran), the other origin never.
+				expect(redirecting.received.length).toBe(before + 1);
+				expect(redirecting.received.at(-1)?.headers.authorization).toBe(`Bearer ${KEYS.pro}`);
+				expect(recorder.received.filter((request) => request.headers.authorization !== undefined)).toEqual([]);
+				expect(recorder.received).toEqual([]);
+			},
+		);
 
 		test('the same credential at the service itself passes (the Test is not simply broken)', async () => {
-			expect(await check({ apiKey: KEYS.pro, baseUrl: sim.url })).toEqual({ status: 'OK', message: expect.any(String) });
+			expect(await check({ apiKey: KEYS.pro, baseUrl: sim.url })).toEqual({
+				status: 'OK',
+				message: expect.any(String),
+			});
 		});
 	});
 
@@ -81,7 +87,9 @@ describe.each(versions)('n8n %s', (version) => {
 			['http:/HOST', 'must start with https:// or http://'],
 		])('%j', async (pattern, words) => {
 			const host = new URL(recorder.url).host;
-			const baseUrl = pattern.startsWith('HOST') ? pattern.replace('HOST', recorder.url) : pattern.replace('HOST', host);
+			const baseUrl = pattern.startsWith('HOST')
+				? pattern.replace('HOST', recorder.url)
+				: pattern.replace('HOST', host);
 			const result = await check({ apiKey: KEYS.pro, baseUrl });
 			expect(result.status).toBe('Error');
 			expect(result.message).toContain(words);

@@ -29,7 +29,11 @@ let postgresCreated = false;
 
 /** Examples that write into a database (a Postgres node, or a sub-workflow that has one) run in their own test. */
 const needsDatabase = (workflow: { nodes: Array<Record<string, unknown>> }) =>
-	workflow.nodes.some((node) => node.type === 'n8n-nodes-base.postgres' || (node.parameters as { output?: string } | undefined)?.output === 'subWorkflow');
+	workflow.nodes.some(
+		(node) =>
+			node.type === 'n8n-nodes-base.postgres' ||
+			(node.parameters as { output?: string } | undefined)?.output === 'subWorkflow',
+	);
 
 /** Parses the CSV that n8n's Convert to File node writes (a BOM, a header row, quoted cells as needed). */
 function parseCsv(text: string): Array<Record<string, string>> {
@@ -78,7 +82,9 @@ beforeAll(async () => {
 	const examples = loadExamples({ filesDir: n8n.filesDir });
 	await n8n.importWorkflows(examples.map((example) => example.workflow));
 	const manual = examples.filter(
-		(example) => example.workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger') && !needsDatabase(example.workflow),
+		(example) =>
+			example.workflow.nodes.some((node) => node.type === 'n8n-nodes-base.manualTrigger') &&
+			!needsDatabase(example.workflow),
 	);
 	runs = await n8n.executeBatch(manual.map((example) => example.workflow.id));
 }, 10 * 60_000);
@@ -94,7 +100,10 @@ test('every example names the shared credential and only nodes of n8n and this p
 	expect(examples.length).toBeGreaterThan(0);
 	for (const { file, workflow } of examples) {
 		for (const node of workflow.nodes) {
-			expect([file, node.type]).toEqual([file, expect.stringMatching(/^(n8n-nodes-base|@n8n\/n8n-nodes-langchain|n8n-nodes-domain-data)\./)]);
+			expect([file, node.type]).toEqual([
+				file,
+				expect.stringMatching(/^(n8n-nodes-base|@n8n\/n8n-nodes-langchain|n8n-nodes-domain-data)\./),
+			]);
 			const credentials = node.credentials as Record<string, unknown> | undefined;
 			if (String(node.type).startsWith('n8n-nodes-domain-data.')) {
 				expect([file, credentials]).toEqual([file, { [CREDENTIAL_TYPE]: EXAMPLE_CREDENTIAL }]);
@@ -103,7 +112,7 @@ test('every example names the shared credential and only nodes of n8n and this p
 	}
 });
 
-test('enrich leads: every lead becomes a row with its website\'s data, unknown domains marked', () => {
+test("enrich leads: every lead becomes a row with its website's data, unknown domains marked", () => {
 	const rows = parseCsv(readFileSync(join(n8n.filesDir, 'leads-enriched.csv'), 'utf8'));
 	const leads = ran('ddExampleEnrich1').json('Split Out Leads') as Array<{ company: string; contact: string }>;
 	expect(rows.map((row) => [row.company, row.contact])).toEqual(leads.map((lead) => [lead.company, lead.contact]));
@@ -113,7 +122,9 @@ test('enrich leads: every lead becomes a row with its website\'s data, unknown d
 		expect([row.contact, row.found.toLowerCase()]).toEqual([row.contact, known ? 'true' : 'false']);
 		if (known) expect([row.title, row.rank]).toEqual([known.title, String(known.rank)]);
 	}
-	expect(rows.filter((row) => row.found.toLowerCase() === 'false').map((row) => row.domain)).toEqual(['unknown-startup-example.com']);
+	expect(rows.filter((row) => row.found.toLowerCase() === 'false').map((row) => row.domain)).toEqual([
+		'unknown-startup-example.com',
+	]);
 });
 
 test('search into a table: the German Shopify sites in rank order, one row each', () => {
@@ -121,7 +132,8 @@ test('search into a table: the German Shopify sites in rank order, one row each'
 	const expected: string[] = [];
 	for (let rank = 1; rank <= DOMAINS && expected.length < 500; rank++) {
 		const domain = sim.index.domainAt(rank);
-		if (domain.language === 'de' && (domain.technologies ?? []).some((t) => t.toLowerCase() === 'shopify')) expected.push(domain.name);
+		if (domain.language === 'de' && (domain.technologies ?? []).some((t) => t.toLowerCase() === 'shopify'))
+			expected.push(domain.name);
 	}
 	expect(expected.length).toBeGreaterThan(0);
 	expect(rows.map((row) => row.domain)).toEqual(expected);
@@ -135,23 +147,50 @@ test('export a whole snapshot: the gzip file holds every record of the newest sn
 	expect(text).toBe(Array.from({ length: DOMAINS }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
 });
 
-test('newest snapshot into PostgreSQL: the sub-workflow inserts every record of the newest snapshot once', async () => {
-	if (!(await isPostgresReachable())) throw new Error('This example needs PostgreSQL on 127.0.0.1:5432 (user postgres)');
-	await createDatabase(POSTGRES_TARGET);
-	postgresCreated = true;
-	// The table the example's note asks for.
-	await queryDatabase(POSTGRES_TARGET, 'create table domains (name text primary key, rank integer, title text, country_code text, language_code text, label text)');
-	await n8n.importCredentials([{
-		...EXAMPLE_POSTGRES_CREDENTIAL,
-		type: 'postgres',
-		data: { host: '127.0.0.1', port: 5432, database: POSTGRES_TARGET, user: 'postgres', password: '', ssl: 'disable' },
-	}]);
-	await n8n.mustRun(['publish:workflow', '--id=ddExampleToPgSub']);
-	const run = await n8n.execute('ddExampleToPg001');
-	const newest = sim.datasets()[0].label;
-	expect(run.describe()).toBe('ok');
-	expect(run.json('Stream Into PostgreSQL')).toEqual([expect.objectContaining({ label: newest, records: DOMAINS, batches: 2 })]);
-	const first = JSON.parse(sim.index.lineAt(0, newest, 'name,rank,country_code')) as { name: string; rank: number; country_code: string };
-	expect(await queryDatabase(POSTGRES_TARGET, 'select count(*), count(distinct name), min(label) from domains')).toBe(`${DOMAINS}|${DOMAINS}|${newest}`);
-	expect(await queryDatabase(POSTGRES_TARGET, `select rank, country_code from domains where name = '${first.name}'`)).toBe(`${first.rank}|${first.country_code}`);
-}, 5 * 60_000);
+test(
+	'newest snapshot into PostgreSQL: the sub-workflow inserts every record of the newest snapshot once',
+	async () => {
+		if (!(await isPostgresReachable()))
+			throw new Error('This example needs PostgreSQL on 127.0.0.1:5432 (user postgres)');
+		await createDatabase(POSTGRES_TARGET);
+		postgresCreated = true;
+		// The table the example's note asks for.
+		await queryDatabase(
+			POSTGRES_TARGET,
+			'create table domains (name text primary key, rank integer, title text, country_code text, language_code text, label text)',
+		);
+		await n8n.importCredentials([
+			{
+				...EXAMPLE_POSTGRES_CREDENTIAL,
+				type: 'postgres',
+				data: {
+					host: '127.0.0.1',
+					port: 5432,
+					database: POSTGRES_TARGET,
+					user: 'postgres',
+					password: '',
+					ssl: 'disable',
+				},
+			},
+		]);
+		await n8n.mustRun(['publish:workflow', '--id=ddExampleToPgSub']);
+		const run = await n8n.execute('ddExampleToPg001');
+		const newest = sim.datasets()[0].label;
+		expect(run.describe()).toBe('ok');
+		expect(run.json('Stream Into PostgreSQL')).toEqual([
+			expect.objectContaining({ label: newest, records: DOMAINS, batches: 2 }),
+		]);
+		const first = JSON.parse(sim.index.lineAt(0, newest, 'name,rank,country_code')) as {
+			name: string;
+			rank: number;
+			country_code: string;
+		};
+		expect(await queryDatabase(POSTGRES_TARGET, 'select count(*), count(distinct name), min(label) from domains')).toBe(
+			`${DOMAINS}|${DOMAINS}|${newest}`,
+		);
+		expect(
+			await queryDatabase(POSTGRES_TARGET, `select rank, country_code from domains where name = '${first.name}'`),
+		).toBe(`${first.rank}|${first.country_code}`);
+	},
+	5 * 60_000,
+);

@@ -28,10 +28,20 @@ beforeAll(async () => {
 	sim = await startSimulator({ domains: 300, snapshots: 2 });
 	n8n = await createInstance(sim);
 	const stream = (filters: Record<string, unknown>) =>
-		domainData('Stream', {
-			resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank', 'country_code'],
-			returnAll: true, output: 'items', filters, options: { onMalformedLine: 'skip' },
-		}, CREDENTIALS.pro);
+		domainData(
+			'Stream',
+			{
+				resource: 'dataset',
+				operation: 'stream',
+				label: 'latest',
+				fields: ['name', 'rank', 'country_code'],
+				returnAll: true,
+				output: 'items',
+				filters,
+				options: { onMalformedLine: 'skip' },
+			},
+			CREDENTIALS.pro,
+		);
 	await n8n.importWorkflows([
 		workflow(NO_MATCH, 'Stream: a filter nothing matches', chain(manualTrigger(), stream({ countryCodes: 'ZZ' }))),
 		workflow(MALFORMED, 'Stream: a malformed line', chain(manualTrigger(), stream({}))),

@@ -12,7 +12,16 @@ import { join } from 'node:path';
 
 import type { N8nInstance, WorkflowImport } from '../../scripts/n8n/instance';
 import type { ExecutionResult, OutputItem } from '../../scripts/n8n/run-data';
-import { chain, domainData, manualTrigger, node, setJson, splitOut, workflow, workflowId } from '../../scripts/n8n/workflows';
+import {
+	chain,
+	domainData,
+	manualTrigger,
+	node,
+	setJson,
+	splitOut,
+	workflow,
+	workflowId,
+} from '../../scripts/n8n/workflows';
 import { KEYS, startSimulator, type DomainObject, type RequestLogEntry, type Simulator } from '../simulator';
 import type { CredentialRef } from '../../scripts/n8n/workflows';
 import { BAD_KEY, CREDENTIALS, createInstance, credentialImports, ownKeyCredential, withLimit } from './support';
@@ -96,118 +105,282 @@ function buildWorkflows(): WorkflowImport[] {
 	const pro = credentialFor;
 
 	return [
-		workflow(WF.getForms, 'Get: a URL, an email and a bare name', chain(
-			manualTrigger(),
-			setJson('Values', {
-				values: [
-					`https://www.${sim.index.domainAt(1).name}/pricing?x=1`,
-					`jane@${sim.index.domainAt(2).name}`,
-					sim.index.domainAt(3).name.toUpperCase(),
-				],
-			}),
-			splitOut('Split Out', 'values'),
-			domainData('Get', { resource: 'domain', operation: 'get', domain: '={{ $json.values }}' }, pro(WF.getForms)),
-		)),
-		workflow(WF.getNotFoundItem, 'Get: not found as an item', chain(
-			manualTrigger(),
-			domainData('Get', { resource: 'domain', operation: 'get', domain: NOT_INDEXED, options: { onNotFound: 'returnNotFound' } }, pro(WF.getNotFoundItem)),
-		)),
-		workflow(WF.searchFiltered, 'Search: German sites, 25 in pages of 10', chain(
-			manualTrigger(),
-			domainData('Search', {
-				resource: 'domain', operation: 'search', returnAll: false, limit: 25,
-				filters: JSON.stringify({ language: 'de' }), options: { pageSize: 10 },
-			}, pro(WF.searchFiltered)),
-		)),
-		workflow(WF.searchAll, 'Search: return all of a small filter', chain(
-			manualTrigger(),
-			domainData('Search', {
-				resource: 'domain', operation: 'search', returnAll: true,
-				filters: JSON.stringify({ maxRank: 35 }), options: { pageSize: 10 },
-			}, pro(WF.searchAll)),
-		)),
-		workflow(WF.bulk, 'Bulk: names in a text field', chain(
-			manualTrigger(),
-			domainData('Bulk', { resource: 'domain', operation: 'bulk', domains: `${n1}, ${n2}\n${n3} ${NOT_INDEXED} https://${n1}/` }, pro(WF.bulk)),
-		)),
-		workflow(WF.bulkNotFound, 'Bulk: include not found', chain(
-			manualTrigger(),
-			domainData('Bulk', {
-				resource: 'domain', operation: 'bulk', domains: `${NOT_INDEXED}, ${n3}, ${n2}`,
-				options: { includeNotFound: true },
-			}, pro(WF.bulkNotFound)),
-		)),
-		workflow(WF.enrich, 'Enrich 240 leads', chain(
-			manualTrigger(),
-			setJson('Leads', { leads: leads() }),
-			splitOut('Split Out', 'leads'),
-			domainData('Enrich', { resource: 'domain', operation: 'enrich', domainField: 'contact', destinationField: 'domainData' }, pro(WF.enrich)),
-		)),
+		workflow(
+			WF.getForms,
+			'Get: a URL, an email and a bare name',
+			chain(
+				manualTrigger(),
+				setJson('Values', {
+					values: [
+						`https://www.${sim.index.domainAt(1).name}/pricing?x=1`,
+						`jane@${sim.index.domainAt(2).name}`,
+						sim.index.domainAt(3).name.toUpperCase(),
+					],
+				}),
+				splitOut('Split Out', 'values'),
+				domainData('Get', { resource: 'domain', operation: 'get', domain: '={{ $json.values }}' }, pro(WF.getForms)),
+			),
+		),
+		workflow(
+			WF.getNotFoundItem,
+			'Get: not found as an item',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Get',
+					{ resource: 'domain', operation: 'get', domain: NOT_INDEXED, options: { onNotFound: 'returnNotFound' } },
+					pro(WF.getNotFoundItem),
+				),
+			),
+		),
+		workflow(
+			WF.searchFiltered,
+			'Search: German sites, 25 in pages of 10',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Search',
+					{
+						resource: 'domain',
+						operation: 'search',
+						returnAll: false,
+						limit: 25,
+						filters: JSON.stringify({ language: 'de' }),
+						options: { pageSize: 10 },
+					},
+					pro(WF.searchFiltered),
+				),
+			),
+		),
+		workflow(
+			WF.searchAll,
+			'Search: return all of a small filter',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Search',
+					{
+						resource: 'domain',
+						operation: 'search',
+						returnAll: true,
+						filters: JSON.stringify({ maxRank: 35 }),
+						options: { pageSize: 10 },
+					},
+					pro(WF.searchAll),
+				),
+			),
+		),
+		workflow(
+			WF.bulk,
+			'Bulk: names in a text field',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Bulk',
+					{ resource: 'domain', operation: 'bulk', domains: `${n1}, ${n2}\n${n3} ${NOT_INDEXED} https://${n1}/` },
+					pro(WF.bulk),
+				),
+			),
+		),
+		workflow(
+			WF.bulkNotFound,
+			'Bulk: include not found',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Bulk',
+					{
+						resource: 'domain',
+						operation: 'bulk',
+						domains: `${NOT_INDEXED}, ${n3}, ${n2}`,
+						options: { includeNotFound: true },
+					},
+					pro(WF.bulkNotFound),
+				),
+			),
+		),
+		workflow(
+			WF.enrich,
+			'Enrich 240 leads',
+			chain(
+				manualTrigger(),
+				setJson('Leads', { leads: leads() }),
+				splitOut('Split Out', 'leads'),
+				domainData(
+					'Enrich',
+					{ resource: 'domain', operation: 'enrich', domainField: 'contact', destinationField: 'domainData' },
+					pro(WF.enrich),
+				),
+			),
+		),
 		...(['continueRegularOutput', 'continueErrorOutput'] as const).map((onError) => {
 			const id = onError === 'continueRegularOutput' ? WF.enrichContinue : WF.enrichErrorOutput;
-			return workflow(id, `Enrich with bad rows, ${onError}`, chain(
-				manualTrigger(),
-				setJson('Rows', { rows: [{ website: sim.index.domainAt(7).name }, { nothing: 'here' }, { website: 'not a domain at all' }, { website: sim.index.domainAt(8).name }] }),
-				splitOut('Split Out', 'rows'),
-				domainData('Enrich', { resource: 'domain', operation: 'enrich', domainField: 'website', destinationField: 'company.data' }, pro(id), { onError }),
-			));
+			return workflow(
+				id,
+				`Enrich with bad rows, ${onError}`,
+				chain(
+					manualTrigger(),
+					setJson('Rows', {
+						rows: [
+							{ website: sim.index.domainAt(7).name },
+							{ nothing: 'here' },
+							{ website: 'not a domain at all' },
+							{ website: sim.index.domainAt(8).name },
+						],
+					}),
+					splitOut('Split Out', 'rows'),
+					domainData(
+						'Enrich',
+						{ resource: 'domain', operation: 'enrich', domainField: 'website', destinationField: 'company.data' },
+						pro(id),
+						{ onError },
+					),
+				),
+			);
 		}),
-		workflow(WF.list, 'Dataset: list', chain(
-			manualTrigger(),
-			domainData('List', { resource: 'dataset', operation: 'list', returnAll: true }, pro(WF.list)),
-		)),
-		workflow(WF.streamItems, 'Stream: latest, 50 records, three fields', chain(
-			manualTrigger(),
-			domainData('Stream', {
-				resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank', 'country_code'],
-				returnAll: false, limit: 50, output: 'items',
-			}, pro(WF.streamItems)),
-		)),
-		workflow(WF.streamFiltered, 'Stream: every German site of the latest snapshot', chain(
-			manualTrigger(),
-			domainData('Stream', {
-				resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank', 'country_code'],
-				returnAll: true, output: 'items', filters: { countryCodes: 'DE' },
-			}, pro(WF.streamFiltered)),
-		)),
-		workflow(WF.streamBatches, 'Stream: batches of an older snapshot', chain(
-			manualTrigger(),
-			domainData('Stream', {
-				resource: 'dataset', operation: 'stream', label: secondNewest, fields: ['name', 'rank'],
-				returnAll: true, output: 'batches', batchSize: 750,
-			}, pro(WF.streamBatches)),
-		)),
-		workflow(WF.streamFile, 'Stream: whole snapshot to a file on disk', chain(
-			manualTrigger(),
-			domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' }, pro(WF.streamFile)),
-			node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
-				operation: 'write',
-				fileName: `={{ ${JSON.stringify(n8n.filesDir + '/')} + $json.fileName }}`,
-				dataPropertyName: 'data',
-				options: {},
-			}),
-		)),
+		workflow(
+			WF.list,
+			'Dataset: list',
+			chain(
+				manualTrigger(),
+				domainData('List', { resource: 'dataset', operation: 'list', returnAll: true }, pro(WF.list)),
+			),
+		),
+		workflow(
+			WF.streamItems,
+			'Stream: latest, 50 records, three fields',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{
+						resource: 'dataset',
+						operation: 'stream',
+						label: 'latest',
+						fields: ['name', 'rank', 'country_code'],
+						returnAll: false,
+						limit: 50,
+						output: 'items',
+					},
+					pro(WF.streamItems),
+				),
+			),
+		),
+		workflow(
+			WF.streamFiltered,
+			'Stream: every German site of the latest snapshot',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{
+						resource: 'dataset',
+						operation: 'stream',
+						label: 'latest',
+						fields: ['name', 'rank', 'country_code'],
+						returnAll: true,
+						output: 'items',
+						filters: { countryCodes: 'DE' },
+					},
+					pro(WF.streamFiltered),
+				),
+			),
+		),
+		workflow(
+			WF.streamBatches,
+			'Stream: batches of an older snapshot',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{
+						resource: 'dataset',
+						operation: 'stream',
+						label: secondNewest,
+						fields: ['name', 'rank'],
+						returnAll: true,
+						output: 'batches',
+						batchSize: 750,
+					},
+					pro(WF.streamBatches),
+				),
+			),
+		),
+		workflow(
+			WF.streamFile,
+			'Stream: whole snapshot to a file on disk',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{ resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' },
+					pro(WF.streamFile),
+				),
+				node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+					operation: 'write',
+					fileName: `={{ ${JSON.stringify(n8n.filesDir + '/')} + $json.fileName }}`,
+					dataPropertyName: 'data',
+					options: {},
+				}),
+			),
+		),
 		// These must fail.
-		workflow(WF.getNotFound, 'Error: get a name that is not indexed', chain(
-			manualTrigger(),
-			domainData('Get', { resource: 'domain', operation: 'get', domain: NOT_INDEXED }, pro(WF.getNotFound)),
-		)),
-		workflow(WF.badKey, 'Error: wrong API key', chain(
-			manualTrigger(),
-			domainData('Get', { resource: 'domain', operation: 'get', domain: sim.index.domainAt(1).name }, CREDENTIALS.badKey),
-		)),
-		workflow(WF.basicPlanStream, 'Error: stream on a plan without history', chain(
-			manualTrigger(),
-			domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: false, limit: 5, output: 'items' }, CREDENTIALS.basic),
-		)),
-		workflow(WF.noCredits, 'Error: no credits left', chain(
-			manualTrigger(),
-			domainData('Bulk', { resource: 'domain', operation: 'bulk', domains: sim.index.domainAt(1).name }, CREDENTIALS.exhausted),
-		)),
-		workflow(WF.badFilters, 'Error: filters that are not JSON', chain(
-			manualTrigger(),
-			domainData('Search', { resource: 'domain', operation: 'search', returnAll: false, limit: 5, filters: '{language: de' }, pro(WF.badFilters)),
-		)),
+		workflow(
+			WF.getNotFound,
+			'Error: get a name that is not indexed',
+			chain(
+				manualTrigger(),
+				domainData('Get', { resource: 'domain', operation: 'get', domain: NOT_INDEXED }, pro(WF.getNotFound)),
+			),
+		),
+		workflow(
+			WF.badKey,
+			'Error: wrong API key',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Get',
+					{ resource: 'domain', operation: 'get', domain: sim.index.domainAt(1).name },
+					CREDENTIALS.badKey,
+				),
+			),
+		),
+		workflow(
+			WF.basicPlanStream,
+			'Error: stream on a plan without history',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{ resource: 'dataset', operation: 'stream', label: 'latest', returnAll: false, limit: 5, output: 'items' },
+					CREDENTIALS.basic,
+				),
+			),
+		),
+		workflow(
+			WF.noCredits,
+			'Error: no credits left',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Bulk',
+					{ resource: 'domain', operation: 'bulk', domains: sim.index.domainAt(1).name },
+					CREDENTIALS.exhausted,
+				),
+			),
+		),
+		workflow(
+			WF.badFilters,
+			'Error: filters that are not JSON',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Search',
+					{ resource: 'domain', operation: 'search', returnAll: false, limit: 5, filters: '{language: de' },
+					pro(WF.badFilters),
+				),
+			),
+		),
 	];
 }
 
@@ -333,10 +506,14 @@ describe('Domain → Bulk Get', () => {
 
 	test('"Include Not Found" puts { name, found: false } in its place', () => {
 		const [, n2, n3] = BULK_RANKS.map((rank) => sim.index.domainAt(rank));
-		expect(itemsOf(WF.bulkNotFound, 'Bulk').map((item) => item.json)).toEqual([{ name: NOT_INDEXED, found: false }, n3, n2]);
+		expect(itemsOf(WF.bulkNotFound, 'Bulk').map((item) => item.json)).toEqual([
+			{ name: NOT_INDEXED, found: false },
+			n3,
+			n2,
+		]);
 	});
 
-	test('a key without credits fails with the 402 and the service\'s message', () => {
+	test("a key without credits fails with the 402 and the service's message", () => {
 		const run = result(WF.noCredits);
 		expect(run.ok).toBe(false);
 		expect(String(run.error?.httpCode)).toBe('402');
@@ -369,14 +546,18 @@ describe('Domain → Enrich Items', () => {
 		expect(callsOf(WF.enrich).filter((entry) => entry.endpoint !== 'bulk')).toHaveLength(0);
 	});
 
-	const good = () => [7, 8].map((rank) => ({ website: sim.index.domainAt(rank).name, company: { data: sim.index.domainAt(rank) } }));
+	const good = () =>
+		[7, 8].map((rank) => ({ website: sim.index.domainAt(rank).name, company: { data: sim.index.domainAt(rank) } }));
 
 	test('On Error "Continue": bad rows keep their fields plus an error, in their place; the good rows are enriched', () => {
 		const items = itemsOf(WF.enrichContinue, 'Enrich');
 		expect(items.map(pairedIndex)).toEqual([0, 1, 2, 3]);
 		expect(items[0].json).toEqual(good()[0]);
 		expect(items[1].json).toEqual({ nothing: 'here', error: expect.stringMatching(/no field "website"/) });
-		expect(items[2].json).toEqual({ website: 'not a domain at all', error: expect.stringContaining('not a domain at all') });
+		expect(items[2].json).toEqual({
+			website: 'not a domain at all',
+			error: expect.stringContaining('not a domain at all'),
+		});
 		expect(items[3].json).toEqual(good()[1]);
 		expect(callsOf(WF.enrichContinue, 'bulk')).toHaveLength(1);
 	});
@@ -391,7 +572,7 @@ describe('Domain → Enrich Items', () => {
 		expect(failed[1].json).toEqual({ website: 'not a domain at all', error: expect.any(String) });
 	});
 
-	test('a wrong API key fails with the 401 and the service\'s message', () => {
+	test("a wrong API key fails with the 401 and the service's message", () => {
 		const run = result(WF.badKey);
 		expect(run.ok).toBe(false);
 		expect(String(run.error?.httpCode)).toBe('401');
@@ -402,7 +583,9 @@ describe('Domain → Enrich Items', () => {
 
 describe('Dataset → List', () => {
 	test('one item per dataset, newest first', () => {
-		expect(itemsOf(WF.list, 'List').map((item) => item.json)).toEqual(sim.datasets().map(({ label, value }) => ({ label, value })));
+		expect(itemsOf(WF.list, 'List').map((item) => item.json)).toEqual(
+			sim.datasets().map(({ label, value }) => ({ label, value })),
+		);
 	});
 });
 
@@ -411,7 +594,10 @@ describe('Dataset → Stream', () => {
 		const newest = sim.datasets()[0].label;
 		const items = itemsOf(WF.streamItems, 'Stream');
 		expect(items.map((item) => item.json)).toEqual(
-			Array.from({ length: 50 }, (_, i) => ({ ...JSON.parse(sim.index.lineAt(i, newest, 'name,rank,country_code')), label: newest })),
+			Array.from({ length: 50 }, (_, i) => ({
+				...JSON.parse(sim.index.lineAt(i, newest, 'name,rank,country_code')),
+				label: newest,
+			})),
 		);
 		expect(callsOf(WF.streamItems, 'stream').map((entry) => entry.query)).toEqual([
 			expect.objectContaining({ limit: '50', fields: expect.stringMatching(/name/) }),
@@ -422,7 +608,10 @@ describe('Dataset → Stream', () => {
 		const newest = sim.datasets()[0].label;
 		const german: Array<Record<string, unknown>> = [];
 		for (let position = 0; position < DOMAINS; position++) {
-			const record = JSON.parse(sim.index.lineAt(position, newest, 'name,rank,country_code')) as Record<string, unknown>;
+			const record = JSON.parse(sim.index.lineAt(position, newest, 'name,rank,country_code')) as Record<
+				string,
+				unknown
+			>;
 			if (record.country_code === 'DE') german.push({ ...record, label: newest });
 		}
 		expect(german.length).toBeGreaterThan(0);
@@ -438,10 +627,12 @@ describe('Dataset → Stream', () => {
 			[label, 3, 500],
 		]);
 		const records = items.flatMap((item) => item.json.records as unknown[]);
-		expect(records).toEqual(Array.from({ length: DOMAINS }, (_, i) => JSON.parse(sim.index.lineAt(i, label, 'name,rank'))));
+		expect(records).toEqual(
+			Array.from({ length: DOMAINS }, (_, i) => JSON.parse(sim.index.lineAt(i, label, 'name,rank'))),
+		);
 	});
 
-	test('File: the whole snapshot as NDJSON, written to disk by n8n\'s Write File node', () => {
+	test("File: the whole snapshot as NDJSON, written to disk by n8n's Write File node", () => {
 		const newest = sim.datasets()[0].label;
 		const [item] = itemsOf(WF.streamFile, 'Stream');
 		expect(item.json).toMatchObject({ label: newest, fileName: `${newest}.ndjson`, recordCount: DOMAINS });

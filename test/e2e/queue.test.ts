@@ -83,12 +83,25 @@ function leads(): Array<{ company: string; contact: string }> {
 }
 
 const enrichNode = (ref: CredentialRef): WorkflowNode =>
-	domainData('Enrich', { resource: 'domain', operation: 'enrich', domainField: 'contact', destinationField: 'domainData' }, ref);
+	domainData(
+		'Enrich',
+		{ resource: 'domain', operation: 'enrich', domainField: 'contact', destinationField: 'domainData' },
+		ref,
+	);
 const streamNode = (ref: CredentialRef): WorkflowNode =>
-	domainData('Stream', {
-		resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank', 'country_code'],
-		returnAll: false, limit: 300, output: 'items',
-	}, ref);
+	domainData(
+		'Stream',
+		{
+			resource: 'dataset',
+			operation: 'stream',
+			label: 'latest',
+			fields: ['name', 'rank', 'country_code'],
+			returnAll: false,
+			limit: 300,
+			output: 'items',
+		},
+		ref,
+	);
 
 /**
  * The single finished execution of a workflow, and proof of where it ran: main enqueued it, the worker
@@ -114,7 +127,12 @@ beforeAll(async () => {
 	databaseCreated = true;
 
 	sim = await startSimulator({ domains: 1000, snapshots: 3 });
-	const own = Object.fromEntries(['enrichHook', 'streamHook', 'fileHook', 'enrichLocal', 'streamLocal', 'trigger'].map((stem) => [stem, ownKeyCredential(sim, `queue${stem}`)]));
+	const own = Object.fromEntries(
+		['enrichHook', 'streamHook', 'fileHook', 'enrichLocal', 'streamLocal', 'trigger'].map((stem) => [
+			stem,
+			ownKeyCredential(sim, `queue${stem}`),
+		]),
+	);
 	for (const [stem, value] of Object.entries(own)) {
 		refs[stem] = value.ref;
 		keys[stem] = value.key;
@@ -126,30 +144,59 @@ beforeAll(async () => {
 	});
 	await n8n.importCredentials([...credentialImports(sim), ...Object.values(own).map((value) => value.credential)]);
 	await n8n.importWorkflows([
-		workflow(WF.enrichHook, 'Queue: enrich leads posted to a webhook', chain(
-			webhook('Webhook', `dd-e2e-enrich-${suffix}`), splitOut('Split Out', 'body.leads'), enrichNode(refs.enrichHook),
-		)),
-		workflow(WF.streamHook, 'Queue: stream a slice on a webhook call', chain(webhook('Webhook', `dd-e2e-stream-${suffix}`), streamNode(refs.streamHook))),
+		workflow(
+			WF.enrichHook,
+			'Queue: enrich leads posted to a webhook',
+			chain(
+				webhook('Webhook', `dd-e2e-enrich-${suffix}`),
+				splitOut('Split Out', 'body.leads'),
+				enrichNode(refs.enrichHook),
+			),
+		),
+		workflow(
+			WF.streamHook,
+			'Queue: stream a slice on a webhook call',
+			chain(webhook('Webhook', `dd-e2e-stream-${suffix}`), streamNode(refs.streamHook)),
+		),
 		// Binary data in queue mode is kept in the database (n8n's default there, and set by queueModeEnv): the
 		// worker stores the snapshot file, and its Write File node reads it back from there.
-		workflow(WF.fileHook, 'Queue: a whole snapshot to a file on a webhook call', chain(
-			webhook('Webhook', `dd-e2e-file-${suffix}`),
-			domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' }, refs.fileHook),
-			node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
-				operation: 'write',
-				fileName: `={{ ${JSON.stringify(n8n.filesDir + '/queue-')} + $json.fileName }}`,
-				dataPropertyName: 'data',
-				options: {},
-			}),
-		)),
-		workflow(WF.enrichLocal, 'Single process: enrich leads', chain(
-			manualTrigger(), setJson('Leads', { leads: leads() }), splitOut('Split Out', 'leads'), enrichNode(refs.enrichLocal),
-		)),
+		workflow(
+			WF.fileHook,
+			'Queue: a whole snapshot to a file on a webhook call',
+			chain(
+				webhook('Webhook', `dd-e2e-file-${suffix}`),
+				domainData(
+					'Stream',
+					{ resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' },
+					refs.fileHook,
+				),
+				node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+					operation: 'write',
+					fileName: `={{ ${JSON.stringify(n8n.filesDir + '/queue-')} + $json.fileName }}`,
+					dataPropertyName: 'data',
+					options: {},
+				}),
+			),
+		),
+		workflow(
+			WF.enrichLocal,
+			'Single process: enrich leads',
+			chain(
+				manualTrigger(),
+				setJson('Leads', { leads: leads() }),
+				splitOut('Split Out', 'leads'),
+				enrichNode(refs.enrichLocal),
+			),
+		),
 		workflow(WF.streamLocal, 'Single process: stream a slice', chain(manualTrigger(), streamNode(refs.streamLocal))),
-		workflow(WF.trigger, 'Queue: new dataset', chain(
-			domainDataTrigger('Domain Data Trigger', { event: 'newDataset', pollTimes: POLL_ONCE_A_YEAR }, refs.trigger),
-			noOp('Received'),
-		)),
+		workflow(
+			WF.trigger,
+			'Queue: new dataset',
+			chain(
+				domainDataTrigger('Domain Data Trigger', { event: 'newDataset', pollTimes: POLL_ONCE_A_YEAR }, refs.trigger),
+				noOp('Received'),
+			),
+		),
 	]);
 	main = await n8n.start();
 	worker = await n8n.startWorker();
@@ -172,7 +219,9 @@ test('main and worker share PostgreSQL and a Redis queue of their own', () => {
 });
 
 test('enrich: 151 leads posted to a webhook are enriched by the worker, as in a single-process run', async () => {
-	const answer = (await postWebhook(n8n.url, `dd-e2e-enrich-${suffix}`, { leads: leads() })) as Array<Record<string, unknown>>;
+	const answer = (await postWebhook(n8n.url, `dd-e2e-enrich-${suffix}`, { leads: leads() })) as Array<
+		Record<string, unknown>
+	>;
 	const expected = leads().map((lead, index) => ({
 		...lead,
 		domainData: index < 150 ? sim.index.domainAt(index + 1) : { name: 'not-indexed-queue-e2e.com', found: false },
@@ -191,7 +240,10 @@ test('enrich: 151 leads posted to a webhook are enriched by the worker, as in a 
 test('stream: a 300-record slice of the latest snapshot, read by the worker, as in a single-process run', async () => {
 	const newest = sim.datasets()[0].label;
 	const answer = await postWebhook(n8n.url, `dd-e2e-stream-${suffix}`, {});
-	const expected = Array.from({ length: 300 }, (_, i) => ({ ...JSON.parse(sim.index.lineAt(i, newest, 'name,rank,country_code')), label: newest }));
+	const expected = Array.from({ length: 300 }, (_, i) => ({
+		...JSON.parse(sim.index.lineAt(i, newest, 'name,rank,country_code')),
+		label: newest,
+	}));
 	expect(answer).toEqual(expected);
 
 	const result = await onlyExecution(WF.streamHook);
@@ -206,8 +258,13 @@ test('file: the whole snapshot goes through database binary data and is written 
 	const newest = sim.datasets()[0].label;
 	await postWebhook(n8n.url, `dd-e2e-file-${suffix}`, {});
 	const result = await onlyExecution(WF.fileHook);
-	expect(result.json('Stream')).toEqual([expect.objectContaining({ label: newest, fileName: `${newest}.ndjson`, recordCount: 1000 })]);
-	expect(result.items('Stream')[0].binary?.data).toMatchObject({ mimeType: 'application/x-ndjson', fileName: `${newest}.ndjson` });
+	expect(result.json('Stream')).toEqual([
+		expect.objectContaining({ label: newest, fileName: `${newest}.ndjson`, recordCount: 1000 }),
+	]);
+	expect(result.items('Stream')[0].binary?.data).toMatchObject({
+		mimeType: 'application/x-ndjson',
+		fileName: `${newest}.ndjson`,
+	});
 	const written = readFileSync(join(n8n.filesDir, `queue-${newest}.ndjson`), 'utf8');
 	expect(written).toBe(Array.from({ length: 1000 }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
 });

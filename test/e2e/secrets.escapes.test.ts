@@ -39,7 +39,9 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
 	const escape: Escape = url.includes('unicode') || url.includes('2025-06-23') ? 'unicode' : 'slash';
 	if (url.includes('/historical/domain/')) {
 		res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-		res.end(`{"name":"a.com","rank":1}\n{"name":"echo.com","rank":2,"title":${echoed(req, escape)}}\n{"name":"b.com","rank":3}\n`);
+		res.end(
+			`{"name":"a.com","rank":1}\n{"name":"echo.com","rank":2,"title":${echoed(req, escape)}}\n{"name":"b.com","rank":3}\n`,
+		);
 		return;
 	}
 	res.writeHead(200, { 'content-type': 'application/json' });
@@ -61,15 +63,29 @@ function leaks(text: string): string[] {
 
 const CREDENTIAL = { id: 'ddE2eCredEscape1', name: 'Domain Data (echoing service)' };
 const RUNS = {
-	getSlash: { id: workflowId('escGetSlash'), node: domainData('Get', { resource: 'domain', operation: 'get', domain: 'example.com' }, CREDENTIAL) },
-	getUnicode: { id: workflowId('escGetUnicode'), node: domainData('Get', { resource: 'domain', operation: 'get', domain: 'unicode.com' }, CREDENTIAL) },
+	getSlash: {
+		id: workflowId('escGetSlash'),
+		node: domainData('Get', { resource: 'domain', operation: 'get', domain: 'example.com' }, CREDENTIAL),
+	},
+	getUnicode: {
+		id: workflowId('escGetUnicode'),
+		node: domainData('Get', { resource: 'domain', operation: 'get', domain: 'unicode.com' }, CREDENTIAL),
+	},
 	streamSlash: {
 		id: workflowId('escStreamSlash'),
-		node: domainData('Stream', { resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, output: 'items' }, CREDENTIAL),
+		node: domainData(
+			'Stream',
+			{ resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, output: 'items' },
+			CREDENTIAL,
+		),
 	},
 	streamUnicode: {
 		id: workflowId('escStreamUnicode'),
-		node: domainData('Stream', { resource: 'dataset', operation: 'stream', label: '2025-06-23', returnAll: true, output: 'items' }, CREDENTIAL),
+		node: domainData(
+			'Stream',
+			{ resource: 'dataset', operation: 'stream', label: '2025-06-23', returnAll: true, output: 'items' },
+			CREDENTIAL,
+		),
 	},
 };
 
@@ -85,7 +101,9 @@ beforeAll(async () => {
 		credentials: [{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEY, baseUrl: hostile.url } }],
 	});
 	await n8n.importWorkflows(
-		Object.entries(RUNS).map(([name, run]) => workflow(run.id, `Key echo in escapes: ${name}`, chain(manualTrigger(), run.node))),
+		Object.entries(RUNS).map(([name, run]) =>
+			workflow(run.id, `Key echo in escapes: ${name}`, chain(manualTrigger(), run.node)),
+		),
 	);
 	for (const [name, run] of Object.entries(RUNS)) results.set(name, await n8n.execute(run.id));
 }, 10 * 60_000);
@@ -102,7 +120,9 @@ describe(`n8n ${e2eVersion()}: a service that echoes the key in JSON escapes`, (
 		['getUnicode', `GET /json/api/v1/domain/unicode.com`],
 	])('Get (%s): the run fails with the key-echo error and shows nothing of the key', (name, request) => {
 		const result = results.get(name)!;
-		expect(result.error?.message).toBe(`The answer of ${hostile.url} to ${request} contains the API key of the credential`);
+		expect(result.error?.message).toBe(
+			`The answer of ${hostile.url} to ${request} contains the API key of the credential`,
+		);
 		expect(result.run).toBeDefined();
 		expect(leaks(result.log)).toEqual([]);
 	});
@@ -125,6 +145,7 @@ describe(`n8n ${e2eVersion()}: a service that echoes the key in JSON escapes`, (
 	test("n8n's database holds nothing of the key in clear", () => {
 		const files = readdirSync(join(n8n.userFolder, '.n8n')).filter((file) => file.startsWith('database.sqlite'));
 		expect(files.length).toBeGreaterThan(0);
-		for (const file of files) expect(leaks(readFileSync(join(n8n.userFolder, '.n8n', file)).toString('latin1'))).toEqual([]);
+		for (const file of files)
+			expect(leaks(readFileSync(join(n8n.userFolder, '.n8n', file)).toString('latin1'))).toEqual([]);
 	});
 });

@@ -78,10 +78,14 @@ beforeAll(async () => {
 	]);
 	await n8n.importWorkflows([
 		...loadExamples({ filesDir: n8n.filesDir }).map((example) => example.workflow),
-		workflow(TRIGGER, 'New dataset', chain(
-			domainDataTrigger('Domain Data Trigger', { event: 'newDataset', pollTimes: POLL_ONCE_A_YEAR }, own.ref),
-			noOp('Received'),
-		)),
+		workflow(
+			TRIGGER,
+			'New dataset',
+			chain(
+				domainDataTrigger('Domain Data Trigger', { event: 'newDataset', pollTimes: POLL_ONCE_A_YEAR }, own.ref),
+				noOp('Received'),
+			),
+		),
 	]);
 	await startServer();
 }, 10 * 60_000);
@@ -189,7 +193,9 @@ describe('Domain Data Trigger on a running n8n', () => {
 		const run = (await rest.waitForExecutions(TRIGGER, runs.length + 1))[runs.length];
 		expect(run.execution.mode).toBe('trigger');
 		expect(run.execution.status).toBe('success');
-		expect(run.result.json('Domain Data Trigger')).toEqual([{ label: added.label, value: added.value, previousLabel: previous }]);
+		expect(run.result.json('Domain Data Trigger')).toEqual([
+			{ label: added.label, value: added.value, previousLabel: previous },
+		]);
 		expect(run.result.json('Received')).toHaveLength(1);
 		runs.push([{ label: added.label, value: added.value, previousLabel: previous }]);
 		await expectOnlyRuns();
@@ -242,11 +248,16 @@ describe('examples on a running n8n', () => {
 		const expected: string[] = [];
 		for (let position = 0; position < 2000; position++) {
 			const record = sim.index.recordAt(position, added.label);
-			if (record.country_code === 'DE' && record.technologies.some((t) => t.toLowerCase() === 'shopify')) expected.push(record.name);
+			if (record.country_code === 'DE' && record.technologies.some((t) => t.toLowerCase() === 'shopify'))
+				expected.push(record.name);
 		}
 		expect(expected.length).toBeGreaterThan(0);
 		const csv = readFileSync(join(n8n.filesDir, `shopify-de-${added.label}.csv`), 'utf8').replace(/^\uFEFF/, '');
-		const names = csv.trim().split(/\r?\n/).slice(1).map((line) => line.split(',')[0]);
+		const names = csv
+			.trim()
+			.split(/\r?\n/)
+			.slice(1)
+			.map((line) => line.split(',')[0]);
 		expect(names).toEqual(expected);
 	});
 });

@@ -69,46 +69,156 @@ beforeAll(async () => {
 	n8n = await createInstance(sim, { credentials: [modelCredential(MODEL, model.url)] });
 	const names = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
 	const agent = (question: string, credential: CredentialRef) =>
-		agentWorkflow({ n8nVersion: n8n.version, question, model: MODEL, tools: [domainDataTool('Domain Data', { resource: 'domain', operation: 'get' }, credential)] });
+		agentWorkflow({
+			n8nVersion: n8n.version,
+			question,
+			model: MODEL,
+			tools: [domainDataTool('Domain Data', { resource: 'domain', operation: 'get' }, credential)],
+		});
 	await n8n.importWorkflows([
-		workflow(WF.get, 'get', chain(manualTrigger(), domainData('Get', { resource: 'domain', operation: 'get', domain: `https://${names[0]}/` }, pro))),
-		workflow(WF.search, 'search', chain(manualTrigger(), domainData('Search', { resource: 'domain', operation: 'search', returnAll: false, limit: 15, filters: '{}', options: { pageSize: 10 } }, pro))),
-		workflow(WF.bulk, 'bulk', chain(manualTrigger(), domainData('Bulk', { resource: 'domain', operation: 'bulk', domains: names.join('\n') }, pro))),
-		workflow(WF.enrich, 'enrich', chain(
-			manualTrigger(),
-			setJson('Rows', { rows: names.map((name) => ({ email: `info@${name}` })) }),
-			splitOut('Split Out', 'rows'),
-			domainData('Enrich', { resource: 'domain', operation: 'enrich', domainField: 'email', destinationField: 'site' }, pro),
-		)),
-		workflow(WF.list, 'list', chain(manualTrigger(), domainData('List', { resource: 'dataset', operation: 'list', returnAll: true }, pro))),
-		workflow(WF.stream, 'stream', chain(manualTrigger(), domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: false, limit: 20, output: 'batches', batchSize: 10 }, pro))),
-		workflow(WF.file, 'file', chain(
-			manualTrigger(),
-			domainData('Stream', { resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' }, pro),
-			node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
-				operation: 'write',
-				fileName: `={{ ${JSON.stringify(n8n.filesDir + '/')} + $json.fileName }}`,
-				dataPropertyName: 'data',
-				options: {},
-			}),
-		)),
-		workflow(SUB_WORKFLOW, 'sub-workflow: write the batch to a file', chain(
-			executeWorkflowTrigger(),
-			node('To JSON', 'n8n-nodes-base.convertToFile', 1.1, { operation: 'toJson', mode: 'once', binaryPropertyName: 'data', options: {} }),
-			node('Write Batch', 'n8n-nodes-base.readWriteFile', 1, {
-				operation: 'write',
-				fileName: `={{ ${JSON.stringify(`${n8n.filesDir}/${BATCH_FILE_PREFIX}`)} + $execution.id + '.json' }}`,
-				dataPropertyName: 'data',
-				options: {},
-			}),
-		), { settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } }),
-		workflow(WF.subWorkflow, 'sub-workflow output', chain(manualTrigger(), domainData('Stream', {
-			resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank'], returnAll: true,
-			output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: SUB_WORKFLOW }, batchSize: SUB_BATCH,
-		}, pro))),
+		workflow(
+			WF.get,
+			'get',
+			chain(
+				manualTrigger(),
+				domainData('Get', { resource: 'domain', operation: 'get', domain: `https://${names[0]}/` }, pro),
+			),
+		),
+		workflow(
+			WF.search,
+			'search',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Search',
+					{
+						resource: 'domain',
+						operation: 'search',
+						returnAll: false,
+						limit: 15,
+						filters: '{}',
+						options: { pageSize: 10 },
+					},
+					pro,
+				),
+			),
+		),
+		workflow(
+			WF.bulk,
+			'bulk',
+			chain(
+				manualTrigger(),
+				domainData('Bulk', { resource: 'domain', operation: 'bulk', domains: names.join('\n') }, pro),
+			),
+		),
+		workflow(
+			WF.enrich,
+			'enrich',
+			chain(
+				manualTrigger(),
+				setJson('Rows', { rows: names.map((name) => ({ email: `info@${name}` })) }),
+				splitOut('Split Out', 'rows'),
+				domainData(
+					'Enrich',
+					{ resource: 'domain', operation: 'enrich', domainField: 'email', destinationField: 'site' },
+					pro,
+				),
+			),
+		),
+		workflow(
+			WF.list,
+			'list',
+			chain(manualTrigger(), domainData('List', { resource: 'dataset', operation: 'list', returnAll: true }, pro)),
+		),
+		workflow(
+			WF.stream,
+			'stream',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{
+						resource: 'dataset',
+						operation: 'stream',
+						label: 'latest',
+						returnAll: false,
+						limit: 20,
+						output: 'batches',
+						batchSize: 10,
+					},
+					pro,
+				),
+			),
+		),
+		workflow(
+			WF.file,
+			'file',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{ resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' },
+					pro,
+				),
+				node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+					operation: 'write',
+					fileName: `={{ ${JSON.stringify(n8n.filesDir + '/')} + $json.fileName }}`,
+					dataPropertyName: 'data',
+					options: {},
+				}),
+			),
+		),
+		workflow(
+			SUB_WORKFLOW,
+			'sub-workflow: write the batch to a file',
+			chain(
+				executeWorkflowTrigger(),
+				node('To JSON', 'n8n-nodes-base.convertToFile', 1.1, {
+					operation: 'toJson',
+					mode: 'once',
+					binaryPropertyName: 'data',
+					options: {},
+				}),
+				node('Write Batch', 'n8n-nodes-base.readWriteFile', 1, {
+					operation: 'write',
+					fileName: `={{ ${JSON.stringify(`${n8n.filesDir}/${BATCH_FILE_PREFIX}`)} + $execution.id + '.json' }}`,
+					dataPropertyName: 'data',
+					options: {},
+				}),
+			),
+			{ settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } },
+		),
+		workflow(
+			WF.subWorkflow,
+			'sub-workflow output',
+			chain(
+				manualTrigger(),
+				domainData(
+					'Stream',
+					{
+						resource: 'dataset',
+						operation: 'stream',
+						label: 'latest',
+						fields: ['name', 'rank'],
+						returnAll: true,
+						output: 'subWorkflow',
+						workflowId: { __rl: true, mode: 'id', value: SUB_WORKFLOW },
+						batchSize: SUB_BATCH,
+					},
+					pro,
+				),
+			),
+		),
 		workflow(WF.agent, 'agent', agent(`What does ${names[1]} run on?`, pro)),
 		workflow(WF.agentBadKey, 'agent, rejected key', agent('What does example.com run on?', CREDENTIALS.badKey)),
-		workflow(WF.notFound, 'not found', chain(manualTrigger(), domainData('Get', { resource: 'domain', operation: 'get', domain: 'not-in-the-index-v1.com' }, pro))),
+		workflow(
+			WF.notFound,
+			'not found',
+			chain(
+				manualTrigger(),
+				domainData('Get', { resource: 'domain', operation: 'get', domain: 'not-in-the-index-v1.com' }, pro),
+			),
+		),
 	]);
 	const succeeding = Object.values(WF).filter((id) => id !== WF.notFound);
 	[runs, notFound] = await Promise.all([n8n.executeBatch(succeeding), n8n.execute(WF.notFound)]);
@@ -127,7 +237,10 @@ test(`every operation runs on n8n ${VERSION}`, () => {
 	expect(items(WF.bulk, 'Bulk')).toEqual(top);
 	expect(items(WF.enrich, 'Enrich')).toEqual(top.map((domain) => ({ email: `info@${domain.name}`, site: domain })));
 	expect(items(WF.list, 'List')).toEqual(sim.datasets().map(({ label, value }) => ({ label, value })));
-	expect(items(WF.stream, 'Stream').map((batch) => [batch.batch, (batch.records as unknown[]).length])).toEqual([[1, 10], [2, 10]]);
+	expect(items(WF.stream, 'Stream').map((batch) => [batch.batch, (batch.records as unknown[]).length])).toEqual([
+		[1, 10],
+		[2, 10],
+	]);
 });
 
 test(`the whole snapshot reaches disk through n8n ${VERSION}'s binary data and Write File node`, () => {
@@ -152,11 +265,15 @@ test(`the Sub-Workflow output sends the whole snapshot through a sub-workflow of
 		},
 	]);
 	const files = readdirSync(n8n.filesDir).filter((name) => name.startsWith(BATCH_FILE_PREFIX));
-	const batches = files.map((name) => JSON.parse(readFileSync(join(n8n.filesDir, name), 'utf8')) as Array<Record<string, unknown>>);
+	const batches = files.map(
+		(name) => JSON.parse(readFileSync(join(n8n.filesDir, name), 'utf8')) as Array<Record<string, unknown>>,
+	);
 	expect(batches.map((batch) => batch.length)).toEqual(Array.from({ length: DOMAINS / SUB_BATCH }, () => SUB_BATCH));
 	const received = batches.flat().sort((a, b) => Number(a.rank) - Number(b.rank));
-	const expected = Array.from({ length: DOMAINS }, (_, i) => ({ ...JSON.parse(sim.index.lineAt(i, newest, 'name,rank')), label: newest }) as Record<string, unknown>)
-		.sort((a, b) => Number(a.rank) - Number(b.rank));
+	const expected = Array.from(
+		{ length: DOMAINS },
+		(_, i) => ({ ...JSON.parse(sim.index.lineAt(i, newest, 'name,rank')), label: newest }) as Record<string, unknown>,
+	).sort((a, b) => Number(a.rank) - Number(b.rank));
 	expect(received).toEqual(expected);
 });
 
@@ -169,7 +286,8 @@ test('a failure is reported with its message and HTTP code', () => {
 test(`the AI Agent of n8n ${VERSION} calls the node as a tool; a rejected key reaches the model as text and the run goes on`, () => {
 	const domain = sim.index.domainAt(2);
 	expect(String(items(WF.agent, 'AI Agent')[0].output)).toContain(domain.title);
-	const received = (question: string) => model.requests.filter((request) => request.question === question).flatMap(toolAnswers);
+	const received = (question: string) =>
+		model.requests.filter((request) => request.question === question).flatMap(toolAnswers);
 	expect(received(`What does ${domain.name} run on?`).map((answer) => JSON.parse(answer))).toEqual([[domain]]);
 	expect(String(items(WF.agentBadKey, 'AI Agent')[0].output)).toContain('rejected the API key');
 	expect(JSON.stringify(received('What does example.com run on?'))).not.toContain(BAD_KEY);

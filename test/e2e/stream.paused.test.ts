@@ -26,15 +26,31 @@ beforeAll(async () => {
 	sim = await startSimulator({ domains: DOMAINS, snapshots: 1 });
 	n8n = await createInstance(sim, { env: CLI_PUBLISHED_SUB_WORKFLOWS_ENV });
 	const wait = node('Wait 2.5 s', 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: 2.5, unit: 'seconds' });
-	const sub = workflow(SUB, 'Slow batches', chain(executeWorkflowTrigger(), wait), { settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } });
-	const caller = workflow(CALLER, 'Stream into slow batches', chain(
-		manualTrigger(),
-		domainData('Stream', {
-			resource: 'dataset', operation: 'stream', label: 'latest', fields: [...RECORD_FIELDS], returnAll: true,
-			output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: SUB }, batchSize: BATCH,
-			options: { idleTimeout: 1 },
-		}, CREDENTIALS.pro),
-	));
+	const sub = workflow(SUB, 'Slow batches', chain(executeWorkflowTrigger(), wait), {
+		settings: { ...BATCH_SUB_WORKFLOW_SETTINGS },
+	});
+	const caller = workflow(
+		CALLER,
+		'Stream into slow batches',
+		chain(
+			manualTrigger(),
+			domainData(
+				'Stream',
+				{
+					resource: 'dataset',
+					operation: 'stream',
+					label: 'latest',
+					fields: [...RECORD_FIELDS],
+					returnAll: true,
+					output: 'subWorkflow',
+					workflowId: { __rl: true, mode: 'id', value: SUB },
+					batchSize: BATCH,
+					options: { idleTimeout: 1 },
+				},
+				CREDENTIALS.pro,
+			),
+		),
+	);
 	await n8n.importWorkflows([sub, caller]);
 	if (n8nAtLeast('2.0.0')) await n8n.mustRun(['publish:workflow', `--id=${SUB}`]);
 	sim.clearLog();

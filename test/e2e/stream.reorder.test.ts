@@ -41,7 +41,11 @@ async function startProxy(target: string): Promise<LocalServer> {
 					return;
 				}
 				const sent =
-					second === 'reversed' ? lines.reverse() : second === 'missing' ? lines.filter((_, i) => i < 500 || i >= 510) : lines;
+					second === 'reversed'
+						? lines.reverse()
+						: second === 'missing'
+							? lines.filter((_, i) => i < 500 || i >= 510)
+							: lines;
 				res.end(sent.join('\n') + '\n');
 			})
 			.catch(() => res.destroy());
@@ -53,12 +57,25 @@ beforeAll(async () => {
 	proxy = await startProxy(sim.url);
 	const own = ownKeyCredential(sim, 'reorder');
 	n8n = await createInstance(sim, { credentials: false });
-	await n8n.importCredentials([{ ...own.credential, type: CREDENTIAL_TYPE, data: { apiKey: own.key, baseUrl: proxy.url } }]);
-	const stream = domainData('Stream', {
-		resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name', 'rank'], returnAll: true, output: 'items',
-	}, own.ref);
+	await n8n.importCredentials([
+		{ ...own.credential, type: CREDENTIAL_TYPE, data: { apiKey: own.key, baseUrl: proxy.url } },
+	]);
+	const stream = domainData(
+		'Stream',
+		{
+			resource: 'dataset',
+			operation: 'stream',
+			label: 'latest',
+			fields: ['name', 'rank'],
+			returnAll: true,
+			output: 'items',
+		},
+		own.ref,
+	);
 	const id = (kind: Second) => workflowId(`streamResumed${kind}`);
-	await n8n.importWorkflows(SECONDS.map((kind) => workflow(id(kind), `Stream resumed, ${kind}`, chain(manualTrigger(), stream))));
+	await n8n.importWorkflows(
+		SECONDS.map((kind) => workflow(id(kind), `Stream resumed, ${kind}`, chain(manualTrigger(), stream))),
+	);
 	for (const kind of SECONDS) {
 		second = kind;
 		streams = 0;
@@ -93,6 +110,8 @@ test(`sent again unchanged: every record once, in order (n8n ${e2eVersion()})`, 
 	const { result, streams: requests } = runs.get('same')!;
 	if (!result.ok) throw new Error(result.describe());
 	const names = result.json('Stream').map((item) => item.name);
-	expect(names).toEqual(Array.from({ length: DOMAINS }, (_, i) => JSON.parse(sim.index.lineAt(i, label(), 'name')).name));
+	expect(names).toEqual(
+		Array.from({ length: DOMAINS }, (_, i) => JSON.parse(sim.index.lineAt(i, label(), 'name')).name),
+	);
 	expect(requests).toBe(2);
 });

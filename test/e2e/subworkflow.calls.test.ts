@@ -27,10 +27,20 @@ let n8n: N8nInstance;
 /** "When Executed by Another Workflow" → Stream 10 records of the newest snapshot to `target`, 5 a batch. */
 function streamingTo(id: string, target: string) {
 	const trigger = executeWorkflowTrigger();
-	const stream = domainData('Stream', {
-		resource: 'dataset', operation: 'stream', label: 'latest', fields: ['name'], limit: 10,
-		output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: target }, batchSize: 5,
-	}, CREDENTIALS.pro);
+	const stream = domainData(
+		'Stream',
+		{
+			resource: 'dataset',
+			operation: 'stream',
+			label: 'latest',
+			fields: ['name'],
+			limit: 10,
+			output: 'subWorkflow',
+			workflowId: { __rl: true, mode: 'id', value: target },
+			batchSize: 5,
+		},
+		CREDENTIALS.pro,
+	);
 	trigger.position = [0, 0];
 	stream.position = [220, 0];
 	return workflow(id, `Stream into ${target}`, {
@@ -48,7 +58,10 @@ async function run(id: string): Promise<{ result: ExecutionResult; calls: string
 beforeAll(async () => {
 	sim = await startSimulator({ domains: 300, snapshots: 2 });
 	n8n = await createInstance(sim, { env: CLI_PUBLISHED_SUB_WORKFLOWS_ENV });
-	const unpublished = workflow(UNPUBLISHED, 'Never published', { nodes: [executeWorkflowTrigger(), noOp('Nothing')], connections: {} });
+	const unpublished = workflow(UNPUBLISHED, 'Never published', {
+		nodes: [executeWorkflowTrigger(), noOp('Nothing')],
+		connections: {},
+	});
 	await n8n.importWorkflows([
 		streamingTo(SELF, SELF),
 		streamingTo(A, B),
@@ -65,20 +78,30 @@ afterAll(async () => {
 	await sim?.close();
 });
 
-test(`a workflow naming itself is refused before any request (n8n ${e2eVersion()})`, async () => {
-	const { result, calls } = await run(SELF);
-	expect(result.error?.message).toBe(`The workflow chosen in "Workflow" is this workflow itself (ID ${SELF})`);
-	expect(calls).toEqual([]);
-}, 3 * 60_000);
+test(
+	`a workflow naming itself is refused before any request (n8n ${e2eVersion()})`,
+	async () => {
+		const { result, calls } = await run(SELF);
+		expect(result.error?.message).toBe(`The workflow chosen in "Workflow" is this workflow itself (ID ${SELF})`);
+		expect(calls).toEqual([]);
+	},
+	3 * 60_000,
+);
 
-test(`A → B → A: B refuses to call A back before any request of its own (n8n ${e2eVersion()})`, async () => {
-	const { result, calls } = await run(A);
-	const label = sim.datasets()[0].label;
-	expect(result.error?.message).toBe(`The sub-workflow failed at batch 1 (records 1-5 of the dataset "${label}"); 0 records were done`);
-	expect(result.error?.description).toContain(`The workflow chosen in "Workflow" (ID ${A}) is running this one`);
-	// A's own list and stream request; B made none.
-	expect(calls).toEqual(['datasets', 'stream']);
-}, 3 * 60_000);
+test(
+	`A → B → A: B refuses to call A back before any request of its own (n8n ${e2eVersion()})`,
+	async () => {
+		const { result, calls } = await run(A);
+		const label = sim.datasets()[0].label;
+		expect(result.error?.message).toBe(
+			`The sub-workflow failed at batch 1 (records 1-5 of the dataset "${label}"); 0 records were done`,
+		);
+		expect(result.error?.description).toContain(`The workflow chosen in "Workflow" (ID ${A}) is running this one`);
+		// A's own list and stream request; B made none.
+		expect(calls).toEqual(['datasets', 'stream']);
+	},
+	3 * 60_000,
+);
 
 /*
  * n8n gives a node no way to look a workflow up, and running one with no items is no check (it still starts an
@@ -88,9 +111,13 @@ test(`A → B → A: B refuses to call A back before any request of its own (n8n
 test.each([
 	['does not exist', MISSING, 'Workflow does not exist'],
 	...(PUBLISHING ? [['is not published', UNPUBLISHED_CALLER, 'Workflow is not active and cannot be executed']] : []),
-])(`a target that %s fails at the first batch with n8n's words, after one stream request (n8n ${e2eVersion()})`, async (_case, id, words) => {
-	const { result, calls } = await run(id);
-	expect(result.error?.message).toMatch(/^The sub-workflow failed at batch 1 \(records 1-5 of the dataset/);
-	expect(result.error?.description).toContain(words);
-	expect(calls).toEqual(['datasets', 'stream']);
-}, 3 * 60_000);
+])(
+	`a target that %s fails at the first batch with n8n's words, after one stream request (n8n ${e2eVersion()})`,
+	async (_case, id, words) => {
+		const { result, calls } = await run(id);
+		expect(result.error?.message).toMatch(/^The sub-workflow failed at batch 1 \(records 1-5 of the dataset/);
+		expect(result.error?.description).toContain(words);
+		expect(calls).toEqual(['datasets', 'stream']);
+	},
+	3 * 60_000,
+);

@@ -24,7 +24,13 @@ import {
 	startQueueMode,
 	stopQueueMode,
 } from './subworkflowSupport';
-import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, CREDENTIALS, createInstance, credentialImports, postWebhook } from './support';
+import {
+	CLI_PUBLISHED_SUB_WORKFLOWS_ENV,
+	CREDENTIALS,
+	createInstance,
+	credentialImports,
+	postWebhook,
+} from './support';
 
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const TARGET = `dd_e2e_spool_${suffix}`;
@@ -56,13 +62,17 @@ async function sql(text: string): Promise<string> {
 
 async function createTable(table: string): Promise<void> {
 	const text = FIELDS.filter((field) => field !== 'name' && field !== 'rank').map((field) => `${field} text`);
-	await sql(`create table ${table} (name text not null, rank integer not null, ${text.join(', ')}, label text not null)`);
+	await sql(
+		`create table ${table} (name text not null, rank integer not null, ${text.join(', ')}, label text not null)`,
+	);
 }
 
 /** Rows, distinct names, and whether they are exactly the snapshot's names (by their sorted digest). */
 async function tableState(table: string): Promise<{ rows: number; distinct: number; digest: string }> {
 	const [rows, distinct, digest] = (
-		await sql(`select count(*), count(distinct name), md5(string_agg(name, ',' order by name collate "C")) from ${table}`)
+		await sql(
+			`select count(*), count(distinct name), md5(string_agg(name, ',' order by name collate "C")) from ${table}`,
+		)
 	).split('|');
 	return { rows: Number(rows), distinct: Number(distinct), digest };
 }
@@ -78,7 +88,11 @@ async function expectedState(): Promise<{ rows: number; distinct: number; digest
 
 /** n8n's Wait node: under 65 s it waits in the running execution (no Wait state). */
 function waitNode(): wf.WorkflowNode {
-	return wf.node('Slow Work', 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: WAIT_SECONDS, unit: 'seconds' });
+	return wf.node('Slow Work', 'n8n-nodes-base.wait', 1.1, {
+		resume: 'timeInterval',
+		amount: WAIT_SECONDS,
+		unit: 'seconds',
+	});
 }
 
 function pair(
@@ -88,22 +102,44 @@ function pair(
 	trigger = wf.manualTrigger(),
 	settings: Record<string, unknown> = { executionOrder: 'v1' },
 ) {
-	const sub = wf.workflow(wf.workflowId(`${stem}Sub`), `Sub-workflow: slow insert into ${table}`, wf.chain(
-		wf.executeWorkflowTrigger(), waitNode(), wf.postgresInsert('Insert Rows', table, POSTGRES),
-	), { settings: { ...wf.BATCH_SUB_WORKFLOW_SETTINGS } });
-	const caller = wf.workflow(wf.workflowId(`${stem}Caller`), `Stream the newest snapshot into ${table}`, wf.chain(
-		trigger,
-		wf.domainData('Stream', {
-			resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, returnAll: true,
-			output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: sub.id }, batchSize: BATCH, options,
-		}, CREDENTIALS.pro),
-	), { settings });
+	const sub = wf.workflow(
+		wf.workflowId(`${stem}Sub`),
+		`Sub-workflow: slow insert into ${table}`,
+		wf.chain(wf.executeWorkflowTrigger(), waitNode(), wf.postgresInsert('Insert Rows', table, POSTGRES)),
+		{ settings: { ...wf.BATCH_SUB_WORKFLOW_SETTINGS } },
+	);
+	const caller = wf.workflow(
+		wf.workflowId(`${stem}Caller`),
+		`Stream the newest snapshot into ${table}`,
+		wf.chain(
+			trigger,
+			wf.domainData(
+				'Stream',
+				{
+					resource: 'dataset',
+					operation: 'stream',
+					label: 'latest',
+					fields: FIELDS,
+					returnAll: true,
+					output: 'subWorkflow',
+					workflowId: { __rl: true, mode: 'id', value: sub.id },
+					batchSize: BATCH,
+					options,
+				},
+				CREDENTIALS.pro,
+			),
+		),
+		{ settings },
+	);
 	return { sub, caller };
 }
 
 /** The credentials of the suite, the Domain Data ones pointed at the proxy. */
 function credentials(): CredentialImport[] {
-	return [...credentialImports({ url: proxy.url } as Simulator), postgresCredential(POSTGRES.id, POSTGRES.name, TARGET)];
+	return [
+		...credentialImports({ url: proxy.url } as Simulator),
+		postgresCredential(POSTGRES.id, POSTGRES.name, TARGET),
+	];
 }
 
 /** Files of n8n's filesystem binary data mode below the user folder (their metadata files left out). */
@@ -159,29 +195,42 @@ describe('regular mode (filesystem binary data)', () => {
 		proxy.paths.length = 0;
 	});
 
-	test('behind a proxy that cuts an unread answer after 2 s: every record once, one download', async () => {
-		const bytesBefore = proxy.streamBytes();
-		const filesBefore = binaryDataFiles(n8n.userFolder).length;
-		const run = await n8n.execute(behindProxy.caller.id, { timeoutMs: 10 * 60_000 });
-		expect(run.describe()).toBe('ok');
-		const [summary] = run.json('Stream');
-		expect(summary).toMatchObject({ label: newest, records: RECORDS, batches: RECORDS / BATCH, progress: 'batch 6 of 6' });
-		expect(await tableState('spool_proxy')).toEqual(await expectedState());
-		expect(proxy.streams()).toBeLessThanOrEqual(2);
-		expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
-		// The spool files stay with the execution's binary data (n8n offers a node no way to delete them).
-		expect(binaryDataFiles(n8n.userFolder).length - filesBefore).toBe(summary.spoolFiles);
-	}, 15 * 60_000);
+	test(
+		'behind a proxy that cuts an unread answer after 2 s: every record once, one download',
+		async () => {
+			const bytesBefore = proxy.streamBytes();
+			const filesBefore = binaryDataFiles(n8n.userFolder).length;
+			const run = await n8n.execute(behindProxy.caller.id, { timeoutMs: 10 * 60_000 });
+			expect(run.describe()).toBe('ok');
+			const [summary] = run.json('Stream');
+			expect(summary).toMatchObject({
+				label: newest,
+				records: RECORDS,
+				batches: RECORDS / BATCH,
+				progress: 'batch 6 of 6',
+			});
+			expect(await tableState('spool_proxy')).toEqual(await expectedState());
+			expect(proxy.streams()).toBeLessThanOrEqual(2);
+			expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
+			// The spool files stay with the execution's binary data (n8n offers a node no way to delete them).
+			expect(binaryDataFiles(n8n.userFolder).length - filesBefore).toBe(summary.spoolFiles);
+		},
+		15 * 60_000,
+	);
 
-	test('with an Idle Timeout (1 s) shorter than a batch: every record once, one download', async () => {
-		const bytesBefore = proxy.streamBytes();
-		const run = await n8n.execute(shortIdle.caller.id, { timeoutMs: 10 * 60_000 });
-		expect(run.describe()).toBe('ok');
-		expect(run.json('Stream')).toEqual([expect.objectContaining({ records: RECORDS, batches: RECORDS / BATCH })]);
-		expect(await tableState('spool_idle')).toEqual(await expectedState());
-		expect(proxy.streams()).toBeLessThanOrEqual(2);
-		expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
-	}, 15 * 60_000);
+	test(
+		'with an Idle Timeout (1 s) shorter than a batch: every record once, one download',
+		async () => {
+			const bytesBefore = proxy.streamBytes();
+			const run = await n8n.execute(shortIdle.caller.id, { timeoutMs: 10 * 60_000 });
+			expect(run.describe()).toBe('ok');
+			expect(run.json('Stream')).toEqual([expect.objectContaining({ records: RECORDS, batches: RECORDS / BATCH })]);
+			expect(await tableState('spool_idle')).toEqual(await expectedState());
+			expect(proxy.streams()).toBeLessThanOrEqual(2);
+			expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
+		},
+		15 * 60_000,
+	);
 });
 
 describe('queue mode (database binary data)', () => {
@@ -209,18 +258,22 @@ describe('queue mode (database binary data)', () => {
 		proxy.paths.length = 0;
 	});
 
-	test('on the worker, spooled into the database: every record once, one download', async () => {
-		const bytesBefore = proxy.streamBytes();
-		const answer = (await postWebhook(queue!.n8n.url, hookPath, {}, 15 * 60_000)) as Array<Record<string, unknown>>;
-		expect(answer).toEqual([expect.objectContaining({ label: newest, records: RECORDS, batches: RECORDS / BATCH })]);
-		expect(await tableState('spool_queue')).toEqual(await expectedState());
-		expect(proxy.streams()).toBeLessThanOrEqual(2);
-		expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
-		// Spool files of about 8 MB each: far under the database mode's limit per file (512 MiB by default).
-		const { spooledBytes, spoolFiles } = answer[0] as { spooledBytes: number; spoolFiles: number };
-		expect(spoolFiles).toBe(Math.ceil(spooledBytes / (8 * 1024 * 1024)));
-		// The caller saves no successful execution: n8n deletes the execution, and with it the spool's rows.
-		const rows = async () => await queryDatabase(target.database, 'select count(*) from binary_data');
-		expect(await waitUntil(async () => (await rows()) === '0', 180_000)).toBe(true);
-	}, 25 * 60_000);
+	test(
+		'on the worker, spooled into the database: every record once, one download',
+		async () => {
+			const bytesBefore = proxy.streamBytes();
+			const answer = (await postWebhook(queue!.n8n.url, hookPath, {}, 15 * 60_000)) as Array<Record<string, unknown>>;
+			expect(answer).toEqual([expect.objectContaining({ label: newest, records: RECORDS, batches: RECORDS / BATCH })]);
+			expect(await tableState('spool_queue')).toEqual(await expectedState());
+			expect(proxy.streams()).toBeLessThanOrEqual(2);
+			expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
+			// Spool files of about 8 MB each: far under the database mode's limit per file (512 MiB by default).
+			const { spooledBytes, spoolFiles } = answer[0] as { spooledBytes: number; spoolFiles: number };
+			expect(spoolFiles).toBe(Math.ceil(spooledBytes / (8 * 1024 * 1024)));
+			// The caller saves no successful execution: n8n deletes the execution, and with it the spool's rows.
+			const rows = async () => await queryDatabase(target.database, 'select count(*) from binary_data');
+			expect(await waitUntil(async () => (await rows()) === '0', 180_000)).toBe(true);
+		},
+		25 * 60_000,
+	);
 });

@@ -24,7 +24,14 @@ import {
 import { startSimulator, type Simulator } from '../simulator';
 import { NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
 import { importAndPublish, type QueueMode, startQueueMode, stopQueueMode } from './subworkflowSupport';
-import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, CREDENTIALS, createInstance, credentialImports, e2eVersion, postWebhook } from './support';
+import {
+	CLI_PUBLISHED_SUB_WORKFLOWS_ENV,
+	CREDENTIALS,
+	createInstance,
+	credentialImports,
+	e2eVersion,
+	postWebhook,
+} from './support';
 
 const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const TARGET = `dd_e2e_subwf_${suffix}`;
@@ -64,7 +71,9 @@ async function createTable(table: string): Promise<void> {
 /** Rows, distinct names, and a digest of the sorted names: equal to `expectedNames` only if every record is there once. */
 async function tableState(table: string): Promise<{ rows: number; distinct: number; digest: string; labels: string }> {
 	const [rows, distinct, digest, labels] = (
-		await sql(`select count(*), count(distinct name), md5(coalesce(string_agg(name, ',' order by name collate "C"), '')), string_agg(distinct label, ',') from ${table}`)
+		await sql(
+			`select count(*), count(distinct name), md5(coalesce(string_agg(name, ',' order by name collate "C"), '')), string_agg(distinct label, ',') from ${table}`,
+		)
 	).split('|');
 	return { rows: Number(rows), distinct: Number(distinct), digest, labels };
 }
@@ -82,17 +91,39 @@ function digestOfFirst(count: number): string {
 }
 
 /** A sub-workflow inserting each batch into `table`, and a caller streaming the newest snapshot into it. */
-function pair(stem: string, table: string, stream: Record<string, unknown>, trigger = manualTrigger()): { sub: WorkflowImport; caller: WorkflowImport } {
-	const sub = workflow(workflowId(`${stem}Sub`), `Sub-workflow: insert a batch into ${table}`, chain(
-		executeWorkflowTrigger(), postgresInsert('Insert Rows', table, POSTGRES),
-	), { settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } });
-	const caller = workflow(workflowId(`${stem}Caller`), `Stream the newest snapshot into ${table}`, chain(
-		trigger,
-		domainData('Stream', {
-			resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, output: 'subWorkflow',
-			workflowId: { __rl: true, mode: 'id', value: sub.id }, batchSize: BATCH, ...stream,
-		}, CREDENTIALS.pro),
-	));
+function pair(
+	stem: string,
+	table: string,
+	stream: Record<string, unknown>,
+	trigger = manualTrigger(),
+): { sub: WorkflowImport; caller: WorkflowImport } {
+	const sub = workflow(
+		workflowId(`${stem}Sub`),
+		`Sub-workflow: insert a batch into ${table}`,
+		chain(executeWorkflowTrigger(), postgresInsert('Insert Rows', table, POSTGRES)),
+		{ settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } },
+	);
+	const caller = workflow(
+		workflowId(`${stem}Caller`),
+		`Stream the newest snapshot into ${table}`,
+		chain(
+			trigger,
+			domainData(
+				'Stream',
+				{
+					resource: 'dataset',
+					operation: 'stream',
+					label: 'latest',
+					fields: FIELDS,
+					output: 'subWorkflow',
+					workflowId: { __rl: true, mode: 'id', value: sub.id },
+					batchSize: BATCH,
+					...stream,
+				},
+				CREDENTIALS.pro,
+			),
+		),
+	);
 	return { sub, caller };
 }
 
@@ -126,49 +157,77 @@ describe('regular mode', () => {
 		await n8n?.dispose();
 	});
 
-	test(`${WHOLE.toLocaleString('en-US')} records of the newest snapshot end up in the table, each exactly once`, async () => {
-		const run = await n8n.execute(whole.caller.id, { timeoutMs: 30 * 60_000 });
-		expect(run.describe()).toBe('ok');
-		expect(run.json('Stream')).toEqual([
-			expect.objectContaining({ label: newest, records: WHOLE, batches: WHOLE / BATCH, skippedRecords: 0, durationMs: expect.any(Number) }),
-		]);
-		const state = await tableState('domains_whole');
-		expect(state).toEqual({ rows: WHOLE, distinct: WHOLE, digest: digestOfFirst(WHOLE), labels: newest });
-		const first = JSON.parse(sim.index.lineAt(0, newest, FIELDS.join(','))) as { name: string; rank: number };
-		expect(await sql(`select rank from domains_whole where name = '${first.name}'`)).toBe(String(first.rank));
-	}, 30 * 60_000);
+	test(
+		`${WHOLE.toLocaleString('en-US')} records of the newest snapshot end up in the table, each exactly once`,
+		async () => {
+			const run = await n8n.execute(whole.caller.id, { timeoutMs: 30 * 60_000 });
+			expect(run.describe()).toBe('ok');
+			expect(run.json('Stream')).toEqual([
+				expect.objectContaining({
+					label: newest,
+					records: WHOLE,
+					batches: WHOLE / BATCH,
+					skippedRecords: 0,
+					durationMs: expect.any(Number),
+				}),
+			]);
+			const state = await tableState('domains_whole');
+			expect(state).toEqual({ rows: WHOLE, distinct: WHOLE, digest: digestOfFirst(WHOLE), labels: newest });
+			const first = JSON.parse(sim.index.lineAt(0, newest, FIELDS.join(','))) as { name: string; rank: number };
+			expect(await sql(`select rank from domains_whole where name = '${first.name}'`)).toBe(String(first.rank));
+		},
+		30 * 60_000,
+	);
 
-	test('a sub-workflow failing at batch 4 stops the node there; resumed with Skip Records, every record is in the table once', async () => {
-		// Batch 4 holds records 15,001-20,000: the table refuses record 15,001, so that whole insert fails.
-		const refused = nameAt(15_000);
-		await sql(`alter table domains_resume add constraint refuse_one check (name <> '${refused}')`);
-		const failed = await n8n.execute(failing.caller.id, { timeoutMs: 10 * 60_000 });
-		expect(failed.ok).toBe(false);
-		expect(failed.error?.message).toBe(`The sub-workflow failed at batch 4 (records 15,001-20,000 of the dataset "${newest}"); 15,000 records were done`);
-		expect(failed.error?.description).toContain('refuse_one');
-		const resumeAt = Number(/"Skip Records" set to (\d+)/.exec(String(failed.error?.description))?.[1]);
-		expect(resumeAt).toBe(15_000);
-		// The failed batch was one statement: nothing of it stayed.
-		expect((await tableState('domains_resume')).rows).toBe(15_000);
+	test(
+		'a sub-workflow failing at batch 4 stops the node there; resumed with Skip Records, every record is in the table once',
+		async () => {
+			// Batch 4 holds records 15,001-20,000: the table refuses record 15,001, so that whole insert fails.
+			const refused = nameAt(15_000);
+			await sql(`alter table domains_resume add constraint refuse_one check (name <> '${refused}')`);
+			const failed = await n8n.execute(failing.caller.id, { timeoutMs: 10 * 60_000 });
+			expect(failed.ok).toBe(false);
+			expect(failed.error?.message).toBe(
+				`The sub-workflow failed at batch 4 (records 15,001-20,000 of the dataset "${newest}"); 15,000 records were done`,
+			);
+			expect(failed.error?.description).toContain('refuse_one');
+			const resumeAt = Number(/"Skip Records" set to (\d+)/.exec(String(failed.error?.description))?.[1]);
+			expect(resumeAt).toBe(15_000);
+			// The failed batch was one statement: nothing of it stayed.
+			expect((await tableState('domains_resume')).rows).toBe(15_000);
 
-		await sql('alter table domains_resume drop constraint refuse_one');
-		const resumed = pair('subResumed', 'domains_resume', { returnAll: false, limit: RESUME_RECORDS, options: { skipRecords: resumeAt } });
-		await importAndPublish(n8n, [resumed]);
-		const run = await n8n.execute(resumed.caller.id, { timeoutMs: 10 * 60_000 });
-		expect(run.describe()).toBe('ok');
-		expect(run.json('Stream')).toEqual([
-			expect.objectContaining({ records: RESUME_RECORDS - 15_000, batches: 7, skippedRecords: 15_000 }),
-		]);
-		expect(await tableState('domains_resume')).toEqual({
-			rows: RESUME_RECORDS, distinct: RESUME_RECORDS, digest: digestOfFirst(RESUME_RECORDS), labels: newest,
-		});
-	}, 20 * 60_000);
+			await sql('alter table domains_resume drop constraint refuse_one');
+			const resumed = pair('subResumed', 'domains_resume', {
+				returnAll: false,
+				limit: RESUME_RECORDS,
+				options: { skipRecords: resumeAt },
+			});
+			await importAndPublish(n8n, [resumed]);
+			const run = await n8n.execute(resumed.caller.id, { timeoutMs: 10 * 60_000 });
+			expect(run.describe()).toBe('ok');
+			expect(run.json('Stream')).toEqual([
+				expect.objectContaining({ records: RESUME_RECORDS - 15_000, batches: 7, skippedRecords: 15_000 }),
+			]);
+			expect(await tableState('domains_resume')).toEqual({
+				rows: RESUME_RECORDS,
+				distinct: RESUME_RECORDS,
+				digest: digestOfFirst(RESUME_RECORDS),
+				labels: newest,
+			});
+		},
+		20 * 60_000,
+	);
 });
 
 describe('queue mode', () => {
 	let queue: QueueMode | undefined;
 	const hookPath = `dd-e2e-subwf-${suffix}`;
-	const queued = pair('subQueue', 'domains_queue', { returnAll: false, limit: QUEUE_RECORDS }, webhook('Webhook', hookPath));
+	const queued = pair(
+		'subQueue',
+		'domains_queue',
+		{ returnAll: false, limit: QUEUE_RECORDS },
+		webhook('Webhook', hookPath),
+	);
 	const target = { database: QUEUE_N8N_DATABASE, redisDb: REDIS_DB, redisPrefix: REDIS_PREFIX };
 
 	beforeAll(async () => {
@@ -181,24 +240,33 @@ describe('queue mode', () => {
 		await stopQueueMode(queue, target);
 	}, 120_000);
 
-	test('100,000 records go through the sub-workflow on the worker that runs the node', async () => {
-		const { n8n, main, worker, rest } = queue!;
-		const answer = await postWebhook(n8n.url, hookPath, {}, 15 * 60_000);
-		expect(answer).toEqual([expect.objectContaining({ label: newest, records: QUEUE_RECORDS, batches: QUEUE_RECORDS / BATCH })]);
+	test(
+		'100,000 records go through the sub-workflow on the worker that runs the node',
+		async () => {
+			const { n8n, main, worker, rest } = queue!;
+			const answer = await postWebhook(n8n.url, hookPath, {}, 15 * 60_000);
+			expect(answer).toEqual([
+				expect.objectContaining({ label: newest, records: QUEUE_RECORDS, batches: QUEUE_RECORDS / BATCH }),
+			]);
 
-		const [run] = await rest.waitForExecutions(queued.caller.id, 1);
-		const executionId = run.execution.id;
-		await worker.waitForOutput(new RegExp(`Worker finished execution ${executionId}\\b`), 60_000);
-		expect(worker.output()).toMatch(new RegExp(`Worker started execution ${executionId}\\b`));
-		expect(main.output()).toMatch(new RegExp(`Enqueued execution ${executionId}\\b`));
-		expect(fromApiExecution(run.execution).json('Stream')).toEqual(answer);
-		// Sub-executions are not queued: they run inside the worker's execution. None is enqueued by main.
-		expect(main.output().match(/Enqueued execution/g)).toHaveLength(1);
-		// The sub-workflow saves no successful execution: the list holds nothing of its 20 runs.
-		expect(await rest.executions(queued.sub.id, { includeData: false })).toHaveLength(0);
+			const [run] = await rest.waitForExecutions(queued.caller.id, 1);
+			const executionId = run.execution.id;
+			await worker.waitForOutput(new RegExp(`Worker finished execution ${executionId}\\b`), 60_000);
+			expect(worker.output()).toMatch(new RegExp(`Worker started execution ${executionId}\\b`));
+			expect(main.output()).toMatch(new RegExp(`Enqueued execution ${executionId}\\b`));
+			expect(fromApiExecution(run.execution).json('Stream')).toEqual(answer);
+			// Sub-executions are not queued: they run inside the worker's execution. None is enqueued by main.
+			expect(main.output().match(/Enqueued execution/g)).toHaveLength(1);
+			// The sub-workflow saves no successful execution: the list holds nothing of its 20 runs.
+			expect(await rest.executions(queued.sub.id, { includeData: false })).toHaveLength(0);
 
-		expect(await tableState('domains_queue')).toEqual({
-			rows: QUEUE_RECORDS, distinct: QUEUE_RECORDS, digest: digestOfFirst(QUEUE_RECORDS), labels: newest,
-		});
-	}, 20 * 60_000);
+			expect(await tableState('domains_queue')).toEqual({
+				rows: QUEUE_RECORDS,
+				distinct: QUEUE_RECORDS,
+				digest: digestOfFirst(QUEUE_RECORDS),
+				labels: newest,
+			});
+		},
+		20 * 60_000,
+	);
 });

@@ -117,7 +117,10 @@ export async function createInstance(
  * A credential with a key of its own (pro plan), so that the simulator's log tells which workflow made a
  * call: `sim.calls().filter((entry) => entry.key === key)`.
  */
-export function ownKeyCredential(sim: Simulator, stem: string): { ref: CredentialRef; key: string; credential: CredentialImport } {
+export function ownKeyCredential(
+	sim: Simulator,
+	stem: string,
+): { ref: CredentialRef; key: string; credential: CredentialImport } {
 	const key = `sim-e2e-${stem}`;
 	sim.setKey(key, 'pro');
 	const ref = { id: workflowId(`cred${stem}`), name: `Domain Data (${stem})` };
@@ -176,7 +179,12 @@ export interface TriggerItem {
  * Expects the workflow's executions, oldest first, to be exactly `runs` (the trigger node's output of each),
  * every one finished with success; unfinished ones and extra ones fail it.
  */
-export async function expectExecutions(rest: N8nRestClient, workflowId: string, runs: TriggerItem[][], triggerNode = 'Domain Data Trigger'): Promise<void> {
+export async function expectExecutions(
+	rest: N8nRestClient,
+	workflowId: string,
+	runs: TriggerItem[][],
+	triggerNode = 'Domain Data Trigger',
+): Promise<void> {
 	const listed = (await rest.executions(workflowId)).sort((a, b) => Number(a.id) - Number(b.id));
 	const seen = listed.map((execution) => ({
 		status: execution.status,
@@ -215,14 +223,21 @@ export async function expectNoOtherExecution(options: {
  * fills when a user clicks Publish; `publish:workflow` sets the workflow's active version, which n8n reads
  * when that service is off. Older versions do not know the variable.
  */
-export const CLI_PUBLISHED_SUB_WORKFLOWS_ENV: Record<string, string> = { N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' };
+export const CLI_PUBLISHED_SUB_WORKFLOWS_ENV: Record<string, string> = {
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
+};
 
 /**
  * Posts to a production webhook and returns the parsed answer. n8n 2.41 registers the webhooks of an activated
  * workflow a moment after the activation call returns: until then it answers 404 "is not registered" (and runs
  * nothing), so that answer is retried for a bounded time.
  */
-export async function postWebhook(baseUrl: string, path: string, body: unknown = {}, timeoutMs = 120_000): Promise<unknown> {
+export async function postWebhook(
+	baseUrl: string,
+	path: string,
+	body: unknown = {},
+	timeoutMs = 120_000,
+): Promise<unknown> {
 	const deadline = Date.now() + 30_000;
 	for (;;) {
 		const response = await fetch(`${baseUrl}/webhook/${path}`, {

@@ -94,7 +94,11 @@ describeIfDurable(`Domain Data Trigger with durable poll cursors (n8n ${e2eVersi
 		key = own.key;
 		n8n = await createInstance(sim, { credentials: false, env: DURABLE_CURSORS_ENV });
 		await n8n.importCredentials([...credentialImports(sim), own.credential]);
-		const trigger = domainDataTrigger('Domain Data Trigger', { event: 'newDataset', pollTimes: POLL_EVERY_MINUTE }, own.ref);
+		const trigger = domainDataTrigger(
+			'Domain Data Trigger',
+			{ event: 'newDataset', pollTimes: POLL_EVERY_MINUTE },
+			own.ref,
+		);
 		triggerNodeId = trigger.id;
 		await n8n.importWorkflows([workflow(TRIGGER, 'New dataset (durable cursors)', chain(trigger, noOp('Received')))]);
 		await startServer();
@@ -115,36 +119,52 @@ describeIfDurable(`Domain Data Trigger with durable poll cursors (n8n ${e2eVersi
 		expect(storedCursor()).toEqual({});
 	});
 
-	test('the first scheduled poll takes the baseline: the seen datasets stored in poller_state; the activation started nothing', async () => {
-		await waitForPoll(2);
-		await expectRuns();
-		expect(storedCursor()).toMatchObject({ lastLabel: sim.datasets()[0].label });
-	}, TEST_TIMEOUT_MS);
+	test(
+		'the first scheduled poll takes the baseline: the seen datasets stored in poller_state; the activation started nothing',
+		async () => {
+			await waitForPoll(2);
+			await expectRuns();
+			expect(storedCursor()).toMatchObject({ lastLabel: sim.datasets()[0].label });
+		},
+		TEST_TIMEOUT_MS,
+	);
 
-	test('a new snapshot: exactly one execution at the next poll, and the stored cursor moves to its label', async () => {
-		const previous = sim.datasets()[0].label;
-		const added = sim.addSnapshot();
-		await waitForPoll(3);
-		await rest.waitForExecutions(TRIGGER, 1);
-		runs.push([{ label: added.label, value: added.value, previousLabel: previous }]);
-		await expectRuns();
-		expect(storedCursor()).toMatchObject({ lastLabel: added.label });
-	}, TEST_TIMEOUT_MS);
+	test(
+		'a new snapshot: exactly one execution at the next poll, and the stored cursor moves to its label',
+		async () => {
+			const previous = sim.datasets()[0].label;
+			const added = sim.addSnapshot();
+			await waitForPoll(3);
+			await rest.waitForExecutions(TRIGGER, 1);
+			runs.push([{ label: added.label, value: added.value, previousLabel: previous }]);
+			await expectRuns();
+			expect(storedCursor()).toMatchObject({ lastLabel: added.label });
+		},
+		TEST_TIMEOUT_MS,
+	);
 
-	test('a snapshot published while n8n is down starts exactly one execution after the restart', async () => {
-		await server.stop();
-		const before = sim.datasets()[0].label;
-		const added = sim.addSnapshot();
-		const pollsBefore = polls();
-		await startServer();
-		await waitForPoll(pollsBefore + 1);
-		await rest.waitForExecutions(TRIGGER, 2);
-		runs.push([{ label: added.label, value: added.value, previousLabel: before }]);
-		await expectRuns();
-		expect(storedCursor()).toMatchObject({ lastLabel: added.label });
-	}, TEST_TIMEOUT_MS);
+	test(
+		'a snapshot published while n8n is down starts exactly one execution after the restart',
+		async () => {
+			await server.stop();
+			const before = sim.datasets()[0].label;
+			const added = sim.addSnapshot();
+			const pollsBefore = polls();
+			await startServer();
+			await waitForPoll(pollsBefore + 1);
+			await rest.waitForExecutions(TRIGGER, 2);
+			runs.push([{ label: added.label, value: added.value, previousLabel: before }]);
+			await expectRuns();
+			expect(storedCursor()).toMatchObject({ lastLabel: added.label });
+		},
+		TEST_TIMEOUT_MS,
+	);
 
-	test('the next scheduled poll starts exactly the next execution: nothing else came after the restart', async () => {
-		await expectNoOtherExecution({ sim, rest, workflowId: TRIGGER, runs, poll: () => waitForPoll(polls() + 1) });
-	}, TEST_TIMEOUT_MS);
+	test(
+		'the next scheduled poll starts exactly the next execution: nothing else came after the restart',
+		async () => {
+			await expectNoOtherExecution({ sim, rest, workflowId: TRIGGER, runs, poll: () => waitForPoll(polls() + 1) });
+		},
+		TEST_TIMEOUT_MS,
+	);
 });

@@ -53,7 +53,9 @@ beforeAll(async () => {
 	const own = ownKeyCredential(sim, 'unreadable');
 	key = own.key;
 	n8n = await createInstance(sim, { credentials: false });
-	await n8n.importCredentials([{ ...own.credential, type: CREDENTIAL_TYPE, data: { apiKey: key, baseUrl: proxy.url } }]);
+	await n8n.importCredentials([
+		{ ...own.credential, type: CREDENTIAL_TYPE, data: { apiKey: key, baseUrl: proxy.url } },
+	]);
 	const parameters = { event: 'newDataset', attachRecords: true, recordCount: 3, fields: ['name', 'rank'] };
 	const trigger = domainDataTrigger('Domain Data Trigger', { ...parameters, pollTimes: POLL_ONCE_A_YEAR }, own.ref);
 	await n8n.importWorkflows([workflow(TRIGGER, 'New dataset, one unreadable', chain(trigger, noOp('Received')))]);
@@ -100,9 +102,14 @@ describe(`an unreadable snapshot on n8n ${e2eVersion()}`, () => {
 		expect(runs).toHaveLength(3);
 		expect(runs[2]).toEqual({
 			status: 'success',
-			events: [{ label: next.label, value: next.value, previousLabel: previous.label, records: firstRecords(next.label) }],
+			events: [
+				{ label: next.label, value: next.value, previousLabel: previous.label, records: firstRecords(next.label) },
+			],
 		});
-		const labels = sim.datasets().slice(0, 3).map((dataset) => dataset.label);
+		const labels = sim
+			.datasets()
+			.slice(0, 3)
+			.map((dataset) => dataset.label);
 		expect(labels.map((label) => proxy.streams(label))).toEqual([1, 1, 1]);
 	});
 });

@@ -50,15 +50,27 @@ const FILTER_FIELD: Record<keyof FilterParameters, string> = {
 	tld1: 'tld1',
 };
 
-const words = (text: string | undefined, separator: RegExp) => (text ?? '').split(separator).map((word) => word.trim().toLowerCase()).filter(Boolean);
+const words = (text: string | undefined, separator: RegExp) =>
+	(text ?? '')
+		.split(separator)
+		.map((word) => word.trim().toLowerCase())
+		.filter(Boolean);
 
 /** The filters as the product documents them, written out by hand. */
 function selectedBy(filters: FilterParameters | undefined): (record: Record_) => boolean {
 	if (!filters) return () => true;
 	return (record) => {
 		if (filters.maxRank !== undefined && !((record.rank as number) <= filters.maxRank)) return false;
-		if (filters.countryCodes && !words(filters.countryCodes, /[\s,]+/).includes(String(record.country_code).toLowerCase())) return false;
-		if (filters.languageCodes && !words(filters.languageCodes, /[\s,]+/).includes(String(record.language_code).toLowerCase())) return false;
+		if (
+			filters.countryCodes &&
+			!words(filters.countryCodes, /[\s,]+/).includes(String(record.country_code).toLowerCase())
+		)
+			return false;
+		if (
+			filters.languageCodes &&
+			!words(filters.languageCodes, /[\s,]+/).includes(String(record.language_code).toLowerCase())
+		)
+			return false;
 		if (filters.tld1 && !words(filters.tld1, /[\s,]+/).includes(String(record.tld1).toLowerCase())) return false;
 		if (filters.technologies) {
 			const wanted = words(filters.technologies, /,/);
@@ -66,7 +78,12 @@ function selectedBy(filters: FilterParameters | undefined): (record: Record_) =>
 		}
 		if (filters.categoryPrefix) {
 			const prefixes = words(filters.categoryPrefix, /\n/);
-			if (!(record.categories as string[]).some((category) => prefixes.some((prefix) => category.toLowerCase().startsWith(prefix)))) return false;
+			if (
+				!(record.categories as string[]).some((category) =>
+					prefixes.some((prefix) => category.toLowerCase().startsWith(prefix)),
+				)
+			)
+				return false;
 		}
 		return true;
 	};
@@ -80,11 +97,17 @@ function fieldDiff(field: string, before: unknown, after: unknown, minRankMove: 
 		const removed = had.filter((entry) => !has.some((now) => isDeepStrictEqual(now, entry)));
 		return added.length || removed.length ? { added, removed } : undefined;
 	}
-	if (field === 'rank') return Math.abs((after as number) - (before as number)) >= minRankMove ? { from: before, to: after } : undefined;
+	if (field === 'rank')
+		return Math.abs((after as number) - (before as number)) >= minRankMove ? { from: before, to: after } : undefined;
 	return isDeepStrictEqual(before ?? null, after ?? null) ? undefined : { from: before ?? null, to: after ?? null };
 }
 
-function diffs(before: Record_, after: Record_, fields: string[], threshold: (field: string) => number): Record<string, unknown> {
+function diffs(
+	before: Record_,
+	after: Record_,
+	fields: string[],
+	threshold: (field: string) => number,
+): Record<string, unknown> {
 	const result: Record<string, unknown> = {};
 	for (const field of fields) {
 		const change = fieldDiff(field, before[field], after[field], threshold(field));
@@ -94,15 +117,23 @@ function diffs(before: Record_, after: Record_, fields: string[], threshold: (fi
 }
 
 /** The brute-force diff, in the documented order: gone domains (older order), then the rest (newer order). */
-export function bruteForce(newer: Record_[], older: Record_[], labels: { label: string; baseLabel: string }, question: Question): IDataObject[] {
+export function bruteForce(
+	newer: Record_[],
+	older: Record_[],
+	labels: { label: string; baseLabel: string },
+	question: Question,
+): IDataObject[] {
 	const kinds = new Set(question.changes ?? ['added', 'removed', 'changed']);
 	const selected = selectedBy(question.filters);
 	const minRankMove = question.minRankMove ?? 1;
 	const filterFields = Object.keys(question.filters ?? {}).map((key) => FILTER_FIELD[key as keyof FilterParameters]);
-	const explainFields = RECORD_FIELDS.filter((field) => question.fields.includes(field) || filterFields.includes(field));
+	const explainFields = RECORD_FIELDS.filter(
+		(field) => question.fields.includes(field) || filterFields.includes(field),
+	);
 	const explainThreshold = (field: string) => (field === 'rank' && filterFields.includes('rank') ? 1 : minRankMove);
 	const compared = RECORD_FIELDS.filter((field) => question.fields.includes(field));
-	const pick = (record: Record_) => Object.fromEntries([['name', record.name], ...compared.map((field) => [field, record[field] ?? null])]);
+	const pick = (record: Record_) =>
+		Object.fromEntries([['name', record.name], ...compared.map((field) => [field, record[field] ?? null])]);
 	const item = (change: string, reason: string, record: Record_, changes: Record<string, unknown> = {}) => ({
 		change,
 		reason,
@@ -115,7 +146,8 @@ export function bruteForce(newer: Record_[], older: Record_[], labels: { label: 
 	const olderByName = new Map(older.map((record) => [record.name, record]));
 	const result: IDataObject[] = [];
 	for (const record of older) {
-		if (!newerByName.has(record.name) && selected(record) && kinds.has('removed')) result.push(item('removed', 'goneFromIndex', record));
+		if (!newerByName.has(record.name) && selected(record) && kinds.has('removed'))
+			result.push(item('removed', 'goneFromIndex', record));
 	}
 	for (const record of newer) {
 		const before = olderByName.get(record.name);

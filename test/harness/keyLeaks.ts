@@ -14,5 +14,10 @@ export function keyPieces(text: string, key: string): string[] {
 /** Everything of an error (or any value) a user or a log could see: message, description, JSON, inspection. */
 export function views(value: unknown): string {
 	const e = value as (Error & { description?: string }) | undefined;
-	return [e?.message, String(e?.description), JSON.stringify(value), inspect(value, { depth: 10, showHidden: true })].join('\n');
+	return [
+		e?.message,
+		String(e?.description),
+		JSON.stringify(value),
+		inspect(value, { depth: 10, showHidden: true }),
+	].join('\n');
 }

@@ -75,7 +75,8 @@ class HarnessNodeTypes implements INodeTypes {
 			const make = nodeClasses[nodeType] ?? nodeClasses[nodeType.replace(/Tool$/, '')];
 			if (!make) throw new Error(`Unknown node type ${nodeType}`);
 			instance = make();
-			if (!nodeClasses[nodeType]) instance.description = { ...instance.description, name: `${instance.description.name}Tool` };
+			if (!nodeClasses[nodeType])
+				instance.description = { ...instance.description, name: `${instance.description.name}Tool` };
 			this.cache.set(nodeType, instance);
 		}
 		return instance;
@@ -309,9 +310,7 @@ export async function runPoll(
 }
 
 /** Calls a loadOptions method as the editor does for a dropdown. */
-export async function loadOptions(
-	options: HarnessNodeOptions & { method: string },
-): Promise<INodePropertyOptions[]> {
+export async function loadOptions(options: HarnessNodeOptions & { method: string }): Promise<INodePropertyOptions[]> {
 	const { workflow, node, additionalData } = makeWorkflow(options);
 	const context = new core.LoadOptionsContext(workflow, node, additionalData, 'parameters');
 	const nodeType = nodeTypes.getByNameAndVersion(node.type);

@@ -21,7 +21,8 @@ export function useSimulator(options: SimulatorOptions): SimulatorFixture {
 		sim?.reset();
 	});
 	const running = (): Simulator => {
-		if (!sim) throw new Error('The simulator is not running: use it inside a hook or a test, not at the top level of the file');
+		if (!sim)
+			throw new Error('The simulator is not running: use it inside a hook or a test, not at the top level of the file');
 		return sim;
 	};
 	// The file refers to one constant, while the simulator exists only between beforeAll and afterAll.

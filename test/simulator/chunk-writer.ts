@@ -163,4 +163,3 @@ export function chunkLineWriter(
 		out.byte(0x7d); // }
 	};
 }
-

@@ -19,7 +19,8 @@ function parseArguments(argv: string[]): SimulatorOptions {
 		if (value === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
 		const number = Number(value);
 		const needNumber = () => {
-			if (!Number.isInteger(number) || number < 0) throw new Error(`${flag} must be a non-negative integer, got "${value}"`);
+			if (!Number.isInteger(number) || number < 0)
+				throw new Error(`${flag} must be a non-negative integer, got "${value}"`);
 			return number;
 		};
 		switch (flag) {
@@ -53,7 +54,14 @@ async function main(): Promise<void> {
 	const sim = await startSimulator(options);
 	console.log(`Domain Data Service simulator listening on ${sim.url}`);
 	console.log(`API base URL: ${sim.url}/json/api/v1   (control: ${sim.url}/__sim/...)`);
-	console.log(`domains: ${sim.index.size}   seed: ${sim.index.seed}   datasets: ${sim.datasets().map((d) => d.label).join(', ') || '(none)'}`);
+	console.log(
+		`domains: ${sim.index.size}   seed: ${sim.index.seed}   datasets: ${
+			sim
+				.datasets()
+				.map((d) => d.label)
+				.join(', ') || '(none)'
+		}`,
+	);
 	console.log(`keys: pro=${KEYS.pro} (pageSize <= ${PLANS.pro.maxPageSize}, historical)`);
 	console.log(`      basic=${KEYS.basic} (pageSize <= ${PLANS.basic.maxPageSize}, no historical)`);
 	console.log(`      exhausted=${KEYS.exhausted} (pro, 0 credits: 402)`);

@@ -62,7 +62,11 @@ export class DomainIndex {
 		const keyInSnapshot = (name: string): number => {
 			const key = typeof name === 'string' ? this.generator.names.keyOf(name) : undefined;
 			const source = key === undefined ? -1 : Math.floor(key / 2);
-			if (key === undefined || source >= this.size || 2 * source + (this.replacedAt(source, snapshot) ? 1 : 0) !== key) {
+			if (
+				key === undefined ||
+				source >= this.size ||
+				2 * source + (this.replacedAt(source, snapshot) ? 1 : 0) !== key
+			) {
 				throw new Error(`snapshot ${snapshot.label} has no domain ${JSON.stringify(name)}`);
 			}
 			return key;
@@ -85,7 +89,12 @@ export class DomainIndex {
 	}
 
 	/** The stream line of an edited domain, or undefined when the domain at `key` is not edited. */
-	editedLine(snapshot: Snapshot | undefined, key: number, rank: number, fields: readonly RecordField[]): string | undefined {
+	editedLine(
+		snapshot: Snapshot | undefined,
+		key: number,
+		rank: number,
+		fields: readonly RecordField[],
+	): string | undefined {
 		const values = snapshot?.overrides?.get(key);
 		if (!values) return undefined;
 		const record = { ...this.generator.record(key, rank, snapshot?.salt), ...values };

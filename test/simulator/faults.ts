@@ -148,34 +148,59 @@ function matches(rule: RequestFault, endpoint: EndpointName, path: string): bool
 }
 
 function checkNonNegative(value: unknown, name: string): number {
-	if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+	if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+		throw new Error(`${name} must be a non-negative number`);
 	return value;
 }
 
 function checkCount(value: unknown): number | undefined {
 	if (value === undefined) return undefined;
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new Error('count must be a positive integer');
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+		throw new Error('count must be a positive integer');
 	return value;
 }
 
 const ENDPOINTS: readonly string[] = ['get', 'search', 'bulk', 'datasets', 'stream'];
-const REQUEST_FAULT_KEYS = ['endpoint', 'path', 'status', 'reset', 'delayMs', 'count', 'retryAfter', 'retryAfterDate', 'body', 'message'];
-const STREAM_FAULT_KEYS = ['count', 'dropAfterLines', 'malformedLineAt', 'crlf', 'noFinalNewline', 'splitUtf8', 'trickle'];
+const REQUEST_FAULT_KEYS = [
+	'endpoint',
+	'path',
+	'status',
+	'reset',
+	'delayMs',
+	'count',
+	'retryAfter',
+	'retryAfterDate',
+	'body',
+	'message',
+];
+const STREAM_FAULT_KEYS = [
+	'count',
+	'dropAfterLines',
+	'malformedLineAt',
+	'crlf',
+	'noFinalNewline',
+	'splitUtf8',
+	'trickle',
+];
 
 function validateRequestFault(input: RequestFault): RequestFault {
 	if (typeof input !== 'object' || input === null) throw new Error('a request fault must be an object');
-	for (const key of Object.keys(input)) if (!REQUEST_FAULT_KEYS.includes(key)) throw new Error(`unknown request fault option "${key}"`);
+	for (const key of Object.keys(input))
+		if (!REQUEST_FAULT_KEYS.includes(key)) throw new Error(`unknown request fault option "${key}"`);
 	const rule: RequestFault = { ...input, count: checkCount(input.count) ?? 1 };
 	if (rule.status !== undefined && !(Number.isInteger(rule.status) && rule.status >= 400 && rule.status <= 599)) {
 		throw new Error('status must be an integer from 400 to 599');
 	}
-	if (rule.status === undefined && !rule.reset && rule.delayMs === undefined) throw new Error('a request fault needs status, reset or delayMs');
+	if (rule.status === undefined && !rule.reset && rule.delayMs === undefined)
+		throw new Error('a request fault needs status, reset or delayMs');
 	if (rule.delayMs !== undefined) checkNonNegative(rule.delayMs, 'delayMs');
 	if (rule.retryAfter !== undefined) checkNonNegative(rule.retryAfter, 'retryAfter');
-	if (rule.body !== undefined && !['json', 'html', 'empty'].includes(rule.body)) throw new Error('body must be json, html or empty');
+	if (rule.body !== undefined && !['json', 'html', 'empty'].includes(rule.body))
+		throw new Error('body must be json, html or empty');
 	if (rule.endpoint !== undefined) {
 		const endpoints = Array.isArray(rule.endpoint) ? rule.endpoint : [rule.endpoint];
-		for (const endpoint of endpoints) if (!ENDPOINTS.includes(endpoint)) throw new Error(`unknown endpoint "${endpoint}"`);
+		for (const endpoint of endpoints)
+			if (!ENDPOINTS.includes(endpoint)) throw new Error(`unknown endpoint "${endpoint}"`);
 	}
 	if (rule.path !== undefined) new RegExp(rule.path); // throws on an invalid pattern
 	return rule;
@@ -183,7 +208,8 @@ function validateRequestFault(input: RequestFault): RequestFault {
 
 function validateStreamFault(input: StreamFault): StreamFault {
 	if (typeof input !== 'object' || input === null) throw new Error('a stream fault must be an object');
-	for (const key of Object.keys(input)) if (!STREAM_FAULT_KEYS.includes(key)) throw new Error(`unknown stream fault option "${key}"`);
+	for (const key of Object.keys(input))
+		if (!STREAM_FAULT_KEYS.includes(key)) throw new Error(`unknown stream fault option "${key}"`);
 	const fault: StreamFault = { ...input, count: checkCount(input.count) ?? 1 };
 	for (const key of ['dropAfterLines', 'malformedLineAt'] as const) {
 		const value = fault[key];
@@ -193,7 +219,10 @@ function validateStreamFault(input: StreamFault): StreamFault {
 	}
 	if (fault.trickle !== undefined) {
 		if (typeof fault.trickle !== 'object' || fault.trickle === null) throw new Error('trickle must be an object');
-		if (fault.trickle.chunkBytes !== undefined && !(Number.isInteger(fault.trickle.chunkBytes) && fault.trickle.chunkBytes >= 1)) {
+		if (
+			fault.trickle.chunkBytes !== undefined &&
+			!(Number.isInteger(fault.trickle.chunkBytes) && fault.trickle.chunkBytes >= 1)
+		) {
 			throw new Error('trickle.chunkBytes must be a positive integer');
 		}
 		if (fault.trickle.delayMs !== undefined) checkNonNegative(fault.trickle.delayMs, 'trickle.delayMs');

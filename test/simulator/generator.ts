@@ -9,7 +9,14 @@ import { hash2, hash3, HashStream, Permutation } from './random';
 import { NameCodec, type DomainIdentity } from './names';
 import { COMPILED_TEXTS, EMOJI, type CompiledTexts, type TextTemplate } from './texts';
 import {
-	CALLING_CODES, CATEGORY_LEAVES, CONTACT_TYPES, GENERIC_LOCALES, PUBLIC_SUFFIXES, TECHNOLOGIES, type ContactType, type Locale,
+	CALLING_CODES,
+	CATEGORY_LEAVES,
+	CONTACT_TYPES,
+	GENERIC_LOCALES,
+	PUBLIC_SUFFIXES,
+	TECHNOLOGIES,
+	type ContactType,
+	type Locale,
 } from './vocabulary';
 import type { ContactInformation, DnsRecords, DomainObject, DomainRecord } from './types';
 
@@ -62,7 +69,9 @@ export function driftOf(snapshotSalt: number | undefined, key: number): { flags:
 const NO_DRIFT = { flags: 0, hash: 0 };
 
 /** Sum of the locale weights of each suffix, computed once. */
-const LOCALE_WEIGHT_TOTALS = new Map(PUBLIC_SUFFIXES.map((suffix) => [suffix.locales, suffix.locales.reduce((sum, l) => sum + l.weight, 0)]));
+const LOCALE_WEIGHT_TOTALS = new Map(
+	PUBLIC_SUFFIXES.map((suffix) => [suffix.locales, suffix.locales.reduce((sum, l) => sum + l.weight, 0)]),
+);
 
 /** What every field of one domain starts from. */
 export interface DomainFacts {
@@ -124,11 +133,22 @@ export class DomainGenerator {
 			// Another locale than the usual one: the site moved country, language or both.
 			const at = GENERIC_LOCALES.indexOf(locale);
 			const count = GENERIC_LOCALES.length;
-			locale = at < 0 ? GENERIC_LOCALES[driftHash % count] : GENERIC_LOCALES[(at + 1 + (driftHash % (count - 1))) % count];
+			locale =
+				at < 0 ? GENERIC_LOCALES[driftHash % count] : GENERIC_LOCALES[(at + 1 + (driftHash % (count - 1))) % count];
 		}
 		const texts = COMPILED_TEXTS[locale.language];
 		const topicIndex = hash3(this.seed, key, Salt.Topic) % texts.topics.length;
-		return { key, identity, locale, texts, brand: identity.brand, topic: texts.topics[topicIndex], topicIndex, drift, driftHash };
+		return {
+			key,
+			identity,
+			locale,
+			texts,
+			brand: identity.brand,
+			topic: texts.topics[topicIndex],
+			topicIndex,
+			drift,
+			driftHash,
+		};
 	}
 
 	id(key: number): number {
@@ -140,7 +160,8 @@ export class DomainGenerator {
 		const titles = facts.texts.titles;
 		let template = h % titles.length;
 		// A drifted title uses another template (a retitled home page).
-		if (facts.drift & DriftFlag.Title) template = (template + 1 + (facts.driftHash % (titles.length - 1))) % titles.length;
+		if (facts.drift & DriftFlag.Title)
+			template = (template + 1 + (facts.driftHash % (titles.length - 1))) % titles.length;
 		// 4% of titles end with an emoji (a surrogate pair in UTF-16, 4 bytes in UTF-8).
 		return { template: titles[template], emoji: (h >>> 8) % 100 < 4 ? (h >>> 16) % EMOJI.length : -1 };
 	}
@@ -156,7 +177,10 @@ export class DomainGenerator {
 		const h = hash3(this.seed, facts.key, Salt.Description);
 		if (h % 100 < 12) return undefined;
 		const descriptions = facts.texts.descriptions;
-		return { template: descriptions[(h >>> 7) % descriptions.length], emoji: (h >>> 12) % 100 < 3 ? (h >>> 20) % EMOJI.length : -1 };
+		return {
+			template: descriptions[(h >>> 7) % descriptions.length],
+			emoji: (h >>> 12) % 100 < 3 ? (h >>> 20) % EMOJI.length : -1,
+		};
 	}
 
 	/** The meta description (an emoji sometimes leads it), or undefined when the site has none. */
@@ -233,7 +257,12 @@ export class DomainGenerator {
 	metaKeywords(facts: DomainFacts): string | null {
 		const random = new HashStream(hash3(this.seed, facts.key, Salt.Keywords));
 		if (random.chance(0.4)) return null;
-		const words = [facts.brand.toLowerCase(), facts.topic, random.pick(facts.texts.keywords), random.pick(facts.texts.keywords)];
+		const words = [
+			facts.brand.toLowerCase(),
+			facts.topic,
+			random.pick(facts.texts.keywords),
+			random.pick(facts.texts.keywords),
+		];
 		return [...new Set(words)].join(', ');
 	}
 
@@ -264,7 +293,9 @@ export class DomainGenerator {
 	icon(facts: DomainFacts): string | null {
 		const roll = hash3(this.seed, facts.key, Salt.Icon) % 100;
 		if (roll < 15) return null;
-		return roll < 75 ? `https://${facts.identity.name}/favicon.ico` : `https://${facts.identity.name}/assets/icon-192.png`;
+		return roll < 75
+			? `https://${facts.identity.name}/favicon.ico`
+			: `https://${facts.identity.name}/assets/icon-192.png`;
 	}
 
 	dns(facts: DomainFacts): DnsRecords {
@@ -272,10 +303,20 @@ export class DomainGenerator {
 		const hosting = random.below(3);
 		const a =
 			hosting === 0
-				? [`104.21.${random.below(256)}.${1 + random.below(254)}`, `172.67.${random.below(256)}.${1 + random.below(254)}`]
+				? [
+						`104.21.${random.below(256)}.${1 + random.below(254)}`,
+						`172.67.${random.below(256)}.${1 + random.below(254)}`,
+					]
 				: [`${[185, 151, 45, 78][random.below(4)]}.${random.below(256)}.${random.below(256)}.${1 + random.below(254)}`];
-		const mx = random.chance(0.2) ? [] : random.chance(0.5) ? ['aspmx.l.google.com', 'alt1.aspmx.l.google.com'] : [`mx1.${facts.identity.tld1}`];
-		const ns = hosting === 0 ? ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'] : [`ns1.${facts.identity.tld1}`, `ns2.${facts.identity.tld1}`];
+		const mx = random.chance(0.2)
+			? []
+			: random.chance(0.5)
+				? ['aspmx.l.google.com', 'alt1.aspmx.l.google.com']
+				: [`mx1.${facts.identity.tld1}`];
+		const ns =
+			hosting === 0
+				? ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com']
+				: [`ns1.${facts.identity.tld1}`, `ns2.${facts.identity.tld1}`];
 		return { a, mx, ns };
 	}
 
@@ -295,7 +336,8 @@ export class DomainGenerator {
 		const used = new Set<ContactType>();
 		for (let i = 0; i < count; i++) {
 			// Email and phone are the most common contacts, so they get extra weight.
-			const type: ContactType = i === 0 ? 'email' : i === 1 && random.chance(0.6) ? 'phone' : random.pick(CONTACT_TYPES);
+			const type: ContactType =
+				i === 0 ? 'email' : i === 1 && random.chance(0.6) ? 'phone' : random.pick(CONTACT_TYPES);
 			if (used.has(type)) continue;
 			used.add(type);
 			contacts.push(contact(type, handle, facts, random));

@@ -3,7 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+	res: ServerResponse,
+	status: number,
+	payload: unknown,
+	headers: Record<string, string> = {},
+): void {
 	if (res.headersSent || res.destroyed) return;
 	const body = JSON.stringify(payload);
 	res.writeHead(status, {
@@ -15,7 +20,12 @@ export function sendJson(res: ServerResponse, status: number, payload: unknown, 
 }
 
 /** Every error of the service: {"error": "<human-readable message>"}. */
-export function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+export function sendError(
+	res: ServerResponse,
+	status: number,
+	message: string,
+	headers: Record<string, string> = {},
+): void {
 	sendJson(res, status, { error: message }, headers);
 }
 
@@ -33,7 +43,11 @@ export function readBody(req: IncomingMessage): Promise<BodyResult> {
 			else chunks.push(chunk);
 		});
 		req.on('end', () =>
-			resolve(tooLarge ? { ok: false, message: `Request body larger than ${MAX_BODY_BYTES} bytes.` } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+			resolve(
+				tooLarge
+					? { ok: false, message: `Request body larger than ${MAX_BODY_BYTES} bytes.` }
+					: { ok: true, text: Buffer.concat(chunks).toString('utf8') },
+			),
 		);
 		req.on('error', () => resolve({ ok: false, message: 'Request body could not be read.' }));
 	});

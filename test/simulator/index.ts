@@ -106,7 +106,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 	const seed = options.seed ?? DEFAULT_SEED;
 	const index = new DomainIndex(options.domains ?? 1000, seed);
 	const snapshotCount = options.snapshots ?? 4;
-	if (!Number.isInteger(snapshotCount) || snapshotCount < 0) throw new Error('snapshots must be a non-negative integer');
+	if (!Number.isInteger(snapshotCount) || snapshotCount < 0)
+		throw new Error('snapshots must be a non-negative integer');
 	const state: SimulatorState = {
 		seed,
 		index,
@@ -138,13 +139,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 				if (!selection.ok) throw new Error(selection.message);
 				const snapshot = snapshotFor(label);
 				const key = index.keyAt(position, snapshot);
-				return index.editedLine(snapshot, key, position + 1, selection.fields) ?? lineBuilder(index.generator, selection.fields)(key, position + 1, snapshot?.salt);
+				return (
+					index.editedLine(snapshot, key, position + 1, selection.fields) ??
+					lineBuilder(index.generator, selection.fields)(key, position + 1, snapshot?.salt)
+				);
 			},
 			domainAt: (rank) => index.domainAt(rank),
 			findByName: (name) => index.findByName(name),
 		},
 		datasets: () => state.snapshots.datasets(),
-		addSnapshot: (label, edits) => state.snapshots.add(label, edits && ((snapshot) => index.applyEdits(snapshot, edits))),
+		addSnapshot: (label, edits) =>
+			state.snapshots.add(label, edits && ((snapshot) => index.applyEdits(snapshot, edits))),
 		removeSnapshot: (label) => state.snapshots.remove(label),
 		setFaults: (faults) => state.faults.set(faults),
 		resetFaults: () => state.faults.reset(),

@@ -41,9 +41,13 @@ async function main(): Promise<void> {
 	const options = parseArguments(process.argv.slice(2));
 	const cli = join(__dirname, 'cli.ts');
 	// node -r ts-node/register directly (not npx), so the child pid is the simulator process itself.
-	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', cli, '--port', '0', '--domains', String(options.domains)], {
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	const child = spawn(
+		process.execPath,
+		['-r', 'ts-node/register/transpile-only', cli, '--port', '0', '--domains', String(options.domains)],
+		{
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	try {
 		const baseUrl = await new Promise<string>((resolve, reject) => {
 			let output = '';
@@ -78,10 +82,16 @@ async function main(): Promise<void> {
 		peakRssMb = Math.max(peakRssMb, atEnd.rssMb);
 
 		const mb = (n: number) => `${n.toFixed(1)} MB`;
-		console.log(`command: npx ts-node --transpile-only test/simulator/measure-stream.ts ${process.argv.slice(2).join(' ')}`);
+		console.log(
+			`command: npx ts-node --transpile-only test/simulator/measure-stream.ts ${process.argv.slice(2).join(' ')}`,
+		);
 		console.log(`stream: ${url}`);
-		console.log(`records: ${lines} (expected ${options.domains}), bytes: ${(bytes / 1e6).toFixed(1)} MB, ${(bytes / lines).toFixed(0)} B/record`);
-		console.log(`time: ${seconds.toFixed(2)} s, ${Math.round(lines / seconds).toLocaleString('en-US')} records/s, ${(bytes / 1e6 / seconds).toFixed(1)} MB/s`);
+		console.log(
+			`records: ${lines} (expected ${options.domains}), bytes: ${(bytes / 1e6).toFixed(1)} MB, ${(bytes / lines).toFixed(0)} B/record`,
+		);
+		console.log(
+			`time: ${seconds.toFixed(2)} s, ${Math.round(lines / seconds).toLocaleString('en-US')} records/s, ${(bytes / 1e6 / seconds).toFixed(1)} MB/s`,
+		);
 		console.log(`simulator RSS at start: ${mb(atStart.rssMb)} (VmHWM ${mb(atStart.hwmMb)}, includes ts-node start-up)`);
 		console.log(`simulator RSS peak during stream (sampled every 100 ms): ${mb(peakRssMb)}`);
 		console.log(`simulator RSS at end: ${mb(atEnd.rssMb)}, VmHWM at end: ${mb(atEnd.hwmMb)}`);

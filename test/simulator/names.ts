@@ -13,7 +13,15 @@
  */
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { hash3, Permutation } from './random';
-import { FIRST_WORDS, LABEL_PATTERNS, PUBLIC_SUFFIXES, SECOND_WORDS, SUBDOMAINS, type LabelPattern, type PublicSuffix } from './vocabulary';
+import {
+	FIRST_WORDS,
+	LABEL_PATTERNS,
+	PUBLIC_SUFFIXES,
+	SECOND_WORDS,
+	SUBDOMAINS,
+	type LabelPattern,
+	type PublicSuffix,
+} from './vocabulary';
 
 const NAME_SALT = 0x4e414d45;
 const SUBDOMAIN_SALT = 0x53554244;
@@ -63,7 +71,10 @@ const SUFFIXES_BY_LENGTH = PUBLIC_SUFFIXES.map((suffix, index) => ({ suffix: suf
 );
 /** Format index by "suffixIndex|prefix|joiner|ending". */
 const FORMAT_INDEX = new Map(
-	FORMATS.map((format, index) => [`${format.suffixIndex}|${format.pattern.prefix}|${format.pattern.joiner}|${format.pattern.ending}`, index]),
+	FORMATS.map((format, index) => [
+		`${format.suffixIndex}|${format.pattern.prefix}|${format.pattern.joiner}|${format.pattern.ending}`,
+		index,
+	]),
 );
 /** Bound once: a module-level binding avoids jest's slow global lookups in the hot path. */
 const floor = Math.floor;
@@ -209,7 +220,8 @@ export function allLabelsOfSuffix(suffixIndex: number): string[] {
 	for (const format of FORMATS) {
 		if (format.suffixIndex !== suffixIndex) continue;
 		const { prefix, joiner, ending } = format.pattern;
-		for (const first of FIRST_WORDS) for (const second of SECOND_WORDS) labels.push(`${prefix}${first}${joiner}${second}${ending}`);
+		for (const first of FIRST_WORDS)
+			for (const second of SECOND_WORDS) labels.push(`${prefix}${first}${joiner}${second}${ending}`);
 	}
 	return labels;
 }

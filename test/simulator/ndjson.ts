@@ -32,7 +32,11 @@ export interface StreamResult {
 	outcome: StreamOutcome;
 }
 
-export async function writeNdjson(res: ServerResponse, source: StreamSource, fault?: StreamFault): Promise<StreamResult> {
+export async function writeNdjson(
+	res: ServerResponse,
+	source: StreamSource,
+	fault?: StreamFault,
+): Promise<StreamResult> {
 	let gone = false;
 	res.on('close', () => {
 		gone = true;
@@ -76,7 +80,7 @@ export async function writeNdjson(res: ServerResponse, source: StreamSource, fau
 
 	if (dropAfter === 0) return drop(res, 0);
 	const chunk = new ByteChunk(CHUNK_BYTES);
-	for (let index = 0; index < total; ) {
+	for (let index = 0; index < total;) {
 		const batchEnd = Math.min(total, index + BATCH_LINES, dropAfter ?? Infinity);
 		for (; index < batchEnd; index++) {
 			if (index + 1 === fault?.malformedLineAt) chunk.utf8(truncate(source.lineText(index)));

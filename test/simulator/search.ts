@@ -49,7 +49,8 @@ export function parseSearchBody(body: unknown, maxPageSize: number, planName: st
 	if (body === undefined) body = {};
 	if (!isPlainObject(body)) return { ok: false, message: 'The search body must be a JSON object.' };
 	for (const key of Object.keys(body)) {
-		if (!ALLOWED_KEYS.includes(key)) return { ok: false, message: `Unknown field "${key}" in the search body. Allowed: ${ALLOWED_KEYS.join(', ')}.` };
+		if (!ALLOWED_KEYS.includes(key))
+			return { ok: false, message: `Unknown field "${key}" in the search body. Allowed: ${ALLOWED_KEYS.join(', ')}.` };
 	}
 	let pageSize = DEFAULT_PAGE_SIZE;
 	if (body.pageSize !== undefined) {
@@ -57,15 +58,26 @@ export function parseSearchBody(body: unknown, maxPageSize: number, planName: st
 			return { ok: false, message: 'pageSize must be a positive integer.' };
 		}
 		if (body.pageSize > maxPageSize) {
-			return { ok: false, message: `pageSize ${body.pageSize} exceeds the maximum of ${maxPageSize} for the ${planName} plan.` };
+			return {
+				ok: false,
+				message: `pageSize ${body.pageSize} exceeds the maximum of ${maxPageSize} for the ${planName} plan.`,
+			};
 		}
 		pageSize = body.pageSize;
 	}
 	let searchAfter: [number, number] | undefined;
 	if (body.searchAfter !== undefined) {
 		const cursor = body.searchAfter;
-		if (!Array.isArray(cursor) || cursor.length !== 2 || !cursor.every((v) => typeof v === 'number' && Number.isInteger(v))) {
-			return { ok: false, message: 'searchAfter must be the search_after array of an earlier response (two integers), passed back unchanged.' };
+		if (
+			!Array.isArray(cursor) ||
+			cursor.length !== 2 ||
+			!cursor.every((v) => typeof v === 'number' && Number.isInteger(v))
+		) {
+			return {
+				ok: false,
+				message:
+					'searchAfter must be the search_after array of an earlier response (two integers), passed back unchanged.',
+			};
 		}
 		searchAfter = [cursor[0], cursor[1]];
 	}
@@ -73,7 +85,8 @@ export function parseSearchBody(body: unknown, maxPageSize: number, planName: st
 	for (const key of ['language', 'technology', 'category', 'tld1'] as const) {
 		const value = body[key];
 		if (value === undefined) continue;
-		if (typeof value !== 'string' || value.length === 0) return { ok: false, message: `${key} must be a non-empty string.` };
+		if (typeof value !== 'string' || value.length === 0)
+			return { ok: false, message: `${key} must be a non-empty string.` };
 		filters[key] = value;
 	}
 	if (filters.category !== undefined && !filters.category.startsWith('/')) {
@@ -148,13 +161,17 @@ export class SearchEngine {
 		const last = results[results.length - 1];
 		if (more && last) response.search_after = [last.rank, last.id];
 		// Keys in the order the service shows them: results, search_after, total.
-		return { ok: true, value: response.search_after ? { results, search_after: response.search_after, total } : { results, total } };
+		return {
+			ok: true,
+			value: response.search_after ? { results, search_after: response.search_after, total } : { results, total },
+		};
 	}
 
 	/** A predicate over live positions, or undefined when no filter other than maxRank is set. */
 	private matcher(filters: SearchFilters): ((position: number) => boolean) | undefined {
 		const { language, technology, category, tld1 } = filters;
-		if (language === undefined && technology === undefined && category === undefined && tld1 === undefined) return undefined;
+		if (language === undefined && technology === undefined && category === undefined && tld1 === undefined)
+			return undefined;
 		const generator = this.index.generator;
 		const languageLower = language?.toLowerCase();
 		const technologyLower = technology?.toLowerCase();
@@ -164,14 +181,28 @@ export class SearchEngine {
 			const facts = generator.facts(this.index.liveKey(position));
 			if (languageLower !== undefined && facts.locale.language !== languageLower) return false;
 			if (tld1Lower !== undefined && facts.identity.tld1 !== tld1Lower) return false;
-			if (technologyLower !== undefined && !generator.technologies(facts).some((t) => t.toLowerCase() === technologyLower)) return false;
-			if (categoryLower !== undefined && !generator.categories(facts).list.some((c) => c.toLowerCase().startsWith(categoryLower))) return false;
+			if (
+				technologyLower !== undefined &&
+				!generator.technologies(facts).some((t) => t.toLowerCase() === technologyLower)
+			)
+				return false;
+			if (
+				categoryLower !== undefined &&
+				!generator.categories(facts).list.some((c) => c.toLowerCase().startsWith(categoryLower))
+			)
+				return false;
 			return true;
 		};
 	}
 
 	private summary(filters: SearchFilters, matcher: (position: number) => boolean, end: number): FilterSummary {
-		const cacheKey = JSON.stringify([filters.language?.toLowerCase(), filters.technology?.toLowerCase(), filters.category?.toLowerCase(), filters.tld1?.toLowerCase(), end]);
+		const cacheKey = JSON.stringify([
+			filters.language?.toLowerCase(),
+			filters.technology?.toLowerCase(),
+			filters.category?.toLowerCase(),
+			filters.tld1?.toLowerCase(),
+			end,
+		]);
 		const cached = this.cache.get(cacheKey);
 		if (cached) return cached;
 		if (filters.tld1 !== undefined) {

@@ -23,11 +23,14 @@ export async function listen(state: SimulatorState, host: string, port: number):
 	const sockets = new Set<Socket>();
 	const server = createServer({ keepAliveTimeout: 5_000, highWaterMark: STREAM_HIGH_WATER_MARK }, (req, res) => {
 		const url = new URL(req.url ?? '/', 'http://simulator.local');
-		const work = url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)
-			? handleControl(req, res, state, url)
-			: url.pathname.startsWith(`${API_PREFIX}/`)
-				? handleApi(req, res, state, url)
-				: Promise.resolve(sendError(res, 404, `Not found: ${req.method} ${url.pathname} (the API lives under ${API_PREFIX}).`));
+		const work =
+			url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)
+				? handleControl(req, res, state, url)
+				: url.pathname.startsWith(`${API_PREFIX}/`)
+					? handleApi(req, res, state, url)
+					: Promise.resolve(
+							sendError(res, 404, `Not found: ${req.method} ${url.pathname} (the API lives under ${API_PREFIX}).`),
+						);
 		work.catch((error: unknown) => {
 			// A bug in the simulator must be visible, not a hung request.
 			sendError(res, 500, `Simulator error: ${error instanceof Error ? error.stack : String(error)}`);

@@ -12,17 +12,36 @@ export interface LanguageTexts {
 
 export const TEXTS: Record<string, LanguageTexts> = {
 	en: {
-		titles: ['{brand} – {topic} you can trust', '{brand} | Official Site', 'Welcome to {brand}: {topic} & more', '{brand} — The best {topic} online'],
+		titles: [
+			'{brand} – {topic} you can trust',
+			'{brand} | Official Site',
+			'Welcome to {brand}: {topic} & more',
+			'{brand} — The best {topic} online',
+		],
 		descriptions: [
 			'{brand} offers {topic} for everyone. Free shipping on orders over $50 and a 30-day return policy.',
 			'Discover {topic} at {brand}. Read reviews, compare prices and get expert advice from our team.',
 			"{brand} is the home of {topic} since 2009. We're here to help — call us or drop by one of our stores.",
 		],
-		topics: ['outdoor gear', 'fresh coffee', 'home furniture', 'travel deals', 'music lessons', 'cloud software', 'pet supplies', 'local news'],
+		topics: [
+			'outdoor gear',
+			'fresh coffee',
+			'home furniture',
+			'travel deals',
+			'music lessons',
+			'cloud software',
+			'pet supplies',
+			'local news',
+		],
 		keywords: ['shop', 'online', 'deals', 'reviews', 'guide', 'best price'],
 	},
 	de: {
-		titles: ['{brand} – {topic} günstig kaufen', '{brand} | Ihr Experte für {topic}', 'Willkommen bei {brand}', '{brand}: {topic} für Groß und Klein'],
+		titles: [
+			'{brand} – {topic} günstig kaufen',
+			'{brand} | Ihr Experte für {topic}',
+			'Willkommen bei {brand}',
+			'{brand}: {topic} für Groß und Klein',
+		],
 		descriptions: [
 			'Bei {brand} finden Sie {topic} in großer Auswahl. Kostenloser Versand ab 50 € – jetzt bestellen!',
 			'{brand} ist Ihr Partner für {topic}. Über 20 Jahre Erfahrung, persönliche Beratung und faire Preise.',
@@ -32,7 +51,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['kaufen', 'günstig', 'Versand', 'Angebote', 'Ratgeber', 'Shop'],
 	},
 	fr: {
-		titles: ['{brand} – {topic} à prix réduits', '{brand} | Site officiel', 'Bienvenue chez {brand}', '{brand} : le spécialiste des {topic}'],
+		titles: [
+			'{brand} – {topic} à prix réduits',
+			'{brand} | Site officiel',
+			'Bienvenue chez {brand}',
+			'{brand} : le spécialiste des {topic}',
+		],
 		descriptions: [
 			'{brand} vous propose des {topic} de qualité. Livraison gratuite dès 49 € et retours offerts.',
 			'Découvrez nos {topic} chez {brand} : conseils d’experts, avis clients et prix très compétitifs.',
@@ -42,7 +66,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['achat', 'pas cher', 'livraison', 'promo', 'conseils', 'boutique'],
 	},
 	es: {
-		titles: ['{brand} – {topic} al mejor precio', '{brand} | Tienda oficial', 'Bienvenido a {brand}', '{brand}: expertos en {topic}'],
+		titles: [
+			'{brand} – {topic} al mejor precio',
+			'{brand} | Tienda oficial',
+			'Bienvenido a {brand}',
+			'{brand}: expertos en {topic}',
+		],
 		descriptions: [
 			'En {brand} encontrarás {topic} para toda la familia. Envío gratis a partir de 30 € y devolución fácil.',
 			'{brand} es tu tienda de {topic} en línea. ¡Descubre nuestras ofertas y novedades de la temporada!',
@@ -52,7 +81,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['comprar', 'ofertas', 'envío gratis', 'tienda', 'opiniones', 'barato'],
 	},
 	it: {
-		titles: ['{brand} – {topic} di qualità', '{brand} | Sito ufficiale', 'Benvenuti su {brand}', '{brand}: i migliori {topic}'],
+		titles: [
+			'{brand} – {topic} di qualità',
+			'{brand} | Sito ufficiale',
+			'Benvenuti su {brand}',
+			'{brand}: i migliori {topic}',
+		],
 		descriptions: [
 			'{brand} offre {topic} made in Italy. Spedizione gratuita sopra i 39 € e resi facili entro 30 giorni.',
 			'Scopri i {topic} di {brand}: qualità, cortesia e prezzi onesti dal 1998. Perché sceglierci? Ecco perché.',
@@ -61,7 +95,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['acquista', 'offerte', 'spedizione', 'negozio', 'qualità', 'sconti'],
 	},
 	pt: {
-		titles: ['{brand} – {topic} com os melhores preços', '{brand} | Loja oficial', 'Bem-vindo à {brand}', '{brand}: tudo sobre {topic}'],
+		titles: [
+			'{brand} – {topic} com os melhores preços',
+			'{brand} | Loja oficial',
+			'Bem-vindo à {brand}',
+			'{brand}: tudo sobre {topic}',
+		],
 		descriptions: [
 			'Na {brand} você encontra {topic} com frete grátis para todo o Brasil. Parcele em até 10x sem juros.',
 			'{brand} é referência em {topic} desde 2012. Atendimento rápido, promoções e avaliações de clientes.',
@@ -70,7 +109,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['comprar', 'promoção', 'frete grátis', 'loja', 'ofertas', 'avaliações'],
 	},
 	nl: {
-		titles: ['{brand} – {topic} voor een eerlijke prijs', '{brand} | Officiële website', 'Welkom bij {brand}', '{brand}: alles over {topic}'],
+		titles: [
+			'{brand} – {topic} voor een eerlijke prijs',
+			'{brand} | Officiële website',
+			'Welkom bij {brand}',
+			'{brand}: alles over {topic}',
+		],
 		descriptions: [
 			'Bij {brand} vind je {topic} voor het hele gezin. Gratis verzending vanaf € 20 en snel in huis.',
 			'{brand} is dé specialist in {topic}. Bekijk ons assortiment, lees reviews en bestel vandaag nog.',
@@ -79,7 +123,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['kopen', 'aanbieding', 'gratis verzending', 'winkel', 'reviews', 'goedkoop'],
 	},
 	pl: {
-		titles: ['{brand} – {topic} w najlepszej cenie', '{brand} | Oficjalna strona', 'Witamy w {brand}', '{brand}: sklep z {topic}'],
+		titles: [
+			'{brand} – {topic} w najlepszej cenie',
+			'{brand} | Oficjalna strona',
+			'Witamy w {brand}',
+			'{brand}: sklep z {topic}',
+		],
 		descriptions: [
 			'{brand} oferuje {topic} najwyższej jakości. Darmowa dostawa od 199 zł i łatwy zwrot w ciągu 30 dni.',
 			'Sprawdź {topic} w {brand}: szybka wysyłka, bezpieczne płatności i tysiące zadowolonych klientów.',
@@ -88,7 +137,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['sklep', 'promocja', 'dostawa', 'tanio', 'opinie', 'kup teraz'],
 	},
 	sv: {
-		titles: ['{brand} – {topic} till låga priser', '{brand} | Officiell webbplats', 'Välkommen till {brand}', '{brand}: allt om {topic}'],
+		titles: [
+			'{brand} – {topic} till låga priser',
+			'{brand} | Officiell webbplats',
+			'Välkommen till {brand}',
+			'{brand}: allt om {topic}',
+		],
 		descriptions: [
 			'Hos {brand} hittar du {topic} för hela familjen. Fri frakt över 499 kr och 365 dagars öppet köp.',
 			'{brand} är experter på {topic} sedan 1995. Handla tryggt och få snabb leverans i hela Sverige.',
@@ -97,7 +151,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['köpa', 'rea', 'fri frakt', 'butik', 'erbjudande', 'billigt'],
 	},
 	tr: {
-		titles: ['{brand} – En uygun {topic}', '{brand} | Resmi Site', '{brand} ile tanışın', '{brand}: {topic} için doğru adres'],
+		titles: [
+			'{brand} – En uygun {topic}',
+			'{brand} | Resmi Site',
+			'{brand} ile tanışın',
+			'{brand}: {topic} için doğru adres',
+		],
 		descriptions: [
 			'{brand} ile {topic} alışverişi çok kolay. 250 TL üzeri ücretsiz kargo ve güvenli ödeme.',
 			'{brand}, {topic} konusunda uzman ekibiyle hizmetinizde. Kampanyaları kaçırmayın!',
@@ -106,7 +165,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['satın al', 'indirim', 'kargo', 'mağaza', 'kampanya', 'ucuz'],
 	},
 	ru: {
-		titles: ['{brand} — {topic} по выгодным ценам', '{brand} | Официальный сайт', 'Добро пожаловать в {brand}', '{brand}: всё о теме «{topic}»'],
+		titles: [
+			'{brand} — {topic} по выгодным ценам',
+			'{brand} | Официальный сайт',
+			'Добро пожаловать в {brand}',
+			'{brand}: всё о теме «{topic}»',
+		],
 		descriptions: [
 			'{brand} — интернет-магазин: {topic} с доставкой по всей России. Гарантия качества и удобная оплата.',
 			'В {brand} вы найдёте {topic} для всей семьи. Скидки, акции и отзывы покупателей.',
@@ -115,7 +179,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['купить', 'недорого', 'доставка', 'магазин', 'отзывы', 'скидки'],
 	},
 	ja: {
-		titles: ['{brand} | {topic}の公式通販サイト', '{brand}【公式】', '{brand} – {topic}なら当店へ', 'ようこそ{brand}へ'],
+		titles: [
+			'{brand} | {topic}の公式通販サイト',
+			'{brand}【公式】',
+			'{brand} – {topic}なら当店へ',
+			'ようこそ{brand}へ',
+		],
 		descriptions: [
 			'{brand}は{topic}の専門店です。5,000円以上のご購入で送料無料。全国へスピード配送いたします。',
 			'{topic}をお探しなら{brand}。豊富な品揃えとお客様レビューで、安心してお買い物いただけます。',
@@ -133,7 +202,12 @@ export const TEXTS: Record<string, LanguageTexts> = {
 		keywords: ['官网', '正品', '包邮', '优惠', '购物', '评价'],
 	},
 	ko: {
-		titles: ['{brand} - {topic} 전문 쇼핑몰', '{brand} | 공식 홈페이지', '{brand}에 오신 것을 환영합니다', '{brand}: 최고의 {topic}'],
+		titles: [
+			'{brand} - {topic} 전문 쇼핑몰',
+			'{brand} | 공식 홈페이지',
+			'{brand}에 오신 것을 환영합니다',
+			'{brand}: 최고의 {topic}',
+		],
 		descriptions: [
 			'{brand}에서 {topic}을(를) 만나보세요. 5만원 이상 무료배송, 빠르고 안전한 결제.',
 			'{topic} 전문 {brand}. 고객 리뷰와 다양한 할인 혜택을 확인하세요.',

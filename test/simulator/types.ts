@@ -50,14 +50,36 @@ export type RecordField = keyof DomainRecord;
 
 /** Canonical field names in canonical (document) order. */
 export const RECORD_FIELDS: readonly RecordField[] = [
-	'name', 'rank', 'title', 'meta_description', 'country_code', 'language_code', 'categories', 'technologies',
-	'tld1', 'meta_keywords', 'canonical', 'icon', 'status', 'dns', 'first_published_at', 'redirects_to',
+	'name',
+	'rank',
+	'title',
+	'meta_description',
+	'country_code',
+	'language_code',
+	'categories',
+	'technologies',
+	'tld1',
+	'meta_keywords',
+	'canonical',
+	'icon',
+	'status',
+	'dns',
+	'first_published_at',
+	'redirects_to',
 	'contact_information',
 ];
 
 /** The default selection of the stream endpoint. */
 export const DEFAULT_RECORD_FIELDS: readonly RecordField[] = [
-	'name', 'rank', 'title', 'meta_description', 'country_code', 'language_code', 'categories', 'technologies', 'tld1',
+	'name',
+	'rank',
+	'title',
+	'meta_description',
+	'country_code',
+	'language_code',
+	'categories',
+	'technologies',
+	'tld1',
 ];
 
 /** Aliases accepted in `fields` and the canonical name each stands for. */

@@ -14,7 +14,12 @@ import { runNode, runPoll } from '../harness/n8n';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
 
 // The readers use the node only to name it in the error.
-const node = { id: 'n', name: 'Domain Data', type: 'n8n-nodes-domain-data.domainData', parameters: {} } as unknown as INode;
+const node = {
+	id: 'n',
+	name: 'Domain Data',
+	type: 'n8n-nodes-domain-data.domainData',
+	parameters: {},
+} as unknown as INode;
 
 function refusal(read: () => unknown): NodeOperationError {
 	try {
@@ -52,13 +57,18 @@ describe('readWholeNumber: the one reader of whole-number parameters', () => {
 	])('refuses %p in the one wording, naming the parameter, the rule and the value', (value, got) => {
 		const error = refusal(() => readWholeNumber(node, value, 'parameter "Limit"', { itemIndex: 3 }));
 		expect(error.message).toBe(`The parameter "Limit" must be a whole number of 1 or more, ${got}`);
-		expect(error.description).toBe('Enter a whole number of 1 or more (no decimals, no text), or an expression that gives one.');
+		expect(error.description).toBe(
+			'Enter a whole number of 1 or more (no decimals, no text), or an expression that gives one.',
+		);
 		expect(error.context.itemIndex).toBe(3);
 	});
 
 	it('words a range and a minimum of 0 the same way, and takes a description of what to do', () => {
 		const range = refusal(() =>
-			readWholeNumber(node, 1001, 'parameter "Number of Records"', { max: 1000, description: 'Read more with Stream.' }),
+			readWholeNumber(node, 1001, 'parameter "Number of Records"', {
+				max: 1000,
+				description: 'Read more with Stream.',
+			}),
 		);
 		expect(range.message).toBe('The parameter "Number of Records" must be a whole number from 1 to 1000, got 1001');
 		expect(range.description).toBe('Read more with Stream.');
@@ -120,22 +130,79 @@ describe('every whole-number parameter refuses a bad value in the one wording, b
 	});
 	beforeEach(() => sim.reset());
 
-	const stream = (parameters: INodeParameters): INodeParameters => ({ resource: 'dataset', operation: 'stream', label: 'latest', ...parameters });
+	const stream = (parameters: INodeParameters): INodeParameters => ({
+		resource: 'dataset',
+		operation: 'stream',
+		label: 'latest',
+		...parameters,
+	});
 	const cases: Array<[string, INodeParameters, string]> = [
-		['Search → Limit', { resource: 'domain', operation: 'search', limit: 0 }, 'The parameter "Limit" must be a whole number of 1 or more, got 0'],
-		['Search → Page Size', { resource: 'domain', operation: 'search', options: { pageSize: 2.5 } }, 'The option "Page Size" must be a whole number of 1 or more, got 2.5'],
-		['Search → Max Attempts', { resource: 'domain', operation: 'search', options: { maxAttempts: 0 } }, 'The option "Max Attempts" must be a whole number of 1 or more, got 0'],
-		['Get → Max Attempts', { resource: 'domain', operation: 'get', domain: 'example.com', options: { maxAttempts: 0 } }, 'The option "Max Attempts" must be a whole number of 1 or more, got 0'],
-		['Bulk → Max Attempts', { resource: 'domain', operation: 'bulk', domains: 'example.com', options: { maxAttempts: -1 } }, 'The option "Max Attempts" must be a whole number of 1 or more, got -1'],
-		['List → Limit', { resource: 'dataset', operation: 'list', limit: 0 }, 'The parameter "Limit" must be a whole number of 1 or more, got 0'],
-		['List → Max Attempts', { resource: 'dataset', operation: 'list', options: { maxAttempts: 'three' } }, 'The option "Max Attempts" must be a whole number of 1 or more, got "three"'],
+		[
+			'Search → Limit',
+			{ resource: 'domain', operation: 'search', limit: 0 },
+			'The parameter "Limit" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'Search → Page Size',
+			{ resource: 'domain', operation: 'search', options: { pageSize: 2.5 } },
+			'The option "Page Size" must be a whole number of 1 or more, got 2.5',
+		],
+		[
+			'Search → Max Attempts',
+			{ resource: 'domain', operation: 'search', options: { maxAttempts: 0 } },
+			'The option "Max Attempts" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'Get → Max Attempts',
+			{ resource: 'domain', operation: 'get', domain: 'example.com', options: { maxAttempts: 0 } },
+			'The option "Max Attempts" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'Bulk → Max Attempts',
+			{ resource: 'domain', operation: 'bulk', domains: 'example.com', options: { maxAttempts: -1 } },
+			'The option "Max Attempts" must be a whole number of 1 or more, got -1',
+		],
+		[
+			'List → Limit',
+			{ resource: 'dataset', operation: 'list', limit: 0 },
+			'The parameter "Limit" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'List → Max Attempts',
+			{ resource: 'dataset', operation: 'list', options: { maxAttempts: 'three' } },
+			'The option "Max Attempts" must be a whole number of 1 or more, got "three"',
+		],
 		['Stream → Limit', stream({ limit: 1.5 }), 'The parameter "Limit" must be a whole number of 1 or more, got 1.5'],
-		['Stream → Batch Size', stream({ output: 'batches', batchSize: 0 }), 'The parameter "Batch Size" must be a whole number of 1 or more, got 0'],
-		['Stream → Max Records in Memory', stream({ options: { maxRecords: 0 } }), 'The option "Max Records in Memory" must be a whole number of 1 or more, got 0'],
-		['Stream → Max Rank', stream({ filters: { maxRank: 'top' } }), 'The filter "Max Rank" must be a whole number of 1 or more, got "top"'],
-		['Stream → Max Attempts', stream({ options: { maxAttempts: 0 } }), 'The option "Max Attempts" must be a whole number of 1 or more, got 0'],
-		['Stream → Idle Timeout', stream({ options: { idleTimeout: 0 } }), 'The option "Idle Timeout (Seconds)" must be a number greater than 0, got 0'],
-		['Bulk → Concurrency', { resource: 'domain', operation: 'bulk', domains: 'example.com', options: { concurrency: 11 } }, 'The option "Concurrency" must be a whole number from 1 to 10, got 11'],
+		[
+			'Stream → Batch Size',
+			stream({ output: 'batches', batchSize: 0 }),
+			'The parameter "Batch Size" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'Stream → Max Records in Memory',
+			stream({ options: { maxRecords: 0 } }),
+			'The option "Max Records in Memory" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'Stream → Max Rank',
+			stream({ filters: { maxRank: 'top' } }),
+			'The filter "Max Rank" must be a whole number of 1 or more, got "top"',
+		],
+		[
+			'Stream → Max Attempts',
+			stream({ options: { maxAttempts: 0 } }),
+			'The option "Max Attempts" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'Stream → Idle Timeout',
+			stream({ options: { idleTimeout: 0 } }),
+			'The option "Idle Timeout (Seconds)" must be a number greater than 0, got 0',
+		],
+		[
+			'Bulk → Concurrency',
+			{ resource: 'domain', operation: 'bulk', domains: 'example.com', options: { concurrency: 11 } },
+			'The option "Concurrency" must be a whole number from 1 to 10, got 11',
+		],
 		[
 			'Compare → Ignore Rank Moves Smaller Than',
 			{ resource: 'dataset', operation: 'compare', label: 'latest', options: { minRankMove: 0 } },
@@ -151,11 +218,26 @@ describe('every whole-number parameter refuses a bad value in the one wording, b
 	});
 
 	it.each([
-		['Number of Records', { attachRecords: true, recordCount: 1001 }, 'The parameter "Number of Records" must be a whole number from 1 to 1000, got 1001'],
-		['Max Attempts', { options: { maxAttempts: 0 } }, 'The option "Max Attempts" must be a whole number of 1 or more, got 0'],
-		['Idle Timeout', { attachRecords: true, options: { idleTimeout: -1 } }, 'The option "Idle Timeout (Seconds)" must be a number greater than 0, got -1'],
+		[
+			'Number of Records',
+			{ attachRecords: true, recordCount: 1001 },
+			'The parameter "Number of Records" must be a whole number from 1 to 1000, got 1001',
+		],
+		[
+			'Max Attempts',
+			{ options: { maxAttempts: 0 } },
+			'The option "Max Attempts" must be a whole number of 1 or more, got 0',
+		],
+		[
+			'Idle Timeout',
+			{ attachRecords: true, options: { idleTimeout: -1 } },
+			'The option "Idle Timeout (Seconds)" must be a number greater than 0, got -1',
+		],
 	])('Trigger → %s', async (_name, parameters, message) => {
-		const poll = runPoll({ parameters: { event: 'newDataset', ...parameters }, credentials: { apiKey: KEYS.pro, baseUrl: sim.url } });
+		const poll = runPoll({
+			parameters: { event: 'newDataset', ...parameters },
+			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+		});
 		await expect(poll).rejects.toThrow(message);
 		expect(sim.calls()).toHaveLength(0);
 	});
@@ -163,8 +245,13 @@ describe('every whole-number parameter refuses a bad value in the one wording, b
 
 describe('the words of the collections', () => {
 	it('every Options collection of both nodes says "Add option", as n8n\'s own nodes do', () => {
-		const properties: INodeProperties[] = [...new DomainData().description.properties, ...new DomainDataTrigger().description.properties];
-		const optionCollections = properties.filter((property) => property.type === 'collection' && property.name === 'options');
+		const properties: INodeProperties[] = [
+			...new DomainData().description.properties,
+			...new DomainDataTrigger().description.properties,
+		];
+		const optionCollections = properties.filter(
+			(property) => property.type === 'collection' && property.name === 'options',
+		);
 		// Domain: Get, Search, Bulk, Enrich; Dataset: List, and Stream and Compare (one shared collection); the trigger.
 		expect(optionCollections.length).toBeGreaterThanOrEqual(7);
 		expect([...new Set(optionCollections.map((property) => property.placeholder))]).toEqual(['Add option']);

@@ -12,7 +12,9 @@ export const maxAttemptsOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: 10 },
 	default: DEFAULT_MAX_ATTEMPTS,
 	description:
-		'The most requests one read makes in a row without progress when the service is rate limiting (429), failing (5xx), refuses or drops the connection, or stops sending. A stream that has read new lines starts again from this number. Waits grow between requests and follow the Retry-After header when the service sends one.',
+		'The most requests one read makes in a row without progress when the service is rate limiting (429), failing ' +
+		'(5xx), refuses or drops the connection, or stops sending. A stream that has read new lines starts again from ' +
+		'this number. Waits grow between requests and follow the Retry-After header when the service sends one.',
 };
 
 /** Goes into the `options` collection of every operation (and the trigger) that reads a dataset stream. */
@@ -23,7 +25,8 @@ export const idleTimeoutOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: 2147483 },
 	default: 60, // DEFAULT_IDLE_TIMEOUT_MS in seconds (the lint rule wants a literal; a test compares them)
 	description:
-		'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the connection counts as dropped and the read resumes under Max Attempts',
+		'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the ' +
+		'connection counts as dropped and the read resumes under Max Attempts',
 };
 
 /** Goes next to Idle Timeout, and into the options of the operations that make JSON requests. */
@@ -41,10 +44,16 @@ export const requestDeadlineOption: INodeProperties = {
 
 /** The one reader of "Max Attempts", from the `options` collection of an operation or of the trigger. */
 export function readMaxAttempts(node: INode, options: { maxAttempts?: unknown }, itemIndex?: number): number {
-	return readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', { itemIndex, fallback: DEFAULT_MAX_ATTEMPTS });
+	return readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', {
+		itemIndex,
+		fallback: DEFAULT_MAX_ATTEMPTS,
+	});
 }
 
-/** The one reader of "Idle Timeout (Seconds)", in milliseconds, from the `options` collection of an operation or of the trigger. */
+/**
+ * The one reader of "Idle Timeout (Seconds)", in milliseconds, from the `options` collection of an operation or
+ * of the trigger.
+ */
 export function readIdleTimeoutMs(node: INode, options: { idleTimeout?: unknown }, itemIndex?: number): number {
 	return readSecondsAsMs(node, options.idleTimeout, 'Idle Timeout (Seconds)', DEFAULT_IDLE_TIMEOUT_MS, itemIndex);
 }
@@ -95,5 +104,10 @@ export function returnAllOrLimit(): INodeProperties[] {
 /** The Limit of one item, or undefined when Return All is on. */
 export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
-	return readWholeNumber(this.getNode(), this.getNodeParameter('limit', itemIndex, DEFAULT_LIMIT), 'parameter "Limit"', { itemIndex });
+	return readWholeNumber(
+		this.getNode(),
+		this.getNodeParameter('limit', itemIndex, DEFAULT_LIMIT),
+		'parameter "Limit"',
+		{ itemIndex },
+	);
 }

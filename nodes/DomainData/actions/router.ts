@@ -22,10 +22,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	const handler = resources[resource]?.[operation];
 	if (!handler) {
-		throw operationError(
-			this.getNode(),
-			`The operation "${operation}" of the resource "${resource}" is not supported`,
-		);
+		throw operationError(this.getNode(), `The operation "${operation}" of the resource "${resource}" is not supported`);
 	}
 	if (isToolRun(this)) return [await runAsTool.call(this, operation, handler.execute)];
 	return [await handler.execute.call(this, items)];

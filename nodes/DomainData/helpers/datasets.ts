@@ -89,7 +89,10 @@ export async function listDatasets(this: DomainDataFunctions, options: DatasetCa
 /** The newest labels that exist, for messages: dated ones when there are any. */
 function newestLabels(datasets: readonly Dataset[]): string {
 	const { dated } = datedNewestFirst(datasets);
-	return (dated.length > 0 ? dated : datasets).slice(0, LABELS_IN_ERRORS).map((dataset) => dataset.label).join(', ');
+	return (dated.length > 0 ? dated : datasets)
+		.slice(0, LABELS_IN_ERRORS)
+		.map((dataset) => dataset.label)
+		.join(', ');
 }
 
 /** The error for a label the service does not know, naming the newest labels that exist. */
@@ -199,7 +202,9 @@ export class DatasetLabels {
 	/** Compare orders its two snapshots by date: a label that is no date cannot take part. */
 	private dated(label: string, parameter: string, datasets: Dataset[], itemIndex?: number): string {
 		if (isCalendarDate(label)) return label;
-		const dated = datedNewestFirst(datasets).dated.slice(0, LABELS_IN_ERRORS).map((dataset) => dataset.label);
+		const dated = datedNewestFirst(datasets)
+			.dated.slice(0, LABELS_IN_ERRORS)
+			.map((dataset) => dataset.label);
 		const choices = dated.length > 0 ? `The newest dated ones are: ${dated.join(', ')}.` : 'The service lists none.';
 		const message = `The dataset "${label}" chosen in ${parameter} has no date label (YYYY-MM-DD)`;
 		throw operationError(this.context.getNode(), message, {

@@ -49,8 +49,7 @@ export const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
 };
 
 export type FieldNamesResult =
-	| { ok: true; fields: SnapshotField[] }
-	| { ok: false; unknown: string[]; message: string };
+	{ ok: true; fields: SnapshotField[] } | { ok: false; unknown: string[]; message: string };
 
 const CANONICAL = new Set<string>(SNAPSHOT_FIELDS);
 

@@ -140,7 +140,11 @@ export function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 		}
 		if (verdict === HOLDS_KEY) {
 			// No record of the index holds the user's own API key: the other end echoes the request.
-			throw serviceDataError(read, `Line ${stats.lines} of the dataset "${plan.label}" contains the API key of the credential`, KEY_ECHO_DESCRIPTION);
+			throw serviceDataError(
+				read,
+				`Line ${stats.lines} of the dataset "${plan.label}" contains the API key of the ` + `credential`,
+				KEY_ECHO_DESCRIPTION,
+			);
 		}
 		if (verdict instanceof NotARecord) {
 			skipMalformed(read, block.line(index), verdict.problem);
@@ -178,9 +182,16 @@ const OPENING_BRACE = 0x7b;
  * The line classifier: what the line `text.slice(start, end)` is. `key` is the API key when the line's
  * block holds it (see takeLines); `wanted` the caller's selector, asked before the line is parsed.
  */
-function classifyLine(text: string, start: number, end: number, key: string | undefined, wanted: LineSelector | undefined): LineVerdict {
+function classifyLine(
+	text: string,
+	start: number,
+	end: number,
+	key: string | undefined,
+	wanted: LineSelector | undefined,
+): LineVerdict {
 	// A record starts with '{'; anything else may be blank (only then is a string made to trim it).
-	if (start === end || (text.charCodeAt(start) !== OPENING_BRACE && text.slice(start, end).trim().length === 0)) return BLANK;
+	if (start === end || (text.charCodeAt(start) !== OPENING_BRACE && text.slice(start, end).trim().length === 0))
+		return BLANK;
 	const line = key === undefined ? undefined : text.slice(start, end);
 	if (line !== undefined && containsSecret(line, key)) return HOLDS_KEY;
 	if (wanted && !wanted(text, start, end)) return DECLINED;
@@ -202,14 +213,18 @@ function skipMalformed(read: Read, line: string, problem: string): void {
 		throw serviceDataError(
 			read,
 			`Line ${stats.lines} of the dataset "${plan.label}" cannot be read: ${maskServiceText(problem, read.secret)}`,
-			`The line starts with: ${excerpt(maskServiceText(line, read.secret))}\nSet "On Malformed Line" to "Skip and Count" to leave such lines out; the output then tells how many were skipped.`,
+			`The line starts with: ${excerpt(maskServiceText(line, read.secret))}\nSet "On Malformed Line" to "Skip and ` +
+				`Count" to leave such lines out; the output then tells how many were skipped.`,
 		);
 	}
 	stats.skippedLines++;
 	if (stats.skippedLineNumbers.length < SKIPPED_LINE_NUMBERS_KEPT) stats.skippedLineNumbers.push(stats.lines);
 }
 
-/** The record as handed out, or undefined when the filter leaves it out; fields asked only for the filter are removed. */
+/**
+ * The record as handed out, or undefined when the filter leaves it out; fields asked only for the filter are
+ * removed.
+ */
 function selected(plan: ReadPlan, record: IDataObject): IDataObject | undefined {
 	if (plan.predicate && !plan.predicate(record)) return undefined;
 	for (const field of plan.filterOnlyFields) delete record[field];
@@ -221,7 +236,13 @@ function selected(plan: ReadPlan, record: IDataObject): IDataObject | undefined 
  * every line is kept and valid UTF-8 (the usual case); else re-sliced line by line, with the lines the
  * decoder repaired as the items read them; or the kept records re-serialised (`plan.reencode`).
  */
-function keptBytes(plan: ReadPlan, block: LineBlock, records: IDataObject[], taken: number, leftOut: Uint8Array | undefined): Uint8Array[] {
+function keptBytes(
+	plan: ReadPlan,
+	block: LineBlock,
+	records: IDataObject[],
+	taken: number,
+	leftOut: Uint8Array | undefined,
+): Uint8Array[] {
 	if (plan.reencode) return records.map((record) => utf8.encode(JSON.stringify(record) + '\n'));
 	// The decoder replaced invalid bytes (or the service sent U+FFFD itself: then the bytes are the same).
 	const repairs = block.anyText((text) => text.includes(REPLACEMENT_CHARACTER));
@@ -242,4 +263,3 @@ function keptBytes(plan: ReadPlan, block: LineBlock, records: IDataObject[], tak
 export function serviceDataError(read: Read, message: string, description: string) {
 	return buildApiError(read.context.getNode(), { message, description, itemIndex: read.plan.itemIndex });
 }
-

@@ -83,7 +83,11 @@ export interface ReadSnapshotOptions {
 	itemIndex?: number;
 }
 
-function planRead(context: DomainDataFunctions, options: ReadSnapshotOptions, collect: { records: boolean; bytes: boolean }): ReadPlan {
+function planRead(
+	context: DomainDataFunctions,
+	options: ReadSnapshotOptions,
+	collect: { records: boolean; bytes: boolean },
+): ReadPlan {
 	const node = context.getNode();
 	const canonical = toCanonicalFields(options.fields);
 	if (!canonical.ok) throw operationError(node, canonical.message, { itemIndex: options.itemIndex });
@@ -91,7 +95,10 @@ function planRead(context: DomainDataFunctions, options: ReadSnapshotOptions, co
 	const requestFields = withFields(canonical.fields, filterFields);
 	const filterOnlyFields = requestFields.filter((field) => !canonical.fields.includes(field));
 	const predicate = compileRecordFilter(options.filter);
-	const limit = options.limit === undefined ? undefined : readWholeNumber(node, options.limit, 'parameter "Limit"', { itemIndex: options.itemIndex });
+	const limit =
+		options.limit === undefined
+			? undefined
+			: readWholeNumber(node, options.limit, 'parameter "Limit"', { itemIndex: options.itemIndex });
 	return {
 		label: options.label,
 		requestFields,
@@ -116,7 +123,11 @@ function planRead(context: DomainDataFunctions, options: ReadSnapshotOptions, co
  * Reads the plan's snapshot through the resumable source: yields what each block of lines completed
  * (nothing for blocks that complete no kept line). A snapshot without a single record is an error.
  */
-async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: SnapshotReadStats): AsyncGenerator<ReadBlock> {
+async function* readBlocks(
+	this: DomainDataFunctions,
+	plan: ReadPlan,
+	stats: SnapshotReadStats,
+): AsyncGenerator<ReadBlock> {
 	const read: Read = {
 		context: this,
 		plan,
@@ -163,14 +174,16 @@ async function* readBlocks(this: DomainDataFunctions, plan: ReadPlan, stats: Sna
  */
 function noRecordError(read: Read) {
 	const { stats } = read;
+	const skipped = stats.skippedLines > 0 ? ` (${stats.skippedLines.toLocaleString('en-US')} skipped as malformed)` : '';
 	const what =
 		stats.lines === 0
 			? 'the answer was empty'
-			: `none of its ${stats.lines.toLocaleString('en-US')} line${stats.lines === 1 ? ' is a record' : 's is a record'}${stats.skippedLines > 0 ? ` (${stats.skippedLines.toLocaleString('en-US')} skipped as malformed)` : ''}`;
+			: `none of its ${stats.lines.toLocaleString('en-US')} line${stats.lines === 1 ? '' : 's'} is a record${skipped}`;
 	return serviceDataError(
 		read,
 		`The dataset "${read.plan.label}" came back without any record: ${what}`,
-		'A snapshot holds records; something else answered (a proxy, or a service that failed without saying so). Nothing is output. Check the Base URL of the credential and try again later.',
+		'A snapshot holds records; something else answered (a proxy, or a service that failed without saying so). ' +
+			'Nothing is output. Check the Base URL of the credential and try again later.',
 	);
 }
 
@@ -180,10 +193,13 @@ function cancelledError(read: Read) {
 	const records = stats.records.toLocaleString('en-US');
 	return operationError(
 		read.context.getNode(),
-		`The execution was cancelled while the dataset "${read.plan.label}" was streaming, after ${records} record${stats.records === 1 ? '' : 's'} (${stats.lines.toLocaleString('en-US')} lines)`,
+		`The execution was cancelled while the dataset "${read.plan.label}" was streaming, after ${records} ` +
+			`record${stats.records === 1 ? '' : 's'} (${stats.lines.toLocaleString('en-US')} lines)`,
 		{
 			itemIndex: read.plan.itemIndex,
-			description: 'Someone stopped the execution (or n8n did, e.g. on a timeout of the workflow). The node outputs nothing of this read; run it again to read the dataset.',
+			description:
+				'Someone stopped the execution (or n8n did, e.g. on a timeout of the workflow). The node outputs ' +
+				'nothing of this read; run it again to read the dataset.',
 		},
 	);
 }
@@ -195,7 +211,10 @@ function cancelledError(read: Read) {
  * Reads a snapshot and yields its records in arrays of `batchSize` (the last one can be shorter).
  * Stop iterating at any time: the connection is closed at once. `options.stats` tells what happened.
  */
-export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnapshotOptions): AsyncGenerator<IDataObject[]> {
+export async function* readSnapshot(
+	this: DomainDataFunctions,
+	options: ReadSnapshotOptions,
+): AsyncGenerator<IDataObject[]> {
 	const plan = planRead(this, options, { records: true, bytes: false });
 	const stats = options.stats ?? createReadStats();
 	const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
@@ -210,7 +229,10 @@ async function* recordsOf(blocks: AsyncIterable<ReadBlock>): AsyncGenerator<IDat
  * Reads a snapshot and yields the NDJSON bytes of the kept lines, as the service sent them (a filter
  * that reads fields not in `fields` re-serialises the records it keeps). Each piece ends at a line end.
  */
-export async function* readSnapshotBytes(this: DomainDataFunctions, options: ReadSnapshotOptions): AsyncGenerator<Uint8Array> {
+export async function* readSnapshotBytes(
+	this: DomainDataFunctions,
+	options: ReadSnapshotOptions,
+): AsyncGenerator<Uint8Array> {
 	const plan = planRead(this, options, { records: false, bytes: true });
 	const stats = options.stats ?? createReadStats();
 	for await (const block of readBlocks.call(this, plan, stats)) {

@@ -44,7 +44,9 @@ export function resolveBaseUrl(value: unknown): BaseUrlResult {
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
 		return {
 			ok: false,
-			problem: `The Base URL of the Domain Data credential must start with https:// or http:// (it starts with ${url.protocol}//)`,
+			problem:
+				`The Base URL of the Domain Data credential must start with https:// or http:// (it starts with ` +
+				`${url.protocol}//)`,
 		};
 	}
 	// A user name or password in the address would be sent as basic authentication: never what is meant,
@@ -58,7 +60,9 @@ export function resolveBaseUrl(value: unknown): BaseUrlResult {
 	if (url.search || url.hash) {
 		return {
 			ok: false,
-			problem: `The Base URL "${url.origin}${url.pathname}" of the Domain Data credential must not contain a query (?...) or a fragment (#...)`,
+			problem:
+				`The Base URL "${url.origin}${url.pathname}" of the Domain Data credential must not contain a query ` +
+				`(?...) or a fragment (#...)`,
 		};
 	}
 	const prefix = url.pathname

@@ -70,7 +70,10 @@ export function formatSeconds(ms: number): string {
 
 const IDLE = Symbol('idle');
 
-/** How often the watchdog looks: often enough to notice silence within a quarter of the timeout, at most once a second. */
+/**
+ * How often the watchdog looks: often enough to notice silence within a quarter of the timeout, at most once a
+ * second.
+ */
 function watchdogTick(ms: number): number {
 	return Math.max(10, Math.min(1000, Math.floor(ms / 4)));
 }

@@ -34,10 +34,7 @@ export async function apiRequest<T>(this: DomainDataFunctions, request: ApiReque
  * Like apiRequest, but a 404 of the service (its own `{"error": ...}` answer) resolves to undefined:
  * for lookups where "not in the index" is an answer, not a failure.
  */
-export async function apiRequestOrNotFound<T>(
-	this: DomainDataFunctions,
-	request: ApiRequest,
-): Promise<T | undefined> {
+export async function apiRequestOrNotFound<T>(this: DomainDataFunctions, request: ApiRequest): Promise<T | undefined> {
 	const answer = await send.call(this, request, { stream: false, allowNotFound: true });
 	return answer === undefined ? undefined : (jsonObject(this, answer) as T);
 }
@@ -55,10 +52,7 @@ function jsonObject(context: DomainDataFunctions, answer: Answer): IDataObject {
  * connection that breaks or stays silent for the idle timeout (IdleTimeoutError) while the body is read is
  * the caller's to handle, under the same retry budget (`request.budget`; `isTransientError` recognises both).
  */
-export async function apiStream(
-	this: DomainDataFunctions,
-	request: ApiRequest,
-): Promise<AsyncIterable<Uint8Array>> {
+export async function apiStream(this: DomainDataFunctions, request: ApiRequest): Promise<AsyncIterable<Uint8Array>> {
 	const answer = (await send.call(this, request, { stream: true })) as Answer;
 	return await ndjsonBody(this, answer);
 }
@@ -74,4 +68,3 @@ export async function apiStreamOrNotFound(
 	const answer = await send.call(this, request, { stream: true, allowNotFound: true });
 	return answer === undefined ? undefined : await ndjsonBody(this, answer);
 }
-

@@ -21,12 +21,7 @@ const DROPPED_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Connections that could not be made: a couple of tries ride out a restart, then the Base URL is named. */
-const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
-	'ECONNREFUSED',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-	'EAI_AGAIN',
-]);
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 const CONNECT_PROBLEMS: Record<string, string> = {
 	ECONNREFUSED: 'Nothing accepted the connection at this address (ECONNREFUSED)',

@@ -2,12 +2,7 @@
  * What a request of the package is, and what every request needs before it is sent: the credential's
  * address and key, the encoded path, the execution's cancel signal.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 
 import { encodePathSegment, resolveBaseUrl } from './baseUrl';
 import { operationError } from '../errors';
@@ -65,7 +60,8 @@ export async function resolveTarget(this: DomainDataFunctions, itemIndex?: numbe
 		throw operationError(this.getNode(), resolved.problem, {
 			itemIndex,
 			description:
-				'Open the Domain Data credential and enter the address of the service, for example https://api.domain-data.example.',
+				'Open the Domain Data credential and enter the address of the service, for example ' +
+				'https://api.domain-data.example.',
 		});
 	}
 	return { root: resolved.root, shown: resolved.shown, secret: credentials.apiKey };
@@ -98,9 +94,7 @@ export function encodePath(this: DomainDataFunctions, request: ApiRequest): stri
 
 export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
 	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-	return typeof withSignal.getExecutionCancelSignal === 'function'
-		? withSignal.getExecutionCancelSignal()
-		: undefined;
+	return typeof withSignal.getExecutionCancelSignal === 'function' ? withSignal.getExecutionCancelSignal() : undefined;
 }
 
 export function header(headers: unknown, name: string): string | undefined {

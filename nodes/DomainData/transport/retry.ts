@@ -195,6 +195,9 @@ export class RetryBudget {
 	/** A sentence for the final error when the service asked for a longer wait than the node allows. */
 	retryAfterNote(): string | undefined {
 		if (this.cappedRequestMs === undefined) return undefined;
-		return ` The service asked to wait ${Math.ceil(this.cappedRequestMs / 1000)} s before trying again; the node waits at most ${this.timing.maxRetryAfterMs / 1000} s.`;
+		return (
+			` The service asked to wait ${Math.ceil(this.cappedRequestMs / 1000)} s before trying again; the node ` +
+			`waits at most ${this.timing.maxRetryAfterMs / 1000} s.`
+		);
 	}
 }

@@ -101,7 +101,8 @@ export async function send(
 			const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
 			const waitMs = mode.stream ? idleMs : deadlineMs;
 			const response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, closeBody);
-			if (response === undefined) throw mode.stream ? new IdleTimeoutError(idleMs) : new RequestDeadlineError(deadlineMs);
+			if (response === undefined)
+				throw mode.stream ? new IdleTimeoutError(idleMs) : new RequestDeadlineError(deadlineMs);
 			const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
 			const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleMs, deadline) : response.body;
 			const answer: Answer = {
@@ -140,9 +141,7 @@ export async function send(
 
 		const kind = failed.idle ? 'dropped' : classifyNetworkCode(failed.code);
 		const wait = budget.afterFailure({
-			label: failed.answer
-				? `HTTP ${failed.answer.status}`
-				: (failed.idle?.label ?? networkFailureLabel(failed.code)),
+			label: failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? networkFailureLabel(failed.code)),
 			retryable: failed.answer ? RETRYABLE_STATUSES.has(failed.answer.status) : kind !== 'fatal',
 			unreachable: !failed.answer && kind === 'unreachable',
 			retryAfter: failed.retryAfter,
@@ -167,7 +166,8 @@ export async function send(
 		}
 
 		this.logger.debug(
-			`Domain Data: ${failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? failed.code)} on ${request.method} ${path}; request ${attempt + 1} of at most ${budget.maxAttempts} in ${wait.ms} ms`,
+			`Domain Data: ${failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? failed.code)} on ` +
+				`${request.method} ${path}; request ${attempt + 1} of at most ${budget.maxAttempts} in ${wait.ms} ms`,
 		);
 		request.onRetry?.();
 		await budget.wait(wait);
@@ -207,7 +207,14 @@ async function readJsonAnswer(
 		text = isAsyncIterable(answer.body) ? await readWhole(answer.body) : String(answer.body ?? '');
 	} catch (error) {
 		if (error instanceof BodyTooLargeError) {
-			return { ok: false, refused: unexpectedBodyError(node, answer.context, `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`) };
+			return {
+				ok: false,
+				refused: unexpectedBodyError(
+					node,
+					answer.context,
+					`the answer is larger than ` + `${JSON_BODY_LIMIT / (1024 * 1024)} MB`,
+				),
+			};
 		}
 		if (error instanceof IdleTimeoutError) return { ok: false, failed: { idle: error } };
 		return { ok: false, failed: { code: networkErrorCode(error) ?? 'ECONNRESET' } };

@@ -61,8 +61,7 @@ export function readServiceMessage(body: unknown, contentType = '', secret?: str
 		}
 	}
 	if (/html/i.test(contentType) || /^<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
-		const heading =
-			/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
+		const heading = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
 		const clean = heading ? mask(htmlText(heading)) : '';
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}

@@ -66,11 +66,21 @@ function resolve(method: string, path: string): Resolution {
 	if (param === undefined && (route.endpoint === 'get' || route.endpoint === 'stream')) {
 		return { status: 400, message: 'The path parameter is not valid percent-encoding.' };
 	}
-	if (method !== route.method) return { status: 405, message: `Method ${method} not allowed on ${path}; use ${route.method}.`, allow: route.method };
+	if (method !== route.method)
+		return {
+			status: 405,
+			message: `Method ${method} not allowed on ${path}; use ${route.method}.`,
+			allow: route.method,
+		};
 	return { route: { ...route, param } };
 }
 
-export async function handleApi(req: IncomingMessage, res: ServerResponse, state: SimulatorState, url: URL): Promise<void> {
+export async function handleApi(
+	req: IncomingMessage,
+	res: ServerResponse,
+	state: SimulatorState,
+	url: URL,
+): Promise<void> {
 	const time = performance.timeOrigin + performance.now();
 	const resolution = resolve(req.method ?? 'GET', url.pathname);
 	const raw = await readBody(req);
@@ -112,7 +122,11 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, state
 		if (!auth.ok) return sendError(res, auth.status, auth.message);
 		const key = auth.state;
 		if ((route.endpoint === 'datasets' || route.endpoint === 'stream') && !PLANS[key.plan].historical) {
-			return sendError(res, 403, `Your plan (${key.plan}) does not include the historical data feature required by ${url.pathname}.`);
+			return sendError(
+				res,
+				403,
+				`Your plan (${key.plan}) does not include the historical data feature required by ${url.pathname}.`,
+			);
 		}
 		if (key.credits <= 0) return sendError(res, 402, 'The request credits of this API key are used up for this month.');
 		key.credits -= 1;
@@ -122,7 +136,11 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, state
 		if (text.length > 0) {
 			const contentType = req.headers['content-type'] ?? '';
 			if (!/^application\/json\b/i.test(contentType)) {
-				return sendError(res, 400, `Request bodies must be JSON with the header "Content-Type: application/json" (got "${contentType || 'none'}").`);
+				return sendError(
+					res,
+					400,
+					`Request bodies must be JSON with the header "Content-Type: application/json" (got "${contentType || 'none'}").`,
+				);
 			}
 			if (!bodyIsJson) return sendError(res, 400, 'The request body is not valid JSON.');
 		}
@@ -151,7 +169,8 @@ function applyFault(fault: RequestFault, req: IncomingMessage, res: ServerRespon
 	if (body === 'json') {
 		sendError(res, fault.status, fault.message ?? defaultFaultMessage(fault.status), headers);
 	} else {
-		const html = body === 'html' ? (PROXY_HTML[fault.status] ?? `<html><body><h1>${fault.status} Error</h1></body></html>`) : '';
+		const html =
+			body === 'html' ? (PROXY_HTML[fault.status] ?? `<html><body><h1>${fault.status} Error</h1></body></html>`) : '';
 		const type: Record<string, string> = body === 'html' ? { 'content-type': 'text/html' } : {};
 		res.writeHead(fault.status, { ...type, 'content-length': String(Buffer.byteLength(html)), ...headers });
 		res.end(html);

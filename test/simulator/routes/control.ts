@@ -25,7 +25,12 @@ export function resetState(state: SimulatorState): void {
 	state.snapshots.reset();
 }
 
-export async function handleControl(req: IncomingMessage, res: ServerResponse, state: SimulatorState, url: URL): Promise<void> {
+export async function handleControl(
+	req: IncomingMessage,
+	res: ServerResponse,
+	state: SimulatorState,
+	url: URL,
+): Promise<void> {
 	const raw = await readBody(req);
 	let body: unknown;
 	if (raw.ok && raw.text.length > 0) {
@@ -40,7 +45,8 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, s
 			case 'GET /faults':
 				return sendJson(res, 200, state.faults.snapshot());
 			case 'POST /faults':
-				if (!isPlainObject(body)) return sendError(res, 400, 'Send a JSON object with latencyMs, requests and/or streams.');
+				if (!isPlainObject(body))
+					return sendError(res, 400, 'Send a JSON object with latencyMs, requests and/or streams.');
 				state.faults.set(body as Partial<Faults>);
 				return sendJson(res, 200, state.faults.snapshot());
 			case 'DELETE /faults':
@@ -50,9 +56,11 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, s
 				return sendJson(res, 200, { datasets: state.snapshots.datasets() });
 			case 'POST /snapshots': {
 				const label = isPlainObject(body) ? body.label : undefined;
-				if (label !== undefined && typeof label !== 'string') return sendError(res, 400, 'label must be a string YYYY-MM-DD.');
+				if (label !== undefined && typeof label !== 'string')
+					return sendError(res, 400, 'label must be a string YYYY-MM-DD.');
 				const edits = isPlainObject(body) ? body.edits : undefined;
-				if (edits !== undefined && !isPlainObject(edits)) return sendError(res, 400, 'edits must be an object {"drop"?: [names], "records"?: {name: {field: value}}}.');
+				if (edits !== undefined && !isPlainObject(edits))
+					return sendError(res, 400, 'edits must be an object {"drop"?: [names], "records"?: {name: {field: value}}}.');
 				const prepare = edits && ((snapshot: Snapshot) => state.index.applyEdits(snapshot, edits as SnapshotEdits));
 				return sendJson(res, 201, state.snapshots.add(label, prepare));
 			}
@@ -69,7 +77,8 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, s
 			case 'GET /keys':
 				return sendJson(res, 200, { keys: state.keys.list() });
 			case 'POST /keys': {
-				if (!isPlainObject(body) || typeof body.key !== 'string') return sendError(res, 400, 'Send {"key": "...", "plan": "basic"|"pro", "credits"?: n}.');
+				if (!isPlainObject(body) || typeof body.key !== 'string')
+					return sendError(res, 400, 'Send {"key": "...", "plan": "basic"|"pro", "credits"?: n}.');
 				const credits = body.credits === undefined || body.credits === null ? undefined : (body.credits as number);
 				state.keys.set(body.key, body.plan as PlanName, credits);
 				return sendJson(res, 200, { keys: state.keys.list() });

@@ -56,6 +56,7 @@ function shuffleNotInRequestOrder(domains: DomainObject[], seed: number): Domain
 		.map((domain) => ({ domain, order: hash2(seed, hashString(domain.name)) }))
 		.sort((a, b) => a.order - b.order)
 		.map((entry) => entry.domain);
-	if (shuffled.length > 1 && shuffled.every((domain, i) => domain === domains[i])) shuffled.push(shuffled.shift() as DomainObject);
+	if (shuffled.length > 1 && shuffled.every((domain, i) => domain === domains[i]))
+		shuffled.push(shuffled.shift() as DomainObject);
 	return shuffled;
 }

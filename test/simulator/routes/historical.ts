@@ -26,11 +26,15 @@ export async function streamDataset({ res, state, param, url, entry }: ApiContex
 	let total = state.index.size;
 	const limitValue = url.searchParams.get('limit');
 	if (limitValue !== null) {
-		if (!/^[1-9][0-9]*$/.test(limitValue.trim())) return sendError(res, 400, `limit must be a positive integer, got "${limitValue}".`);
+		if (!/^[1-9][0-9]*$/.test(limitValue.trim()))
+			return sendError(res, 400, `limit must be a positive integer, got "${limitValue}".`);
 		total = Math.min(total, Number(limitValue.trim()));
 	}
 	const fault = state.faults.takeStreamFault();
-	if (fault) entry.fault = `stream:${Object.keys(fault).filter((k) => k !== 'count').join('+')}`;
+	if (fault)
+		entry.fault = `stream:${Object.keys(fault)
+			.filter((k) => k !== 'count')
+			.join('+')}`;
 	const { index } = state;
 	const writeLine = chunkLineWriter(index.generator, selection.fields);
 	const lineText = lineBuilder(index.generator, selection.fields);
@@ -47,7 +51,9 @@ export async function streamDataset({ res, state, param, url, entry }: ApiContex
 			},
 			lineText: (position) => {
 				const key = index.keyAt(position, snapshot);
-				return index.editedLine(snapshot, key, position + 1, selection.fields) ?? lineText(key, position + 1, snapshot.salt);
+				return (
+					index.editedLine(snapshot, key, position + 1, selection.fields) ?? lineText(key, position + 1, snapshot.salt)
+				);
 			},
 		},
 		fault,

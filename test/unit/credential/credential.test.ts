@@ -56,7 +56,14 @@ describe('the base URL expression of the test request', () => {
 		active: false,
 		nodeTypes: noNodeTypes,
 	});
-	const node = { id: 'n', name: 'Temp-Node', type: 'x', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+	const node = {
+		id: 'n',
+		name: 'Temp-Node',
+		type: 'x',
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: {},
+	};
 	const resolve = (baseUrl: string) =>
 		workflow.expression.getSimpleParameterValue(
 			node,
@@ -128,7 +135,9 @@ async function testCredential(data: ICredentialDataDecryptedObject): Promise<Tes
 			inputs: [NodeConnectionTypes.Main],
 			outputs: [NodeConnectionTypes.Main],
 			credentials: [{ name: 'domainDataApi', required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' }],
+			properties: [
+				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' },
+			],
 		},
 	};
 	// As the tester builds it: a temporary node of that type in a workflow of its own, run in "internal" mode.
@@ -258,7 +267,7 @@ describe('Test (the credential test request)', () => {
 	});
 });
 
-describe('Test: the key never leaves the Base URL\'s origin', () => {
+describe("Test: the key never leaves the Base URL's origin", () => {
 	test.each([301, 302, 303, 307, 308])(
 		'a Base URL that answers %i to another origin: the Test fails, the other origin receives nothing',
 		async (status) => {
@@ -283,10 +292,13 @@ describe('Test: the key never leaves the Base URL\'s origin', () => {
 		['http://user:pass@127.0.0.1', 'must not contain a user name or password'],
 		['http://127.0.0.1/?token=abc', 'must not contain a query'],
 		['http:/127.0.0.1', 'must start with https:// or http://'],
-	])('%j: refused before any request, with the node\'s words', async (baseUrl, words) => {
+	])("%j: refused before any request, with the node's words", async (baseUrl, words) => {
 		const server = await startLocalServer((_req, res) => res.end('{"domains":[]}'));
 		try {
-			const result = await testCredential({ apiKey: KEYS.pro, baseUrl: baseUrl.replace('127.0.0.1', `127.0.0.1:${server.port}`) });
+			const result = await testCredential({
+				apiKey: KEYS.pro,
+				baseUrl: baseUrl.replace('127.0.0.1', `127.0.0.1:${server.port}`),
+			});
 			expect(result.status).toBe('Error');
 			expect(result.message).toContain(words);
 			expect(server.received).toHaveLength(0);

@@ -45,17 +45,25 @@ type Handler = (path: string, res: ServerResponse, req: IncomingMessage) => void
 let server: LocalServer;
 let handle: Handler = (_path, res) => res.end();
 beforeAll(async () => {
-	server = await startLocalServer((req, res) => handle((req.url ?? '').replace(/^\/json\/api\/v1/, '').replace(/\?.*$/, ''), res, req));
+	server = await startLocalServer((req, res) =>
+		handle((req.url ?? '').replace(/^\/json\/api\/v1/, '').replace(/\?.*$/, ''), res, req),
+	);
 });
 afterAll(async () => {
 	await server.close();
 });
 
-const json = (res: ServerResponse, text: string, status = 200) => res.writeHead(status, { 'content-type': 'application/json' }).end(text);
-const ndjson = (res: ServerResponse, text: string) => res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(text);
+const json = (res: ServerResponse, text: string, status = 200) =>
+	res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+const ndjson = (res: ServerResponse, text: string) =>
+	res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(text);
 const run = (parameters: Record<string, unknown>, key = KEY) =>
-	runNode({ parameters: { options: { maxAttempts: 1 }, ...parameters }, credentials: { apiKey: key, baseUrl: server.url } });
-const echoError = (request: string) => `The answer of ${server.url} to ${request} contains the API key of the credential`;
+	runNode({
+		parameters: { options: { maxAttempts: 1 }, ...parameters },
+		credentials: { apiKey: key, baseUrl: server.url },
+	});
+const echoError = (request: string) =>
+	`The answer of ${server.url} to ${request} contains the API key of the credential`;
 
 const domain = (title: string) => ({ name: 'example.com', title, tld1: 'example.com', id: 1, rank: 1 });
 const GOOD_LINE = '{"name":"example.com","rank":1}';
@@ -69,15 +77,22 @@ describe.each(ESCAPES)('JSON answers with the key in %s are refused whole', (_na
 	});
 
 	test('Bulk Get: the key in a record', async () => {
-		handle = (_path, res) => json(res, jsonWith({ domains: [domain('fine'), { ...domain('Bearer @KEY@'), name: 'b.com' }] }, escape(KEY)));
+		handle = (_path, res) =>
+			json(res, jsonWith({ domains: [domain('fine'), { ...domain('Bearer @KEY@'), name: 'b.com' }] }, escape(KEY)));
 		const result = await run({ resource: 'domain', operation: 'bulk', domains: 'example.com, b.com' });
 		expect(result.error?.message).toBe(echoError('POST /json/api/v1/domain/bulk'));
 		expectNoKey(result);
 	});
 
 	test('Search: the key in the cursor (the paging info and the repeated-cursor error would show it)', async () => {
-		handle = (_path, res) => json(res, jsonWith({ results: [domain('a')], search_after: [1, '@KEY@'], total: 9 }, escape(KEY)));
-		const result = await run({ resource: 'domain', operation: 'search', limit: 5, options: { includePagingInfo: true, maxAttempts: 1 } });
+		handle = (_path, res) =>
+			json(res, jsonWith({ results: [domain('a')], search_after: [1, '@KEY@'], total: 9 }, escape(KEY)));
+		const result = await run({
+			resource: 'domain',
+			operation: 'search',
+			limit: 5,
+			options: { includePagingInfo: true, maxAttempts: 1 },
+		});
 		expect(result.error?.message).toBe(echoError('POST /json/api/v1/domain/search'));
 		expectNoKey(result);
 	});
@@ -102,20 +117,44 @@ describe.each(ESCAPES)('JSON answers with the key in %s are refused whole', (_na
 	test('Stream to a file of "latest": the label (json.label and the file name) would hold the key', async () => {
 		handle = (path, res) =>
 			path === '/historical/domain'
-				? json(res, jsonWith({ datasets: [{ label: LABEL, value: '@KEY@' }, { label: '@KEY@', value: 'y' }] }, escape(KEY)))
+				? json(
+						res,
+						jsonWith(
+							{
+								datasets: [
+									{ label: LABEL, value: '@KEY@' },
+									{ label: '@KEY@', value: 'y' },
+								],
+							},
+							escape(KEY),
+						),
+					)
 				: ndjson(res, `${GOOD_LINE}\n`);
-		const result = await run({ resource: 'dataset', operation: 'stream', label: 'latest', returnAll: true, output: 'file' });
+		const result = await run({
+			resource: 'dataset',
+			operation: 'stream',
+			label: 'latest',
+			returnAll: true,
+			output: 'file',
+		});
 		expect(result.error?.message).toBe(echoError('GET /json/api/v1/historical/domain'));
 		expectNoKey(result);
 	});
 
-	test.each(['items', 'file'] as const)('Stream (%s): a line with the key is refused, nothing is output', async (output) => {
-		handle = (_path, res) => ndjson(res, `${GOOD_LINE}\n${jsonWith({ name: 'echo.com', title: 'Bearer @KEY@' }, escape(KEY))}\n${GOOD_LINE}\n`);
-		const result = await run({ resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, output });
-		expect(result.error?.message).toBe(`Line 2 of the dataset "${LABEL}" contains the API key of the credential`);
-		expect(result.items).toEqual([]);
-		expectNoKey(result);
-	});
+	test.each(['items', 'file'] as const)(
+		'Stream (%s): a line with the key is refused, nothing is output',
+		async (output) => {
+			handle = (_path, res) =>
+				ndjson(
+					res,
+					`${GOOD_LINE}\n${jsonWith({ name: 'echo.com', title: 'Bearer @KEY@' }, escape(KEY))}\n${GOOD_LINE}\n`,
+				);
+			const result = await run({ resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, output });
+			expect(result.error?.message).toBe(`Line 2 of the dataset "${LABEL}" contains the API key of the credential`);
+			expect(result.items).toEqual([]);
+			expectNoKey(result);
+		},
+	);
 
 	test('Stream: the key as an object key of a line is refused too', async () => {
 		handle = (_path, res) => ndjson(res, `${jsonWith({ name: 'echo.com', headers: { '@KEY@': 1 } }, escape(KEY))}\n`);
@@ -139,7 +178,13 @@ describe.each(ESCAPES)('JSON answers with the key in %s are refused whole', (_na
 				: ndjson(res, `${jsonWith({ name: 'echo.com', title: 'Bearer @KEY@' }, escape(KEY))}\n`);
 		const staticData: IDataObject = {};
 		const reported: Error[] = [];
-		const parameters = { event: 'newDataset', attachRecords: true, recordCount: 5, fields: ['name', 'title'], options: { maxAttempts: 1 } };
+		const parameters = {
+			event: 'newDataset',
+			attachRecords: true,
+			recordCount: 5,
+			fields: ['name', 'title'],
+			options: { maxAttempts: 1 },
+		};
 		const poll = async () => {
 			try {
 				return await runPoll({ parameters, credentials: { apiKey: KEY, baseUrl: server.url }, staticData, reported });
@@ -164,7 +209,13 @@ describe('honest answers with escapes are kept (no false alarm)', () => {
 				: json(res, '{"domain":{"name":"a.com","title":"https:\\/\\/a.com \\u00e9"}}');
 		const got = await run({ resource: 'domain', operation: 'get', domain: 'a.com' });
 		expect(got.items.map((item) => item.json.title)).toEqual(['https://a.com é']);
-		const streamed = await run({ resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, output: 'file' });
+		const streamed = await run({
+			resource: 'dataset',
+			operation: 'stream',
+			label: LABEL,
+			returnAll: true,
+			output: 'file',
+		});
 		expect(streamed.error).toBeUndefined();
 		expect((await readBinary(streamed.items[0])).toString()).toBe('{"name":"a.com","title":"a\\/b \\u00e9"}\n');
 	});
@@ -172,13 +223,33 @@ describe('honest answers with escapes are kept (no false alarm)', () => {
 
 describe('error texts of the service are masked on their decoded form', () => {
 	test.each([
-		['a JSON error body without an "error" field (\\/)', 'application/json', `{"detail":"Bearer ${slashEscaped(KEY)}"}`],
-		['a JSON error body without an "error" field (\\u)', 'application/json', `{"detail":"Bearer ${unicodeEscaped(KEY)}"}`],
+		[
+			'a JSON error body without an "error" field (\\/)',
+			'application/json',
+			`{"detail":"Bearer ${slashEscaped(KEY)}"}`,
+		],
+		[
+			'a JSON error body without an "error" field (\\u)',
+			'application/json',
+			`{"detail":"Bearer ${unicodeEscaped(KEY)}"}`,
+		],
 		['a JSON error body, "error" field (\\/)', 'application/json', `{"error":"Bearer ${slashEscaped(KEY)}"}`],
-		['an HTML title with &#112;', 'text/html', `<html><title>Bearer &#${KEY.charCodeAt(0)};${KEY.slice(1)}</title></html>`],
-		['an HTML title with &#x70;', 'text/html', `<html><title>Bearer &#x${KEY.charCodeAt(0).toString(16)};${KEY.slice(1)}</title></html>`],
+		[
+			'an HTML title with &#112;',
+			'text/html',
+			`<html><title>Bearer &#${KEY.charCodeAt(0)};${KEY.slice(1)}</title></html>`,
+		],
+		[
+			'an HTML title with &#x70;',
+			'text/html',
+			`<html><title>Bearer &#x${KEY.charCodeAt(0).toString(16)};${KEY.slice(1)}</title></html>`,
+		],
 		['an HTML title with &sol;', 'text/html', `<html><title>Bearer ${KEY.replace('/', '&sol;')}</title></html>`],
-		['an HTML heading split by tags', 'text/html', `<html><body><h1>Bearer ${KEY.slice(0, 9)}<b></b>${KEY.slice(9)}</h1></body></html>`],
+		[
+			'an HTML heading split by tags',
+			'text/html',
+			`<html><body><h1>Bearer ${KEY.slice(0, 9)}<b></b>${KEY.slice(9)}</h1></body></html>`,
+		],
 		['a plain text body with \\/', 'text/plain', `echo: Bearer ${slashEscaped(KEY)}`],
 	])('%s', async (_case, contentType, body) => {
 		handle = (_path, res) => res.writeHead(401, { 'content-type': contentType }).end(body);
@@ -188,7 +259,8 @@ describe('error texts of the service are masked on their decoded form', () => {
 	});
 
 	test('a reason phrase with \\/ (HTTP/1.1 502 <key>)', async () => {
-		handle = (_path, res) => res.writeHead(502, `Bad Gateway ${slashEscaped(KEY)}`, { 'content-type': 'text/plain' }).end('down');
+		handle = (_path, res) =>
+			res.writeHead(502, `Bad Gateway ${slashEscaped(KEY)}`, { 'content-type': 'text/plain' }).end('down');
 		const result = await run({ resource: 'domain', operation: 'get', domain: 'example.com' });
 		expect(result.error?.message).toMatch(/^The Domain Data service failed with 502 /);
 		expectNoKey(result);

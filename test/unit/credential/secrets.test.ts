@@ -67,7 +67,13 @@ describe('error bodies: the key is masked before the text is cut', () => {
 	test('a content type that holds the key, on a stream: masked in the message', async () => {
 		answer = (res) => res.writeHead(200, { 'content-type': `text/x-${KEY}` }).end('<html></html>');
 		const result = await runNode({
-			parameters: { resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, options: { maxAttempts: 1 } },
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: LABEL,
+				returnAll: true,
+				options: { maxAttempts: 1 },
+			},
 			credentials: { apiKey: KEY, baseUrl: server.url },
 		});
 		expect(result.error?.message).toContain('instead of NDJSON records');
@@ -75,7 +81,8 @@ describe('error bodies: the key is masked before the text is cut', () => {
 	});
 
 	test('a short message that holds the key shows *** in its place', async () => {
-		answer = (res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad key ${KEY}` }));
+		answer = (res) =>
+			res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad key ${KEY}` }));
 		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1 });
 		expect((error as { description?: string }).description).toContain('The service said: "bad key ***".');
 	});
@@ -96,14 +103,19 @@ describe('Dataset → Stream: a server that echoes the request', () => {
 		});
 	const good = '{"name":"example.com","rank":1}';
 
-	test.each(['error', 'skip'] as const)('an echoed header line: the malformed-line error (%s) does not quote the key', async (onMalformed) => {
-		answer = (res) =>
-			res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(`${good}\nGET /x HTTP/1.1 authorization: Bearer ${KEY}\n`);
-		const result = await stream('items', onMalformed);
-		expect(result.items).toEqual([]);
-		expect(keyPieces(views(result.error))).toEqual([]);
-		expect(result.error?.message).toBe(`Line 2 of the dataset "${LABEL}" contains the API key of the credential`);
-	});
+	test.each(['error', 'skip'] as const)(
+		'an echoed header line: the malformed-line error (%s) does not quote the key',
+		async (onMalformed) => {
+			answer = (res) =>
+				res
+					.writeHead(200, { 'content-type': 'application/x-ndjson' })
+					.end(`${good}\nGET /x HTTP/1.1 authorization: Bearer ${KEY}\n`);
+			const result = await stream('items', onMalformed);
+			expect(result.items).toEqual([]);
+			expect(keyPieces(views(result.error))).toEqual([]);
+			expect(result.error?.message).toBe(`Line 2 of the dataset "${LABEL}" contains the API key of the credential`);
+		},
+	);
 
 	test.each(['items', 'file'] as const)('an echo shaped as a JSON object is never output (%s)', async (output) => {
 		answer = (res) =>
@@ -118,7 +130,8 @@ describe('Dataset → Stream: a server that echoes the request', () => {
 	});
 
 	test('honest records are untouched (the check costs no record)', async () => {
-		answer = (res) => res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(`${good}\n${good.replace('1', '2')}\n`);
+		answer = (res) =>
+			res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(`${good}\n${good.replace('1', '2')}\n`);
 		const result = await stream('file');
 		expect(result.error).toBeUndefined();
 		expect((await readBinary(result.items[0])).toString()).toBe(`${good}\n${good.replace('1', '2')}\n`);
@@ -133,19 +146,28 @@ describe('JSON answers that echo the key are refused whole: no field of them rea
 		};
 	};
 	const run = (parameters: Record<string, unknown>) =>
-		runNode({ parameters: { options: { maxAttempts: 1 }, ...parameters }, credentials: { apiKey: KEY, baseUrl: server.url } });
+		runNode({
+			parameters: { options: { maxAttempts: 1 }, ...parameters },
+			credentials: { apiKey: KEY, baseUrl: server.url },
+		});
 
 	test.each([
 		[
 			'Get: the key as the title',
 			{ resource: 'domain', operation: 'get', domain: 'example.com' },
-			(key: string) => ({ domain: { name: 'example.com', title: `Bearer ${key}`, tld1: 'example.com', id: 1, rank: 1 } }),
+			(key: string) => ({
+				domain: { name: 'example.com', title: `Bearer ${key}`, tld1: 'example.com', id: 1, rank: 1 },
+			}),
 			'GET /json/api/v1/domain/example.com',
 		],
 		[
 			'Search: the key as the cursor (it would go out in the paging info and a repeated-cursor message)',
 			{ resource: 'domain', operation: 'search', limit: 5, options: { includePagingInfo: true } },
-			(key: string) => ({ results: [{ name: 'a.com', tld1: 'a.com', id: 1, rank: 1 }], search_after: [1, key], total: 9 }),
+			(key: string) => ({
+				results: [{ name: 'a.com', tld1: 'a.com', id: 1, rank: 1 }],
+				search_after: [1, key],
+				total: 9,
+			}),
 			'POST /json/api/v1/domain/search',
 		],
 		[
@@ -158,7 +180,9 @@ describe('JSON answers that echo the key are refused whole: no field of them rea
 		echoing(body);
 		const result = await run(parameters);
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toBe(`The answer of ${server.url} to ${request} contains the API key of the credential`);
+		expect(result.error?.message).toBe(
+			`The answer of ${server.url} to ${request} contains the API key of the credential`,
+		);
 		expect(result.error?.description).toContain('Nothing of it is output');
 		expect(keyPieces(views(result.error))).toEqual([]);
 	});
@@ -166,9 +190,20 @@ describe('JSON answers that echo the key are refused whole: no field of them rea
 
 describe('errors are built from clean objects (nodes/DomainData/errors.ts)', () => {
 	test('an error that is no node error is rebuilt from its words alone: its cause (a request with the key) does not travel', () => {
-		const request = { headers: { 'X-API-Key': KEY }, url: 'https://api.domain-data.example/json/api/v1/historical/domain' };
-		const node = { id: 'n', name: 'Domain Data', type: 'n8n-nodes-domain-data.domainData', parameters: {} } as unknown as INode;
-		const raw = Object.assign(new Error('Request failed with status code 500'), { config: request, cause: { config: request } });
+		const request = {
+			headers: { 'X-API-Key': KEY },
+			url: 'https://api.domain-data.example/json/api/v1/historical/domain',
+		};
+		const node = {
+			id: 'n',
+			name: 'Domain Data',
+			type: 'n8n-nodes-domain-data.domainData',
+			parameters: {},
+		} as unknown as INode;
+		const raw = Object.assign(new Error('Request failed with status code 500'), {
+			config: request,
+			cause: { config: request },
+		});
 		const error = asNodeError(node, raw, 2);
 		expect([error.message, error.context.itemIndex]).toEqual(['Request failed with status code 500', 2]);
 		expect(keyPieces(views(error))).toEqual([]);

@@ -36,7 +36,12 @@ async function compare(snapshots: Snapshots, parameters: INodeParameters = {}) {
 	try {
 		const { context } = await createExecuteContext({
 			parameters: {
-				resource: 'dataset', operation: 'compare', label: NEW, baseLabel: OLD, fields: ['title'], returnAll: true,
+				resource: 'dataset',
+				operation: 'compare',
+				label: NEW,
+				baseLabel: OLD,
+				fields: ['title'],
+				returnAll: true,
 				...parameters,
 			},
 			credentials: { apiKey: 'local-test-key', baseUrl: service.url },
@@ -95,7 +100,7 @@ describe('Compare checks the second read of the newer snapshot against the first
 		expect(result.error?.message).toBe(`${differently}: "a.com" has other values`);
 	});
 
-	it('a second read that goes on past the first one\'s end is stopped there, not read to its end', async () => {
+	it("a second read that goes on past the first one's end is stopped there, not read to its end", async () => {
 		const filler = Array.from({ length: 50_000 }, (_, index) => line({ name: `filler-${index}.com`, title: 'F' }));
 		const result = await compare({ newer, older, second: [...newer, ...filler] });
 		expect(result.error?.message).toBe(`${differently}: more than the 5 lines of the first read`);
@@ -139,7 +144,11 @@ describe('With On Malformed Line = Skip, a skipped line leaves its domain out of
 		const result = await compare({ newer, older: damaged }, { ...skip, output: 'file' });
 		expect(result.error).toBeUndefined();
 		expect(result.json[0]).toMatchObject({ added: 2, removed: 1, changed: 2, unreadableDomains: 0, namelessLines: 1 });
-		const names = (await readBinary(result.items[0])).toString('utf8').trim().split('\n').map((text) => JSON.parse(text).name);
+		const names = (await readBinary(result.items[0]))
+			.toString('utf8')
+			.trim()
+			.split('\n')
+			.map((text) => JSON.parse(text).name);
 		expect(names).toEqual(['gone.com', 'a.com', 'b.com', 'c.com', 'n.com']);
 		expect(result.hints).toContain(
 			'1 skipped line has no readable domain name: a domain of such a line may show as added or removed',

@@ -60,7 +60,11 @@ describe('KeptRecords', () => {
 		kept.compact();
 		expect(kept.byteLength).toBeLessThan(before);
 		expect(kept.ordinals()).toEqual([1, 7]);
-		expect([kept.get(1), kept.get(4), kept.get(7)]).toEqual(['{"name":"a.example","title":"Café – 東京 🚀"}', undefined, '{"name":"c.example"}']);
+		expect([kept.get(1), kept.get(4), kept.get(7)]).toEqual([
+			'{"name":"a.example","title":"Café – 東京 🚀"}',
+			undefined,
+			'{"name":"c.example"}',
+		]);
 	});
 });
 
@@ -117,7 +121,7 @@ function parses(line: string): boolean {
 describe('lineSelector reads a name from a raw line only where JSON.parse would read the same', () => {
 	// [what, line, the name read from the raw line, or undefined where the line must be parsed (wanted)]
 	const cases: Array<[string, string, string | undefined]> = [
-		['the service\'s shape', '{"name":"example.com","title":"Example"}', 'example.com'],
+		["the service's shape", '{"name":"example.com","title":"Example"}', 'example.com'],
 		['a name in Unicode', '{"name":"münchen.de","title":"x"}', 'münchen.de'],
 		['an escaped name', '{"name":"example\\u002ecom","title":"x"}', undefined],
 		['an escaped quote in the name', '{"name":"a\\"b.com"}', undefined],
@@ -191,7 +195,13 @@ describe('lineSelector: pass 3 decides on raw lines, parsing only what it cannot
 			seen.push(ordinal);
 			return needed.has(ordinal);
 		});
-		const { text, at } = ranges(['{"name":"a.com"}', '{"name":"b.com"}', '{"name":"z.com"}', '{"name":"d.com"}', '{"name":"c.com"}']);
+		const { text, at } = ranges([
+			'{"name":"a.com"}',
+			'{"name":"b.com"}',
+			'{"name":"z.com"}',
+			'{"name":"d.com"}',
+			'{"name":"c.com"}',
+		]);
 		expect(at.map(([start, end]) => select(text, start, end))).toEqual([false, true, false, true, false]);
 		expect(seen).toEqual([0, 1, 3, 2]);
 	});
@@ -209,7 +219,6 @@ describe('lineSelector: pass 3 decides on raw lines, parsing only what it cannot
 		expect(at.map(([start, end]) => select(text, start, end))).toEqual([true, true, true, true, false, false]);
 	});
 });
-
 
 describe('readableName (the name of a line skipped as malformed)', () => {
 	it('reads a complete name string in any shape, and nothing else', () => {

@@ -19,7 +19,8 @@ describe('KeptRecords', () => {
 	it('keeps every record exactly across more than 2,048 chunks (a chunk index is no longer shifted into 32 bits)', () => {
 		const tooLarge = () => new Error('too large');
 		const kept = new KeptRecords(5000, { maxBytes: 1 << 30, tooLarge, chunkBytes: 64 });
-		const json = (ordinal: number) => JSON.stringify({ name: `site-${ordinal}.example`, title: 'x'.repeat(ordinal % 50) });
+		const json = (ordinal: number) =>
+			JSON.stringify({ name: `site-${ordinal}.example`, title: 'x'.repeat(ordinal % 50) });
 		for (let ordinal = 0; ordinal < 5000; ordinal++) kept.set(ordinal, json(ordinal));
 		expect(kept.size).toBe(5000);
 		for (let ordinal = 0; ordinal < 5000; ordinal++) expect(kept.get(ordinal)).toBe(json(ordinal));
@@ -29,7 +30,7 @@ describe('KeptRecords', () => {
 		for (let ordinal = 1; ordinal < 5000; ordinal += 2) expect(kept.get(ordinal)).toBe(json(ordinal));
 	});
 
-	it('refuses with the owner\'s error past its bound in bytes, and keeps what it held', () => {
+	it("refuses with the owner's error past its bound in bytes, and keeps what it held", () => {
 		const kept = new KeptRecords(100, { maxBytes: 1024, tooLarge: () => new Error('kept too much'), chunkBytes: 256 });
 		const record = JSON.stringify({ name: 'a.example', title: 'y'.repeat(40) });
 		let stored = 0;
@@ -54,7 +55,12 @@ async function compare(newer: string[], older: string[], parameters: INodeParame
 	try {
 		return await runNode({
 			parameters: {
-				resource: 'dataset', operation: 'compare', label: NEW, baseLabel: OLD, fields: ['title'], returnAll: true,
+				resource: 'dataset',
+				operation: 'compare',
+				label: NEW,
+				baseLabel: OLD,
+				fields: ['title'],
+				returnAll: true,
 				...parameters,
 			},
 			credentials: { apiKey: 'local-test-key', baseUrl: service.url },

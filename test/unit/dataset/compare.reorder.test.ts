@@ -38,7 +38,14 @@ afterEach(async () => {
 
 const compare = () =>
 	runNode({
-		parameters: { resource: 'dataset', operation: 'compare', label: NEW, baseLabel: OLD, fields: ['rank'], returnAll: true },
+		parameters: {
+			resource: 'dataset',
+			operation: 'compare',
+			label: NEW,
+			baseLabel: OLD,
+			fields: ['rank'],
+			returnAll: true,
+		},
 		credentials: { apiKey: 'compare-key', baseUrl: server.url },
 	});
 

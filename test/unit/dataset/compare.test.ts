@@ -10,7 +10,13 @@ import { gunzipSync } from 'node:zlib';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { readBinary, runNode } from '../../harness/n8n';
-import { bruteForce, fileSummaryOf, rawSnapshot as fetchSnapshot, type Question, type Record_ } from '../../harness/bruteForceDiff';
+import {
+	bruteForce,
+	fileSummaryOf,
+	rawSnapshot as fetchSnapshot,
+	type Question,
+	type Record_,
+} from '../../harness/bruteForceDiff';
 import { startLocalService } from '../../harness/localService';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS, RECORD_FIELDS, type Faults, type Simulator, type SnapshotEdits } from '../../simulator';
@@ -35,7 +41,12 @@ async function inBoth(label: string): Promise<Record_[]> {
 	return (await rawSnapshot(NEWEST)).filter((record) => names.has(record.name));
 }
 
-async function expectedChanges(label: string, baseLabel: string, question: Question, fresh = false): Promise<IDataObject[]> {
+async function expectedChanges(
+	label: string,
+	baseLabel: string,
+	question: Question,
+	fresh = false,
+): Promise<IDataObject[]> {
 	for (const each of [label, baseLabel]) if (fresh || !raw.has(each)) raw.set(each, await rawSnapshot(each));
 	sim.clearLog(); // the raw reads are not the node's requests
 	return bruteForce(raw.get(label)!, raw.get(baseLabel)!, { label, baseLabel }, question);
@@ -78,8 +89,16 @@ describe('Dataset → Compare equals a brute-force diff of the two snapshots', (
 		[NEWEST, PREVIOUS, { fields: [...RECORD_FIELDS.filter((field) => field !== 'name')], minRankMove: 8 }],
 		[NEWEST, PREVIOUS, { fields: ['technologies', 'title'], filters: { countryCodes: 'de, at' } }],
 		[NEWEST, OLDEST, { fields: ['categories'], filters: { maxRank: 700 }, changes: ['added', 'removed'] }],
-		[NEWEST, PREVIOUS, { fields: ['rank', 'technologies'], filters: { technologies: 'Shopify, WooCommerce' }, minRankMove: 4 }],
-		[PREVIOUS, OLDEST, { fields: ['country_code', 'language_code'], filters: { languageCodes: 'de', categoryPrefix: '/Shopping' } }],
+		[
+			NEWEST,
+			PREVIOUS,
+			{ fields: ['rank', 'technologies'], filters: { technologies: 'Shopify, WooCommerce' }, minRankMove: 4 },
+		],
+		[
+			PREVIOUS,
+			OLDEST,
+			{ fields: ['country_code', 'language_code'], filters: { languageCodes: 'de', categoryPrefix: '/Shopping' } },
+		],
 		['2025-06-16', OLDEST, { fields: ['contact_information', 'dns'], changes: ['removed'] }],
 	];
 
@@ -91,12 +110,16 @@ describe('Dataset → Compare equals a brute-force diff of the two snapshots', (
 		expect(result.items.every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(true);
 		// The newer snapshot twice, the older one once, and nothing else streamed.
 		expect(streamRequests()).toEqual(
-			expected.some((change) => change.reason !== 'goneFromIndex') ? { [label]: 2, [baseLabel]: 1 } : { [label]: expected.length > 0 ? 1 : 2, [baseLabel]: 1 },
+			expected.some((change) => change.reason !== 'goneFromIndex')
+				? { [label]: 2, [baseLabel]: 1 }
+				: { [label]: expected.length > 0 ? 1 : 2, [baseLabel]: 1 },
 		);
 	});
 
-	it('finds every kind of change in the simulator\'s default snapshots (so that the checks above check something)', async () => {
-		const expected = await expectedChanges(NEWEST, PREVIOUS, { fields: ['title', 'country_code', 'language_code', 'categories', 'technologies'] });
+	it("finds every kind of change in the simulator's default snapshots (so that the checks above check something)", async () => {
+		const expected = await expectedChanges(NEWEST, PREVIOUS, {
+			fields: ['title', 'country_code', 'language_code', 'categories', 'technologies'],
+		});
 		const kinds = new Set(kindsOf(expected));
 		expect([...kinds].sort()).toEqual(['added:newToIndex', 'changed:valuesChanged', 'removed:goneFromIndex']);
 		const changed = expected.filter((change) => change.change === 'changed');
@@ -108,40 +131,66 @@ describe('Dataset → Compare equals a brute-force diff of the two snapshots', (
 	});
 
 	it('asks only for the name, the compared fields and the fields the filters read, with no limit', async () => {
-		await compare({ label: NEWEST, baseLabel: PREVIOUS, fields: ['technologies'], filters: { countryCodes: 'DE', maxRank: 900 } });
+		await compare({
+			label: NEWEST,
+			baseLabel: PREVIOUS,
+			fields: ['technologies'],
+			filters: { countryCodes: 'DE', maxRank: 900 },
+		});
 		const queries = sim.calls('stream').map((call) => call.query);
 		expect(queries).toEqual(Array(3).fill({ fields: 'name,rank,country_code,technologies' }));
 	});
 
 	it('reports entered and left selections with what moved them, on a snapshot published with chosen changes', async () => {
 		const latest = await inBoth('2025-07-07');
-		const shopless = latest.filter((record) => record.country_code === 'DE' && !(record.technologies as string[]).includes('Shopify')).slice(0, 3);
+		const shopless = latest
+			.filter((record) => record.country_code === 'DE' && !(record.technologies as string[]).includes('Shopify'))
+			.slice(0, 3);
 		const elsewhere = latest.filter((record) => record.country_code === 'US').slice(0, 2);
 		const gone = latest.filter((record) => record.country_code === 'DE').slice(5, 7);
-		const [dropsShopify] = latest.filter((record) => record.country_code === 'DE' && (record.technologies as string[]).includes('Shopify') && !gone.includes(record));
+		const [dropsShopify] = latest.filter(
+			(record) =>
+				record.country_code === 'DE' && (record.technologies as string[]).includes('Shopify') && !gone.includes(record),
+		);
 		const edits: SnapshotEdits = {
 			records: {
 				[shopless[0].name]: { technologies: [...(shopless[0].technologies as string[]), 'Shopify'] },
 				[shopless[1].name]: { technologies: ['Shopify'], title: 'Neu: jetzt mit Shop' },
-				[shopless[2].name]: { technologies: [...(shopless[2].technologies as string[]), 'Shopify'], country_code: 'AT' },
+				[shopless[2].name]: {
+					technologies: [...(shopless[2].technologies as string[]), 'Shopify'],
+					country_code: 'AT',
+				},
 				[elsewhere[0].name]: { country_code: 'DE', technologies: ['Shopify'] },
 				[elsewhere[1].name]: { technologies: ['Shopify', 'Shopify'] },
-				[dropsShopify.name]: { technologies: (dropsShopify.technologies as string[]).filter((name) => name !== 'Shopify') },
+				[dropsShopify.name]: {
+					technologies: (dropsShopify.technologies as string[]).filter((name) => name !== 'Shopify'),
+				},
 			},
 			drop: gone.map((record) => record.name),
 		};
 		sim.addSnapshot('2025-07-07', edits);
-		const question: Question = { fields: ['technologies', 'title'], filters: { countryCodes: 'DE', technologies: 'shopify' } };
+		const question: Question = {
+			fields: ['technologies', 'title'],
+			filters: { countryCodes: 'DE', technologies: 'shopify' },
+		};
 		const expected = await expectedChanges('2025-07-07', NEWEST, question, true);
 		const result = await compare({ label: 'latest', ...parametersOf(question) });
 		expect(result.error).toBeUndefined();
 		const json = result.items.map((item) => item.json);
 		expect(json).toEqual(expected);
 		const byName = new Map(json.map((change) => [change.name, change]));
-		expect(byName.get(shopless[0].name)).toMatchObject({ change: 'added', reason: 'enteredSelection', changes: { technologies: { added: ['Shopify'], removed: [] } } });
+		expect(byName.get(shopless[0].name)).toMatchObject({
+			change: 'added',
+			reason: 'enteredSelection',
+			changes: { technologies: { added: ['Shopify'], removed: [] } },
+		});
 		expect(byName.get(shopless[1].name)?.changes).toMatchObject({ title: { to: 'Neu: jetzt mit Shop' } });
 		expect(byName.has(shopless[2].name)).toBe(false); // added Shopify but left Germany: in neither selection
-		expect(byName.get(elsewhere[0].name)).toMatchObject({ change: 'added', reason: 'enteredSelection', changes: { country_code: { from: 'US', to: 'DE' } } });
+		expect(byName.get(elsewhere[0].name)).toMatchObject({
+			change: 'added',
+			reason: 'enteredSelection',
+			changes: { country_code: { from: 'US', to: 'DE' } },
+		});
 		expect(byName.has(elsewhere[1].name)).toBe(false);
 		expect(byName.get(dropsShopify.name)).toMatchObject({
 			change: 'removed',
@@ -154,11 +203,16 @@ describe('Dataset → Compare equals a brute-force diff of the two snapshots', (
 
 	it('compares lists as sets: order and repeats are no change', async () => {
 		const latest = await inBoth('2025-07-07');
-		const [a, b] = latest.filter((record) => (record.technologies as string[]).length >= 2 && (record.categories as string[]).length >= 2);
+		const [a, b] = latest.filter(
+			(record) => (record.technologies as string[]).length >= 2 && (record.categories as string[]).length >= 2,
+		);
 		const reversed = (list: unknown) => [...(list as string[])].reverse();
 		sim.addSnapshot('2025-07-07', {
 			records: {
-				[a.name]: { technologies: reversed(a.technologies), categories: [...(a.categories as string[]), (a.categories as string[])[0]] },
+				[a.name]: {
+					technologies: reversed(a.technologies),
+					categories: [...(a.categories as string[]), (a.categories as string[])[0]],
+				},
 				[b.name]: { technologies: [...reversed(b.technologies).slice(1), 'Brand New Tech'] },
 			},
 		});
@@ -170,8 +224,17 @@ describe('Dataset → Compare equals a brute-force diff of the two snapshots', (
 				name: b.name,
 				label: '2025-07-07',
 				baseLabel: NEWEST,
-				record: { name: b.name, technologies: [...reversed(b.technologies).slice(1), 'Brand New Tech'], categories: b.categories },
-				changes: { technologies: { added: ['Brand New Tech'], removed: [(b.technologies as string[])[(b.technologies as string[]).length - 1]] } },
+				record: {
+					name: b.name,
+					technologies: [...reversed(b.technologies).slice(1), 'Brand New Tech'],
+					categories: b.categories,
+				},
+				changes: {
+					technologies: {
+						added: ['Brand New Tech'],
+						removed: [(b.technologies as string[])[(b.technologies as string[]).length - 1]],
+					},
+				},
 			},
 		]);
 	});
@@ -179,7 +242,12 @@ describe('Dataset → Compare equals a brute-force diff of the two snapshots', (
 	it('ignores rank moves below the threshold, and compares rank only when chosen', async () => {
 		const question: Question = { fields: ['rank'], minRankMove: 10 };
 		const expected = await expectedChanges(NEWEST, PREVIOUS, question);
-		const result = await compare({ label: NEWEST, baseLabel: PREVIOUS, ...parametersOf(question), changes: ['changed'] });
+		const result = await compare({
+			label: NEWEST,
+			baseLabel: PREVIOUS,
+			...parametersOf(question),
+			changes: ['changed'],
+		});
 		const json = result.items.map((item) => item.json);
 		expect(json).toEqual(expected.filter((change) => change.change === 'changed'));
 		expect(json.length).toBeGreaterThan(0);
@@ -207,10 +275,22 @@ describe('Dataset → Compare, labels', () => {
 	});
 
 	it('takes "previous" as the newest date label older than the chosen one, and any older label or id', async () => {
-		const previous = await compare({ label: PREVIOUS, baseLabel: 'previous', fields: ['title'], limit: 1, returnAll: false });
+		const previous = await compare({
+			label: PREVIOUS,
+			baseLabel: 'previous',
+			fields: ['title'],
+			limit: 1,
+			returnAll: false,
+		});
 		expect(previous.items[0].json).toMatchObject({ label: PREVIOUS, baseLabel: '2025-06-16' });
 		const [, , , oldest] = sim.datasets();
-		const byId = await compare({ label: NEWEST, baseLabel: `={{ "${oldest.value}" }}`, fields: ['title'], limit: 1, returnAll: false });
+		const byId = await compare({
+			label: NEWEST,
+			baseLabel: `={{ "${oldest.value}" }}`,
+			fields: ['title'],
+			limit: 1,
+			returnAll: false,
+		});
 		expect(byId.items[0].json).toMatchObject({ label: NEWEST, baseLabel: OLDEST });
 	});
 
@@ -222,7 +302,9 @@ describe('Dataset → Compare, labels', () => {
 		const none = await compare({ label: OLDEST, fields: ['title'] });
 		expect(none.error?.message).toBe(`There is no dataset older than "${OLDEST}" to compare it with`);
 		const unknown = await compare({ label: NEWEST, baseLabel: '2024-01-01', fields: ['title'] });
-		expect(unknown.error?.message).toContain('The dataset "2024-01-01" does not exist. The newest datasets are: 2025-06-30');
+		expect(unknown.error?.message).toContain(
+			'The dataset "2024-01-01" does not exist. The newest datasets are: 2025-06-30',
+		);
 		expect(sim.calls('stream')).toHaveLength(0);
 	});
 
@@ -290,7 +372,9 @@ describe('Dataset → Compare, outputs', () => {
 			{ input: [{ json: {} }, { json: {} }], continueOnFail: true },
 		);
 		expect(second.items).toHaveLength(expected.length + 1);
-		expect(second.items[expected.length].json.error).toContain(`with the ${expected.length.toLocaleString('en-US')} records already output for earlier items`);
+		expect(second.items[expected.length].json.error).toContain(
+			`with the ${expected.length.toLocaleString('en-US')} records already output for earlier items`,
+		);
 		expect(second.items[expected.length].pairedItem).toEqual({ item: 1 });
 	});
 });
@@ -299,11 +383,36 @@ describe('Dataset → Compare under faults equals the brute-force diff', () => {
 	const question: Question = { fields: ['technologies', 'title', 'categories'], filters: { maxRank: 1500 } };
 	const faults: Array<[string, Partial<Faults>, Record<string, number>]> = [
 		['the newer side drops in pass 1', { streams: [{ dropAfterLines: 333 }] }, { [NEWEST]: 3, [PREVIOUS]: 1 }],
-		['the older side drops in pass 2', { streams: [{ count: 1 }, { dropAfterLines: 777 }] }, { [NEWEST]: 2, [PREVIOUS]: 2 }],
-		['the newer side drops in pass 3, twice', { streams: [{ count: 2 }, { dropAfterLines: 1200 }, { dropAfterLines: 1500 }] }, { [NEWEST]: 4, [PREVIOUS]: 1 }],
-		['429 with Retry-After on the older side', { requests: [{ endpoint: 'stream', path: PREVIOUS, status: 429, retryAfter: 1 }] }, { [NEWEST]: 2, [PREVIOUS]: 2 }],
-		['503 then a reset on the newer side', { requests: [{ endpoint: 'stream', path: NEWEST, status: 503 }, { endpoint: 'stream', path: NEWEST, reset: true }] }, { [NEWEST]: 4, [PREVIOUS]: 1 }],
-		['a UTF-8 split and CRLF on both sides', { streams: [{ splitUtf8: true }, { crlf: true }, { splitUtf8: true, noFinalNewline: true }] }, { [NEWEST]: 2, [PREVIOUS]: 1 }],
+		[
+			'the older side drops in pass 2',
+			{ streams: [{ count: 1 }, { dropAfterLines: 777 }] },
+			{ [NEWEST]: 2, [PREVIOUS]: 2 },
+		],
+		[
+			'the newer side drops in pass 3, twice',
+			{ streams: [{ count: 2 }, { dropAfterLines: 1200 }, { dropAfterLines: 1500 }] },
+			{ [NEWEST]: 4, [PREVIOUS]: 1 },
+		],
+		[
+			'429 with Retry-After on the older side',
+			{ requests: [{ endpoint: 'stream', path: PREVIOUS, status: 429, retryAfter: 1 }] },
+			{ [NEWEST]: 2, [PREVIOUS]: 2 },
+		],
+		[
+			'503 then a reset on the newer side',
+			{
+				requests: [
+					{ endpoint: 'stream', path: NEWEST, status: 503 },
+					{ endpoint: 'stream', path: NEWEST, reset: true },
+				],
+			},
+			{ [NEWEST]: 4, [PREVIOUS]: 1 },
+		],
+		[
+			'a UTF-8 split and CRLF on both sides',
+			{ streams: [{ splitUtf8: true }, { crlf: true }, { splitUtf8: true, noFinalNewline: true }] },
+			{ [NEWEST]: 2, [PREVIOUS]: 1 },
+		],
 	];
 
 	it.each(faults)('%s', async (_name, fault, requests) => {
@@ -322,7 +431,12 @@ describe('Dataset → Compare under faults equals the brute-force diff', () => {
 		// Pass 1 (newer) reads cleanly; the older side drops after 100 lines (progress: a new budget), then
 		// twice before any new line: 2 requests in a row without progress is Max Attempts 2.
 		sim.setFaults({ streams: [{ count: 1 }, { dropAfterLines: 100 }, { dropAfterLines: 0, count: 2 }] });
-		const result = await compare({ label: NEWEST, baseLabel: PREVIOUS, fields: ['title'], options: { maxAttempts: 2 } });
+		const result = await compare({
+			label: NEWEST,
+			baseLabel: PREVIOUS,
+			fields: ['title'],
+			options: { maxAttempts: 2 },
+		});
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
 			`The dataset "${PREVIOUS}" could not be read to the end: 2 requests in a row failed without new lines (2× connection dropped)`,
@@ -345,10 +459,12 @@ describe('Dataset → Compare, pass 3 parses only the lines it outputs', () => {
 		'{"name":"x.com","title":"X"}',
 		'{"name":"g.com","title":"G"}',
 	];
-	const older = ['h.com H', 'a.com A1', 'b.com B1', 'c.com C1', 'd.com D1', 'e.com E', 'f.com F1', 'x.com X'].map((entry) => {
-		const [name, title] = entry.split(' ');
-		return JSON.stringify({ name, title });
-	});
+	const older = ['h.com H', 'a.com A1', 'b.com B1', 'c.com C1', 'd.com D1', 'e.com E', 'f.com F1', 'x.com X'].map(
+		(entry) => {
+			const [name, title] = entry.split(' ');
+			return JSON.stringify({ name, title });
+		},
+	);
 	const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record_);
 	const expected = bruteForce(parsed(newer), parsed(older), { label: NEW, baseLabel: OLD }, { fields: ['title'] });
 
@@ -356,25 +472,41 @@ describe('Dataset → Compare, pass 3 parses only the lines it outputs', () => {
 	async function run(pass3: string[] = newer, options: INodeParameters = {}) {
 		let newerRequests = 0;
 		const service = await startLocalService((request) => {
-			if (request.path === '/historical/domain') return { body: { datasets: [NEW, OLD].map((label) => ({ label, value: `snap-${label}` })) } };
+			if (request.path === '/historical/domain')
+				return { body: { datasets: [NEW, OLD].map((label) => ({ label, value: `snap-${label}` })) } };
 			if (request.path === `/historical/domain/${OLD}`) return { body: older.join('\n') + '\n' };
 			newerRequests++;
 			return { body: (newerRequests === 2 ? pass3 : newer).join('\n') + '\n' };
 		});
 		try {
 			const result = await runNode({
-				parameters: { resource: 'dataset', operation: 'compare', label: NEW, baseLabel: OLD, fields: ['title'], returnAll: true, options },
+				parameters: {
+					resource: 'dataset',
+					operation: 'compare',
+					label: NEW,
+					baseLabel: OLD,
+					fields: ['title'],
+					returnAll: true,
+					options,
+				},
 				credentials: { apiKey: 'local-test-key', baseUrl: service.url },
 			});
-			const streams = service.requests.filter((request) => request.path.startsWith('/historical/domain/')).map((request) => request.path.split('/').pop());
+			const streams = service.requests
+				.filter((request) => request.path.startsWith('/historical/domain/'))
+				.map((request) => request.path.split('/').pop());
 			return { ...result, streams };
 		} finally {
 			await service.close();
 		}
 	}
 
-	it('escaped names, other key orders, whitespace and a repeated key give the brute force\'s changes', async () => {
-		expect(kindsOf(expected)).toEqual(['removed:goneFromIndex', ...Array(4).fill('changed:valuesChanged'), 'changed:valuesChanged', 'added:newToIndex']);
+	it("escaped names, other key orders, whitespace and a repeated key give the brute force's changes", async () => {
+		expect(kindsOf(expected)).toEqual([
+			'removed:goneFromIndex',
+			...Array(4).fill('changed:valuesChanged'),
+			'changed:valuesChanged',
+			'added:newToIndex',
+		]);
 		const result = await run();
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json)).toEqual(expected);
@@ -393,10 +525,11 @@ describe('Dataset → Compare, pass 3 parses only the lines it outputs', () => {
 		const damaged = [...newer];
 		damaged[0] = '{"name":"a.com","ti'; // a.com changed
 		const failed = await run(damaged);
-		expect(failed.error?.message).toMatch(new RegExp(`^Line 1 of the dataset "${NEW}" cannot be read: it is not valid JSON`));
+		expect(failed.error?.message).toMatch(
+			new RegExp(`^Line 1 of the dataset "${NEW}" cannot be read: it is not valid JSON`),
+		);
 		const skipped = await run(damaged, { onMalformedLine: 'skip' });
 		expect(skipped.error).toBeUndefined();
 		expect(skipped.items.map((item) => item.json)).toEqual(expected.filter((change) => change.name !== 'a.com'));
 	});
 });
-

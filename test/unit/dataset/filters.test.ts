@@ -27,7 +27,8 @@ function idnRecord(also = NEWEST) {
 	const inAlso = new Set(Array.from({ length: DOMAINS }, (_, position) => sim.index.recordAt(position, also).name));
 	for (let position = 0; position < DOMAINS; position++) {
 		const record = sim.index.recordAt(position, NEWEST);
-		if (record.tld1.startsWith('xn--') && inAlso.has(record.name)) return { record, unicode: domainToUnicode(record.tld1) };
+		if (record.tld1.startsWith('xn--') && inAlso.has(record.name))
+			return { record, unicode: domainToUnicode(record.tld1) };
 	}
 	throw new Error('The simulator generated no IDN');
 }
@@ -41,7 +42,12 @@ describe('the Registrable Domains (Tld1) filter', () => {
 			const each = sim.index.recordAt(position, NEWEST);
 			if (each.tld1 === record.tld1) expected.push({ name: each.name, label: NEWEST });
 		}
-		for (const spelling of [unicode, unicode.toUpperCase(), `https://www.${unicode}/x?y=1`, record.tld1.toUpperCase()]) {
+		for (const spelling of [
+			unicode,
+			unicode.toUpperCase(),
+			`https://www.${unicode}/x?y=1`,
+			record.tld1.toUpperCase(),
+		]) {
 			const result = await run('stream', { fields: ['name'], filters: { tld1: spelling } });
 			expect({ spelling, error: result.error?.message, items: result.items.map((item) => item.json) }).toEqual({
 				spelling,
@@ -56,7 +62,12 @@ describe('the Registrable Domains (Tld1) filter', () => {
 		const { record, unicode } = idnRecord('2025-07-07');
 		sim.removeSnapshot('2025-07-07');
 		sim.addSnapshot('2025-07-07', { records: { [record.name]: { title: 'A new title' } } });
-		const result = await run('compare', { label: '2025-07-07', baseLabel: NEWEST, fields: ['title'], filters: { tld1: unicode } });
+		const result = await run('compare', {
+			label: '2025-07-07',
+			baseLabel: NEWEST,
+			fields: ['title'],
+			filters: { tld1: unicode },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => [item.json.change, item.json.name])).toEqual([['changed', record.name]]);
 	});

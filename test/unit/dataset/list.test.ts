@@ -2,7 +2,12 @@
  * Dataset → List, the label dropdown and label resolution, through n8n-core's real contexts against the
  * simulator over HTTP.
  */
-import { DatasetLabels, isCalendarDate, listDatasets, newestDateLabel } from '../../../nodes/DomainData/helpers/datasets';
+import {
+	DatasetLabels,
+	isCalendarDate,
+	listDatasets,
+	newestDateLabel,
+} from '../../../nodes/DomainData/helpers/datasets';
 import { startLocalService } from '../../harness/localService';
 import { createExecuteContext, loadOptions, runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
@@ -13,7 +18,10 @@ const credentials = () => ({ apiKey: KEYS.pro, baseUrl: sim.url });
 
 describe('Dataset → List', () => {
 	it('returns one item { label, value } per dataset, newest first, with Return All', async () => {
-		const result = await runNode({ parameters: { resource: 'dataset', operation: 'list', returnAll: true }, credentials: credentials() });
+		const result = await runNode({
+			parameters: { resource: 'dataset', operation: 'list', returnAll: true },
+			credentials: credentials(),
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json)).toEqual(sim.datasets());
 		expect(result.items.map((item) => item.json.label)).toEqual([
@@ -29,7 +37,10 @@ describe('Dataset → List', () => {
 	});
 
 	it('returns the newest ones up to Limit', async () => {
-		const result = await runNode({ parameters: { resource: 'dataset', operation: 'list', returnAll: false, limit: 2 }, credentials: credentials() });
+		const result = await runNode({
+			parameters: { resource: 'dataset', operation: 'list', returnAll: false, limit: 2 },
+			credentials: credentials(),
+		});
 		expect(result.items.map((item) => item.json.label)).toEqual(['2025-06-30', '2025-06-23']);
 	});
 
@@ -46,7 +57,10 @@ describe('Dataset → List', () => {
 	});
 
 	it('refuses a Limit that is not a whole number of 1 or more before any call, like every Limit; per item with continueOnFail', async () => {
-		const failing = await runNode({ parameters: { resource: 'dataset', operation: 'list', returnAll: false, limit: 0 }, credentials: credentials() });
+		const failing = await runNode({
+			parameters: { resource: 'dataset', operation: 'list', returnAll: false, limit: 0 },
+			credentials: credentials(),
+		});
 		expect(failing.error?.message).toBe('The parameter "Limit" must be a whole number of 1 or more, got 0');
 		expect(failing.items).toEqual([]);
 		expect(sim.calls('datasets')).toHaveLength(0);
@@ -91,7 +105,10 @@ describe('the Dataset dropdown (getDatasetLabels)', () => {
 			parameters: { resource: 'dataset', operation: 'stream' },
 			credentials: credentials(),
 		});
-		expect(options.map((option) => option.value)).toEqual(['latest', ...sim.datasets().map((dataset) => dataset.label)]);
+		expect(options.map((option) => option.value)).toEqual([
+			'latest',
+			...sim.datasets().map((dataset) => dataset.label),
+		]);
 		expect(options[0].name).toBe('Latest');
 		expect(options[0].description).toContain('2025-06-30');
 	});
@@ -99,7 +116,12 @@ describe('the Dataset dropdown (getDatasetLabels)', () => {
 
 describe('label resolution (DatasetLabels, one per execution)', () => {
 	async function context() {
-		return (await createExecuteContext({ parameters: { resource: 'dataset', operation: 'stream' }, credentials: credentials() })).context;
+		return (
+			await createExecuteContext({
+				parameters: { resource: 'dataset', operation: 'stream' },
+				credentials: credentials(),
+			})
+		).context;
 	}
 
 	/** What one execution makes of a label. */
@@ -113,7 +135,7 @@ describe('label resolution (DatasetLabels, one per execution)', () => {
 		expect(await resolveLabel(' latest ')).toBe('2025-07-07');
 	});
 
-	it('keeps a date label, and turns a snapshot id (the list\'s value) into its label', async () => {
+	it("keeps a date label, and turns a snapshot id (the list's value) into its label", async () => {
 		const [, second] = sim.datasets();
 		expect(await resolveLabel(second.label)).toBe(second.label);
 		expect(await resolveLabel(second.value)).toBe(second.label);
@@ -121,7 +143,10 @@ describe('label resolution (DatasetLabels, one per execution)', () => {
 
 	it('refuses an unknown label, naming it and the newest labels that exist', async () => {
 		// A date label is read without the list: the stream's 404 brings the list and the same error.
-		const { error } = await runNode({ parameters: { resource: 'dataset', operation: 'stream', label: '2024-01-01', limit: 1 }, credentials: credentials() });
+		const { error } = await runNode({
+			parameters: { resource: 'dataset', operation: 'stream', label: '2024-01-01', limit: 1 },
+			credentials: credentials(),
+		});
 		expect(error).toBeInstanceOf(Error);
 		expect(error?.message).toBe(
 			'The dataset "2024-01-01" does not exist. The newest datasets are: 2025-06-30, 2025-06-23, 2025-06-16, 2025-06-09, 2025-06-02',
@@ -131,7 +156,9 @@ describe('label resolution (DatasetLabels, one per execution)', () => {
 
 	it('names a label that holds a system error code as typed ("deeperm" holds EPERM, which n8n would replace)', async () => {
 		const error = await resolveLabel('deeperm').catch((caught: Error) => caught);
-		expect((error as Error).message).toMatch(/^The dataset "deeperm" does not exist\. The newest datasets are: 2025-06-30/);
+		expect((error as Error).message).toMatch(
+			/^The dataset "deeperm" does not exist\. The newest datasets are: 2025-06-30/,
+		);
 	});
 
 	it('says so when there is no dataset at all', async () => {
@@ -171,7 +198,10 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 				credentials: { apiKey: 'local-key-123', baseUrl: service.url },
 			});
 			expect(result.error).toBeUndefined();
-			expect(service.requests.map((request) => request.path)).toEqual(['/historical/domain', '/historical/domain/2025-06-30']);
+			expect(service.requests.map((request) => request.path)).toEqual([
+				'/historical/domain',
+				'/historical/domain/2025-06-30',
+			]);
 			expect(result.items.map((item) => item.json.label)).toEqual(['2025-06-30', '2025-06-30']);
 		} finally {
 			await service.close();
@@ -179,7 +209,9 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 	});
 
 	it('no date label at all: latest fails with a message that says so', async () => {
-		const service = await startLocalService(() => ({ body: { datasets: [{ label: 'full-export', value: 'snap_full' }] } }));
+		const service = await startLocalService(() => ({
+			body: { datasets: [{ label: 'full-export', value: 'snap_full' }] },
+		}));
 		try {
 			const result = await runNode({
 				parameters: { resource: 'dataset', operation: 'stream', label: 'latest' },
@@ -195,13 +227,25 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 	});
 
 	it('the dropdowns show the dated labels newest first, and "latest" as the newest, whatever the list order', async () => {
-		const service = await startLocalService(() => ({ body: { datasets: [...lists['oldest first'], { label: 'full-export', value: 'x' }] } }));
+		const service = await startLocalService(() => ({
+			body: { datasets: [...lists['oldest first'], { label: 'full-export', value: 'x' }] },
+		}));
 		try {
-			const dropdown = (method: string) => loadOptions({ method, parameters: { resource: 'dataset', operation: 'compare' }, credentials: { apiKey: 'local-key-123', baseUrl: service.url } });
+			const dropdown = (method: string) =>
+				loadOptions({
+					method,
+					parameters: { resource: 'dataset', operation: 'compare' },
+					credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+				});
 			const labels = await dropdown('getDatasetLabels');
 			expect(labels.map((option) => option.value)).toEqual(['latest', '2025-06-30', '2025-06-23', '2025-06-16']);
 			expect(labels[0].description).toBe('The newest snapshot when the node runs (now 2025-06-30)');
-			expect((await dropdown('getBaseDatasetLabels')).map((option) => option.value)).toEqual(['previous', '2025-06-30', '2025-06-23', '2025-06-16']);
+			expect((await dropdown('getBaseDatasetLabels')).map((option) => option.value)).toEqual([
+				'previous',
+				'2025-06-30',
+				'2025-06-23',
+				'2025-06-16',
+			]);
 		} finally {
 			await service.close();
 		}
@@ -216,7 +260,9 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 					credentials: { apiKey: 'local-key-123', baseUrl: service.url },
 				});
 			const base = await compare('latest', 'full-export');
-			expect(base.error?.message).toBe('The dataset "full-export" chosen in "Compare With" has no date label (YYYY-MM-DD)');
+			expect(base.error?.message).toBe(
+				'The dataset "full-export" chosen in "Compare With" has no date label (YYYY-MM-DD)',
+			);
 			expect(base.error?.description).toContain('The newest dated ones are: 2025-06-30, 2025-06-23.');
 			const newer = await compare('snap_full', 'previous');
 			expect(newer.error?.message).toBe('The dataset "full-export" chosen in "Dataset" has no date label (YYYY-MM-DD)');
@@ -228,7 +274,11 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 
 	it('isCalendarDate and newestDateLabel: the one date rule', () => {
 		expect(['2025-06-30', '2024-02-29', '2000-02-29'].every(isCalendarDate)).toBe(true);
-		expect(['2025-13-45', '2025-02-29', '1900-02-29', '2025-06-31', '2025-6-30', ' 2025-06-30', '0099-01-01', 20250630].some(isCalendarDate)).toBe(false);
+		expect(
+			['2025-13-45', '2025-02-29', '1900-02-29', '2025-06-31', '2025-6-30', ' 2025-06-30', '0099-01-01', 20250630].some(
+				isCalendarDate,
+			),
+		).toBe(false);
 		expect(newestDateLabel(lists['oldest first'])).toBe('2025-06-30');
 		expect(newestDateLabel(lists['a label that is no date first'])).toBe('2025-06-30');
 		expect(newestDateLabel([{ label: 'x', value: 'y' }])).toBeUndefined();

@@ -2,7 +2,12 @@
  * The NDJSON line splitter on its own: every way a body can be cut into chunks must give the same lines
  * and the same bytes.
  */
-import { bytesPerLine, excerpt, LineTooLongError, NdjsonLineSplitter } from '../../../nodes/DomainData/transport/ndjson';
+import {
+	bytesPerLine,
+	excerpt,
+	LineTooLongError,
+	NdjsonLineSplitter,
+} from '../../../nodes/DomainData/transport/ndjson';
 
 const encoder = new TextEncoder();
 
@@ -117,7 +122,9 @@ describe('NdjsonLineSplitter', () => {
 		splitter.push(piece);
 		splitter.push(piece);
 		expect(() => splitter.push(piece)).toThrow(LineTooLongError);
-		expect(() => new NdjsonLineSplitter(2 * 1024 * 1024).push(new Uint8Array(3 * 1024 * 1024))).toThrow('longer than 2 MB');
+		expect(() => new NdjsonLineSplitter(2 * 1024 * 1024).push(new Uint8Array(3 * 1024 * 1024))).toThrow(
+			'longer than 2 MB',
+		);
 	});
 
 	it('forgets a half-received line when told (a dropped connection)', () => {
@@ -138,11 +145,15 @@ describe('NdjsonLineSplitter', () => {
 			const carried = BYTES[cut - 1] !== 0x0a;
 			expect(second.head !== undefined).toBe(carried);
 			const lines = [first, second].flatMap((block) =>
-				Array.from({ length: block.count }, (_, index) => block.textOf(index).slice(block.starts[index], block.ends[index])),
+				Array.from({ length: block.count }, (_, index) =>
+					block.textOf(index).slice(block.starts[index], block.ends[index]),
+				),
 			);
 			expect(lines).toEqual(EXPECTED);
 			if (carried) expect(second.head).toBe(second.line(0) + '\n');
-			expect(second.anyText((text) => text.includes('🚀'))).toBe(lines.slice(first.count).some((line) => line.includes('🚀')));
+			expect(second.anyText((text) => text.includes('🚀'))).toBe(
+				lines.slice(first.count).some((line) => line.includes('🚀')),
+			);
 		}
 	});
 

@@ -5,8 +5,18 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { compileRecordFilter, fieldsReadBy, hasCriteria, parseRecordFilter } from '../../../nodes/DomainData/helpers/recordFilter';
-import { DEFAULT_SNAPSHOT_FIELDS, SNAPSHOT_FIELDS, toCanonicalFields, withFields } from '../../../nodes/DomainData/helpers/snapshotFields';
+import {
+	compileRecordFilter,
+	fieldsReadBy,
+	hasCriteria,
+	parseRecordFilter,
+} from '../../../nodes/DomainData/helpers/recordFilter';
+import {
+	DEFAULT_SNAPSHOT_FIELDS,
+	SNAPSHOT_FIELDS,
+	toCanonicalFields,
+	withFields,
+} from '../../../nodes/DomainData/helpers/snapshotFields';
 import { DEFAULT_RECORD_FIELDS, FIELD_ALIASES, RECORD_FIELDS } from '../../simulator';
 
 const node = { name: 'Domain Data', type: 'n8n-nodes-domain-data.domainData' } as INode;
@@ -27,7 +37,10 @@ describe('snapshot fields', () => {
 			ok: true,
 			fields: ['name', 'rank', 'country_code', 'language_code', 'tld1'],
 		});
-		expect(toCanonicalFields(['contact_information', 'Name'])).toEqual({ ok: true, fields: ['name', 'contact_information'] });
+		expect(toCanonicalFields(['contact_information', 'Name'])).toEqual({
+			ok: true,
+			fields: ['name', 'contact_information'],
+		});
 	});
 
 	it('refuse unknown names, naming them and every allowed name', () => {
@@ -115,9 +128,12 @@ describe('record filters', () => {
 	});
 
 	it('refuse values that cannot match, naming the filter and what to type', () => {
-		const attempt = (parameters: Parameters<typeof parseRecordFilter>[1]) => () => parseRecordFilter(node, parameters, 2);
+		const attempt = (parameters: Parameters<typeof parseRecordFilter>[1]) => () =>
+			parseRecordFilter(node, parameters, 2);
 		expect(attempt({ countryCodes: 'Germany, DE' })).toThrow(NodeOperationError);
-		expect(attempt({ countryCodes: 'Germany, DE' })).toThrow('"Country Codes" has values that are not two-letter country codes: "Germany"');
+		expect(attempt({ countryCodes: 'Germany, DE' })).toThrow(
+			'"Country Codes" has values that are not two-letter country codes: "Germany"',
+		);
 		expect(attempt({ languageCodes: 'deu' })).toThrow('"Language Codes"');
 		expect(attempt({ maxRank: 0 })).toThrow('"Max Rank" must be a whole number of 1 or more');
 		expect(attempt({ maxRank: 2.5 })).toThrow('"Max Rank"');

@@ -41,7 +41,13 @@ describe('readSnapshot', () => {
 	it('yields batches of batchSize records of the label, and fills in the statistics', async () => {
 		const stats = createReadStats();
 		const batches = await collect(
-			readSnapshot.call(await context(), { label: NEWEST, fields: ['domain', 'rank'], limit: 2500, batchSize: 1000, stats }),
+			readSnapshot.call(await context(), {
+				label: NEWEST,
+				fields: ['domain', 'rank'],
+				limit: 2500,
+				batchSize: 1000,
+				stats,
+			}),
 		);
 		expect(batches.map((batch) => batch.length)).toEqual([1000, 1000, 500]);
 		expect(batches.flat()).toEqual(
@@ -70,13 +76,27 @@ describe('readSnapshot', () => {
 			readSnapshot.call(await context(), { label: NEWEST, fields: ['name'], limit: 3000, onMalformed: 'skip', stats }),
 		);
 		expect(batches.flat()).toHaveLength(2999);
-		expect(stats).toMatchObject({ lines: 3000, records: 2999, skippedLines: 1, skippedLineNumbers: [10], requests: 2, reconnects: 1, complete: true });
+		expect(stats).toMatchObject({
+			lines: 3000,
+			records: 2999,
+			skippedLines: 1,
+			skippedLineNumbers: [10],
+			requests: 2,
+			reconnects: 1,
+			complete: true,
+		});
 	});
 
 	it('stops at `limit` matching records and closes the connection instead of reading the rest', async () => {
 		const stats = createReadStats();
 		const batches = await collect(
-			readSnapshot.call(await context(), { label: NEWEST, fields: ALL_FIELDS, limit: 3, filter: { maxRank: 1000 }, stats }),
+			readSnapshot.call(await context(), {
+				label: NEWEST,
+				fields: ALL_FIELDS,
+				limit: 3,
+				filter: { maxRank: 1000 },
+				stats,
+			}),
 		);
 		expect(batches.flat()).toEqual([0, 1, 2].map((position) => sim.index.recordAt(position, NEWEST)));
 		expect(stats.records).toBe(3);
@@ -89,7 +109,12 @@ describe('readSnapshot', () => {
 
 	it('closes the connection when the caller stops iterating', async () => {
 		const stats = createReadStats();
-		for await (const batch of readSnapshot.call(await context(), { label: NEWEST, fields: ALL_FIELDS, batchSize: 100, stats })) {
+		for await (const batch of readSnapshot.call(await context(), {
+			label: NEWEST,
+			fields: ALL_FIELDS,
+			batchSize: 100,
+			stats,
+		})) {
 			expect(batch).toHaveLength(100);
 			break;
 		}
@@ -99,7 +124,12 @@ describe('readSnapshot', () => {
 
 	it('removes fields that only the filter needed', async () => {
 		const batches = await collect(
-			readSnapshot.call(await context(), { label: NEWEST, fields: ['name'], limit: 5, filter: { technologies: ['Shopify', 'WordPress', 'Nginx'] } }),
+			readSnapshot.call(await context(), {
+				label: NEWEST,
+				fields: ['name'],
+				limit: 5,
+				filter: { technologies: ['Shopify', 'WordPress', 'Nginx'] },
+			}),
 		);
 		for (const record of batches.flat()) expect(Object.keys(record)).toEqual(['name']);
 		expect(batches.flat()).toHaveLength(5);
@@ -135,13 +165,22 @@ describe('readSnapshot', () => {
 		// Every line was shown once and in order (none again after the drops), the damaged one as it came.
 		expect(seen).toEqual(lines.slice(0, stats.lines).map((line, index) => (index === 6 ? seen[6] : line)));
 		expect(seen[6]).toBe(lines[6].slice(0, Math.floor(lines[6].length / 2)));
-		expect(stats).toMatchObject({ records: 2000, skippedLines: 1, skippedLineNumbers: [7], requests: 3, reconnects: 2, complete: true });
+		expect(stats).toMatchObject({
+			records: 2000,
+			skippedLines: 1,
+			skippedLineNumbers: [7],
+			requests: 3,
+			reconnects: 2,
+			complete: true,
+		});
 		// With a selector, the service's `limit` would count declined lines too: it is not sent.
 		expect(sim.calls('stream').map((call) => call.query)).toEqual(Array(3).fill({ fields: 'name' }));
 	});
 
 	it('refuses unknown fields before any call', async () => {
-		await expect(collect(readSnapshot.call(await context(), { label: NEWEST, fields: ['nom'] }))).rejects.toThrow('Unknown field name "nom"');
+		await expect(collect(readSnapshot.call(await context(), { label: NEWEST, fields: ['nom'] }))).rejects.toThrow(
+			'Unknown field name "nom"',
+		);
 		expect(sim.log).toHaveLength(0);
 	});
 });

@@ -25,7 +25,8 @@ async function* pieces(count: number, failAt?: number): AsyncGenerator<Uint8Arra
 	}
 }
 
-const expectedText = (count: number) => Array.from({ length: count }, (_, index) => `{"n":${index},"t":"é🚀"}\n`).join('');
+const expectedText = (count: number) =>
+	Array.from({ length: count }, (_, index) => `{"n":${index},"t":"é🚀"}\n`).join('');
 
 describe('toBinaryInput', () => {
 	it('is written chunk by chunk by fs.writeFile (n8n filesystem mode)', async () => {
@@ -38,17 +39,17 @@ describe('toBinaryInput', () => {
 		}
 	});
 
-	it('is collected through data/end events by n8n\'s streamToBuffer (database, S3 and memory modes)', async () => {
+	it("is collected through data/end events by n8n's streamToBuffer (database, S3 and memory modes)", async () => {
 		expect((await binaryToBuffer(toBinaryInput(pieces(500)))).toString('utf8')).toBe(expectedText(500));
 	});
 
-	it('passes the source\'s error on in both paths', async () => {
+	it("passes the source's error on in both paths", async () => {
 		await expect(binaryToBuffer(toBinaryInput(pieces(10, 4)))).rejects.toThrow('source failed at 4');
 		const path = join(tmpdir(), `dd-binary-fail-${process.pid}.ndjson`);
 		try {
-			await expect(writeFile(path, toBinaryInput(pieces(10, 4)) as unknown as AsyncIterable<Uint8Array>)).rejects.toThrow(
-				'source failed at 4',
-			);
+			await expect(
+				writeFile(path, toBinaryInput(pieces(10, 4)) as unknown as AsyncIterable<Uint8Array>),
+			).rejects.toThrow('source failed at 4');
 		} finally {
 			await rm(path, { force: true });
 		}
@@ -68,7 +69,10 @@ describe('toBinaryInput', () => {
 				closed = true;
 			}
 		}
-		const input = toBinaryInput(endless()) as unknown as { on: (event: string, listener: (error?: Error) => void) => void; destroy: () => void };
+		const input = toBinaryInput(endless()) as unknown as {
+			on: (event: string, listener: (error?: Error) => void) => void;
+			destroy: () => void;
+		};
 		const errors: Array<Error | undefined> = [];
 		const ended = new Promise<void>((resolve) => input.on('close', () => resolve()));
 		input.on('error', (error) => errors.push(error));
@@ -97,7 +101,7 @@ describe('gzipBytes', () => {
 		expect(packed.length).toBeLessThan(Buffer.byteLength(expectedText(5000)) / 5);
 	});
 
-	it('fails with the source\'s own error', async () => {
+	it("fails with the source's own error", async () => {
 		const run = async () => {
 			for await (const _part of gzipBytes(pieces(5000, 3000))) {
 				// consume

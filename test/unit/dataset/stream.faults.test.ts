@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { binaryDataFiles, createExecuteContext, deleteExecutionBinaryData, readBinary, runNode } from '../../harness/n8n';
+import {
+	binaryDataFiles,
+	createExecuteContext,
+	deleteExecutionBinaryData,
+	readBinary,
+	runNode,
+} from '../../harness/n8n';
 import { DomainData } from '../../../nodes/DomainData/DomainData.node';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS, type StreamFault } from '../../simulator';
@@ -27,7 +33,8 @@ function stream(parameters: INodeParameters, faults: StreamFault[] = []) {
 
 const line = (position: number, fields?: string) => sim.index.lineAt(position, NEWEST, fields);
 const record = (position: number, fields?: string) => JSON.parse(line(position, fields)) as IDataObject;
-const clean = (count = DOMAINS, fields?: string) => Array.from({ length: count }, (_, position) => record(position, fields));
+const clean = (count = DOMAINS, fields?: string) =>
+	Array.from({ length: count }, (_, position) => record(position, fields));
 
 function recordsOf(items: INodeExecutionData[]): IDataObject[] {
 	return items.flatMap(({ json }) => {
@@ -89,7 +96,11 @@ describe('a dropped connection', () => {
 		expect(result.error).toBeUndefined();
 		const content = (await readBinary(result.items[0])).toString('utf8');
 		expect(content).toBe(Array.from({ length: DOMAINS }, (_, position) => line(position)).join('\n') + '\n');
-		expect(result.items[0].json).toMatchObject({ recordCount: DOMAINS, reconnects: 1, sizeBytes: Buffer.byteLength(content) });
+		expect(result.items[0].json).toMatchObject({
+			recordCount: DOMAINS,
+			reconnects: 1,
+			sizeBytes: Buffer.byteLength(content),
+		});
 	});
 
 	it('is resumed with the same service-side limit, giving exactly Limit records', async () => {
@@ -100,7 +111,9 @@ describe('a dropped connection', () => {
 
 	it('is resumed under filters, with the matches of a clean read', async () => {
 		const country = record(0).country_code as string;
-		const byHand = clean().filter((entry) => entry.country_code === country).map(({ name }) => ({ name }));
+		const byHand = clean()
+			.filter((entry) => entry.country_code === country)
+			.map(({ name }) => ({ name }));
 		const result = await stream({ fields: ['name'], filters: { countryCodes: country } }, [{ dropAfterLines: 600 }]);
 		expect(recordsOf(result.items)).toEqual(byHand);
 	});
@@ -119,7 +132,10 @@ describe('a dropped connection', () => {
 	it('fails after Max Attempts requests in a row without new lines, saying how far it got and what to do; nothing partial is returned', async () => {
 		// Request 1 reads new lines (progress) and drops; requests 2 and 3 drop before any line: 2 in a row
 		// without progress.
-		const result = await stream({ options: { maxAttempts: 2 } }, [{ dropAfterLines: 300 }, { dropAfterLines: 0, count: 5 }]);
+		const result = await stream({ options: { maxAttempts: 2 } }, [
+			{ dropAfterLines: 300 },
+			{ dropAfterLines: 0, count: 5 },
+		]);
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
 			`The dataset "${NEWEST}" could not be read to the end: 2 requests in a row failed without new lines (2× connection dropped)`,
@@ -130,7 +146,9 @@ describe('a dropped connection', () => {
 	});
 
 	it('fails the File output after Max Attempts with the same message', async () => {
-		const result = await stream({ output: 'file', options: { maxAttempts: 1, compression: 'gzip' } }, [{ dropAfterLines: 0, count: 5 }]);
+		const result = await stream({ output: 'file', options: { maxAttempts: 1, compression: 'gzip' } }, [
+			{ dropAfterLines: 0, count: 5 },
+		]);
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
 			`The dataset "${NEWEST}" could not be read to the end: 1 request in a row failed without new lines (1× connection dropped)`,
@@ -146,7 +164,10 @@ describe('a dropped connection', () => {
 	});
 
 	/** A stand-in service that answers stream request n (1-based) with `answer(n, res)`. */
-	async function withServer(answer: (request: number, res: ServerResponse) => void, run: (baseUrl: string) => Promise<void>) {
+	async function withServer(
+		answer: (request: number, res: ServerResponse) => void,
+		run: (baseUrl: string) => Promise<void>,
+	) {
 		let requests = 0;
 		const server: Server = createServer((req, res) => {
 			if (req.url?.startsWith('/json/api/v1/historical/domain/2025-01-01')) {
@@ -168,13 +189,23 @@ describe('a dropped connection', () => {
 
 	const readStandIn = (baseUrl: string) =>
 		runNode({
-			parameters: { resource: 'dataset', operation: 'stream', label: '2025-01-01', returnAll: true, fields: ['name', 'title'] },
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: '2025-01-01',
+				returnAll: true,
+				fields: ['name', 'title'],
+			},
 			credentials: { apiKey: 'test-key-123', baseUrl },
 		});
 
 	it('drops a half-received line and reads it again whole (a drop in the middle of a line and of a character)', async () => {
 		// The simulator drops between lines; this stand-in drops inside a line, right inside "û".
-		const lines = ['{"name":"a.com","title":"Café"}', '{"name":"b.com","title":"Crème brûlée"}', '{"name":"c.com","title":"Zoë"}'];
+		const lines = [
+			'{"name":"a.com","title":"Café"}',
+			'{"name":"b.com","title":"Crème brûlée"}',
+			'{"name":"c.com","title":"Zoë"}',
+		];
 		const body = Buffer.from(lines.join('\n') + '\n');
 		const cut = body.indexOf(Buffer.from('brûl')) + 3;
 		const requests = await withServer(
@@ -213,7 +244,9 @@ describe('a malformed line', () => {
 	it('fails by default with its line number and the beginning of the line', async () => {
 		const result = await stream({}, [{ malformedLineAt: 57 }]);
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toMatch(new RegExp(`^Line 57 of the dataset "${NEWEST}" cannot be read: it is not valid JSON`));
+		expect(result.error?.message).toMatch(
+			new RegExp(`^Line 57 of the dataset "${NEWEST}" cannot be read: it is not valid JSON`),
+		);
 		const broken = line(56).slice(0, 40);
 		expect(result.error?.description).toContain(`The line starts with: ${broken}`);
 		expect(result.error?.description).toContain('Skip and Count');
@@ -236,8 +269,12 @@ describe('a malformed line', () => {
 	});
 
 	it('is counted in the batch it fell into, and in the file item', async () => {
-		const batches = await stream({ output: 'batches', batchSize: 500, options: { onMalformedLine: 'skip' } }, [{ malformedLineAt: 700 }]);
-		expect(batches.items.map((item) => [item.json.batch, (item.json.records as unknown[]).length, item.json.skippedLines])).toEqual([
+		const batches = await stream({ output: 'batches', batchSize: 500, options: { onMalformedLine: 'skip' } }, [
+			{ malformedLineAt: 700 },
+		]);
+		expect(
+			batches.items.map((item) => [item.json.batch, (item.json.records as unknown[]).length, item.json.skippedLines]),
+		).toEqual([
 			[1, 500, 0],
 			[2, 500, 1],
 			[3, 499, 0],
@@ -253,7 +290,13 @@ describe('a malformed line', () => {
 	it('shows a hint with the count and line numbers of skipped lines under the output', async () => {
 		sim.setFaults({ streams: [{ malformedLineAt: 12 }] });
 		const { context } = await createExecuteContext({
-			parameters: { resource: 'dataset', operation: 'stream', label: NEWEST, limit: 20, options: { onMalformedLine: 'skip' } },
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: NEWEST,
+				limit: 20,
+				options: { onMalformedLine: 'skip' },
+			},
 			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
 		});
 		const [items] = await new DomainData().execute.call(context);
@@ -264,7 +307,9 @@ describe('a malformed line', () => {
 	});
 
 	it('counts as a line when resuming: a drop after it neither repeats nor loses a record', async () => {
-		const result = await stream({ output: 'batches', options: { onMalformedLine: 'skip' } }, [{ malformedLineAt: 100, dropAfterLines: 400 }]);
+		const result = await stream({ output: 'batches', options: { onMalformedLine: 'skip' } }, [
+			{ malformedLineAt: 100, dropAfterLines: 400 },
+		]);
 		const expected = clean();
 		expected.splice(99, 1);
 		expect(recordsOf(result.items)).toEqual(expected);
@@ -294,7 +339,9 @@ describe('the other stream faults give exactly the clean records', () => {
 
 	it('splits characters of every record with all fields selected', async () => {
 		const all = 'name,title,meta_description,contact_information';
-		const result = await stream({ fields: all.split(','), returnAll: false, limit: 400, output: 'batches' }, [{ splitUtf8: true }]);
+		const result = await stream({ fields: all.split(','), returnAll: false, limit: 400, output: 'batches' }, [
+			{ splitUtf8: true },
+		]);
 		expect(recordsOf(result.items)).toEqual(clean(400, all));
 		expect(JSON.stringify(recordsOf(result.items))).not.toContain('\uFFFD');
 	});
@@ -333,7 +380,14 @@ describe("a failed File output and n8n's binary data folder (filesystem mode)", 
 		sim.setFaults({ requests: [{ endpoint: 'stream', status: 503, count: 5 }] });
 		const down = await filesLeftBy(() =>
 			runNode({
-				parameters: { resource: 'dataset', operation: 'stream', label: NEWEST, returnAll: true, output: 'file', options: { maxAttempts: 1 } },
+				parameters: {
+					resource: 'dataset',
+					operation: 'stream',
+					label: NEWEST,
+					returnAll: true,
+					output: 'file',
+					options: { maxAttempts: 1 },
+				},
 				credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
 			}),
 		);
@@ -345,13 +399,18 @@ describe("a failed File output and n8n's binary data folder (filesystem mode)", 
 		// Request 1 writes 300 lines and drops (progress); request 2 drops before any new line: with Max Attempts 1
 		// that is the end of the read, after records were written.
 		const { result, added } = await filesLeftBy(() =>
-			stream({ output: 'file', options: { maxAttempts: 1 } }, [{ dropAfterLines: 300 }, { dropAfterLines: 0, count: 5 }]),
+			stream({ output: 'file', options: { maxAttempts: 1 } }, [
+				{ dropAfterLines: 300 },
+				{ dropAfterLines: 0, count: 5 },
+			]),
 		);
 		expect(result.error?.message).toBe(
 			`The dataset "${NEWEST}" could not be read to the end: 1 request in a row failed without new lines (1× connection dropped)`,
 		);
 		expect(added).toHaveLength(1);
-		expect(added[0]).toMatch(/^workflows\/harness-workflow\/executions\/harness-execution\/binary_data\/[0-9a-f-]{36}$/);
+		expect(added[0]).toMatch(
+			/^workflows\/harness-workflow\/executions\/harness-execution\/binary_data\/[0-9a-f-]{36}$/,
+		);
 		expect((result.error as { description?: string }).description).toMatch(
 			/[\d.]+ (?:bytes|KB|MB) had been written: in n8n's filesystem binary data mode, that partial file stays with this execution's binary data until n8n deletes the execution/,
 		);

@@ -34,7 +34,11 @@ async function serve(second: Second): Promise<void> {
 			return;
 		}
 		const body =
-			second === 'reversed' ? [...lines].reverse() : second === 'missing' ? lines.filter((_, i) => i < 500 || i >= 510) : lines;
+			second === 'reversed'
+				? [...lines].reverse()
+				: second === 'missing'
+					? lines.filter((_, i) => i < 500 || i >= 510)
+					: lines;
 		res.end(body.join(''));
 	});
 }
@@ -44,11 +48,20 @@ afterEach(async () => {
 });
 
 const namesOf = (items: INodeExecutionData[]) =>
-	items.flatMap(({ json }) => (Array.isArray(json.records) ? (json.records as IDataObject[]) : [json])).map((r) => r.name);
+	items
+		.flatMap(({ json }) => (Array.isArray(json.records) ? (json.records as IDataObject[]) : [json]))
+		.map((r) => r.name);
 
 function run(output: string) {
 	return runNode({
-		parameters: { resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, fields: ['name', 'rank'], output },
+		parameters: {
+			resource: 'dataset',
+			operation: 'stream',
+			label: LABEL,
+			returnAll: true,
+			fields: ['name', 'rank'],
+			output,
+		},
 		credentials: { apiKey: 'reorder-key', baseUrl: server.url },
 	});
 }
@@ -60,7 +73,9 @@ describe.each(['items', 'batches', 'file'])('a resumed stream, %s output', (outp
 		expect(result.error?.message).toBe(
 			`The dataset "${LABEL}" came back in another order after a dropped connection: its first 1,000 lines are not the 1,000 lines read before the connection dropped`,
 		);
-		expect((result.error as { description?: string }).description).toContain('no record was output twice and none was left out');
+		expect((result.error as { description?: string }).description).toContain(
+			'no record was output twice and none was left out',
+		);
 		expect(streams).toBe(2);
 	});
 

@@ -7,7 +7,12 @@
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import * as core from 'n8n-core';
-import type { ExecuteWorkflowOptions, IExecuteWorkflowInfo, INodeParameters, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import type {
+	ExecuteWorkflowOptions,
+	IExecuteWorkflowInfo,
+	INodeParameters,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 import { binaryDataFiles, runNode } from '../../harness/n8n';
 import { type ImpatientProxy, startImpatientProxy } from '../../harness/impatientProxy';
@@ -40,10 +45,19 @@ function slowSubWorkflow(delayMs: number) {
 
 /** Stream of the newest snapshot (the fields above), Output Sub-Workflow in batches of BATCH, plus `parameters`. */
 const STREAM = { resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, returnAll: true };
-const SUB_WORKFLOW = { output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: 'slowWf' }, batchSize: BATCH };
+const SUB_WORKFLOW = {
+	output: 'subWorkflow',
+	workflowId: { __rl: true, mode: 'id', value: 'slowWf' },
+	batchSize: BATCH,
+};
 
 /** Runs the node; the names the sub-workflow got must be the snapshot's from `from` on, each once and in order. */
-async function run(baseUrl: string, sub: ReturnType<typeof slowSubWorkflow>, parameters: INodeParameters = {}, from = 0) {
+async function run(
+	baseUrl: string,
+	sub: ReturnType<typeof slowSubWorkflow>,
+	parameters: INodeParameters = {},
+	from = 0,
+) {
 	const credentials = { apiKey: KEYS.pro, baseUrl };
 	const all = { ...STREAM, ...SUB_WORKFLOW, ...parameters };
 	const result = await runNode({ parameters: all, credentials, executeWorkflow: sub.executeWorkflow });
@@ -91,9 +105,15 @@ describe('Sub-Workflow output through a spool: a slow sub-workflow costs no extr
 		expect(summary.json.spoolFiles).toBe(binaryDataFiles().length - filesBefore);
 		expect(summary.json.spooledBytes).toBeGreaterThan(0);
 		// Where a long run is, in n8n's log: the spool, then about every 5 % of the batches (here each one).
-		expect(lines[0]).toMatch(/^Domain Data: dataset "2025-06-30": 60,000 records \([\d.]+ MB\) spooled into \d+ files; feeding 6 batches/);
-		expect(lines.slice(1)).toEqual([1, 2, 3, 4, 5, 6].map((batch) =>
-			`Domain Data: dataset "2025-06-30": batch ${batch} of 6 done by the sub-workflow (${batch * 10},000 records)`));
+		expect(lines[0]).toMatch(
+			/^Domain Data: dataset "2025-06-30": 60,000 records \([\d.]+ MB\) spooled into \d+ files; feeding 6 batches/,
+		);
+		expect(lines.slice(1)).toEqual(
+			[1, 2, 3, 4, 5, 6].map(
+				(batch) =>
+					`Domain Data: dataset "2025-06-30": batch ${batch} of 6 done by the sub-workflow (${batch * 10},000 records)`,
+			),
+		);
 	}, 60_000);
 
 	it('with an Idle Timeout (1 s) shorter than a batch: every record once, one stream request', async () => {

@@ -44,7 +44,9 @@ function recorder(fail?: (run: number) => boolean) {
 		await new Promise((resolve) => setImmediate(resolve));
 		active--;
 		if (fail?.(runs.length)) {
-			throw Object.assign(new Error('duplicate key value violates unique constraint "domains_pkey"'), { executionId: '4711' });
+			throw Object.assign(new Error('duplicate key value violates unique constraint "domains_pkey"'), {
+				executionId: '4711',
+			});
 		}
 		return { executionId: String(runs.length), data: [options.inputData ?? []] };
 	};
@@ -77,7 +79,10 @@ function subWorkflow(
 function expectedRecords(from: number, to: number): IDataObject[] {
 	const records = [];
 	for (let position = from; position < to; position++) {
-		records.push({ ...(JSON.parse(sim().index.lineAt(position, NEWEST, FIELDS.join(','))) as IDataObject), label: NEWEST });
+		records.push({
+			...(JSON.parse(sim().index.lineAt(position, NEWEST, FIELDS.join(','))) as IDataObject),
+			label: NEWEST,
+		});
 	}
 	return records;
 }
@@ -104,7 +109,11 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 	});
 
 	it('takes the workflow by ID or from an expression, as a plain resource locator or a string', async () => {
-		for (const workflowId of [{ __rl: true, mode: 'id', value: 'byId42' }, '={{ "fromExpr7" }}', { __rl: true, mode: 'id', value: '={{ "rlExpr9" }}' }]) {
+		for (const workflowId of [
+			{ __rl: true, mode: 'id', value: 'byId42' },
+			'={{ "fromExpr7" }}',
+			{ __rl: true, mode: 'id', value: '={{ "rlExpr9" }}' },
+		]) {
 			const { runs, executeWorkflow } = recorder();
 			const result = await subWorkflow({ workflowId, returnAll: false, limit: 10 }, executeWorkflow);
 			expect(result.error).toBeUndefined();
@@ -120,7 +129,10 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		expect(Object.keys(plain.runs[0].records[0]).sort()).toEqual(['label', 'name', 'rank']);
 
 		const withInfo = recorder();
-		const result = await subWorkflow({ returnAll: false, limit: 25, batchSize: 10, options: { batchInfoField: 'batch' } }, withInfo.executeWorkflow);
+		const result = await subWorkflow(
+			{ returnAll: false, limit: 25, batchSize: 10, options: { batchInfoField: 'batch' } },
+			withInfo.executeWorkflow,
+		);
 		expect(result.error).toBeUndefined();
 		expect(withInfo.runs.map((run) => run.records[0].batch)).toEqual([
 			{ number: 1, progress: 'batch 1 of 3', firstRecord: 1, lastRecord: 10, records: 10 },
@@ -144,7 +156,9 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		expect(result.error?.message).toBe(
 			`The sub-workflow failed at batch 2 (records 1,001-2,000 of the dataset "${NEWEST}"); 1,000 records were done`,
 		);
-		expect(result.error?.description).toContain('(execution 4711) said: duplicate key value violates unique constraint "domains_pkey"');
+		expect(result.error?.description).toContain(
+			'(execution 4711) said: duplicate key value violates unique constraint "domains_pkey"',
+		);
 		expect(result.error?.description).toContain('"Skip Records" set to 1000');
 	});
 
@@ -190,14 +204,19 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		const { runs, executeWorkflow } = recorder();
 		const result = await subWorkflow({}, executeWorkflow, { nodeTypeName: 'n8n-nodes-domain-data.domainDataTool' });
 		// The tool layer refuses in words a model can pass on (actions/tool/runAsTool.ts).
-		expect(result.error?.message).toMatch(/^This tool is set to send its data to a sub-workflow, .*set Output to "Items"/);
+		expect(result.error?.message).toMatch(
+			/^This tool is set to send its data to a sub-workflow, .*set Output to "Items"/,
+		);
 		expect(runs).toHaveLength(0);
 		expect(sim().calls()).toHaveLength(0);
 	});
 
 	it('with filters sends only matching records, and an empty selection runs nothing', async () => {
 		const { runs, executeWorkflow } = recorder();
-		const result = await subWorkflow({ fields: ['name', 'country_code'], filters: { countryCodes: 'DE' }, batchSize: 50 }, executeWorkflow);
+		const result = await subWorkflow(
+			{ fields: ['name', 'country_code'], filters: { countryCodes: 'DE' }, batchSize: 50 },
+			executeWorkflow,
+		);
 		expect(result.error).toBeUndefined();
 		const sent = runs.flatMap((run) => run.records);
 		expect(sent.length).toBeGreaterThan(0);
@@ -257,12 +276,20 @@ describe('Dataset → Compare, Sub-Workflow output', () => {
 
 	it('resumes after Skip Records changes: the rest goes out, nothing twice', async () => {
 		const all = recorder();
-		await compare({ output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: 'w' }, batchSize: 25 }, all.executeWorkflow);
+		await compare(
+			{ output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: 'w' }, batchSize: 25 },
+			all.executeWorkflow,
+		);
 		const sent = all.runs.flatMap((run) => run.records);
 
 		const rest = recorder();
 		const result = await compare(
-			{ output: 'subWorkflow', workflowId: { __rl: true, mode: 'id', value: 'w' }, batchSize: 25, options: { skipRecords: 30 } },
+			{
+				output: 'subWorkflow',
+				workflowId: { __rl: true, mode: 'id', value: 'w' },
+				batchSize: 25,
+				options: { skipRecords: 30 },
+			},
 			rest.executeWorkflow,
 		);
 		expect(result.error).toBeUndefined();
@@ -275,15 +302,23 @@ describe('Dataset → Compare, Sub-Workflow output', () => {
 async function withHints(parameters: INodeParameters, executeWorkflow: ExecuteWorkflow, continueOnFail = false) {
 	const { context } = await createExecuteContext({
 		parameters: {
-			resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, output: 'subWorkflow',
-			workflowId: { __rl: true, mode: 'id', value: 'subWf1' }, ...parameters,
+			resource: 'dataset',
+			operation: 'stream',
+			label: 'latest',
+			fields: FIELDS,
+			output: 'subWorkflow',
+			workflowId: { __rl: true, mode: 'id', value: 'subWf1' },
+			...parameters,
 		},
 		credentials: { apiKey: KEYS.pro, baseUrl: sim().url },
 		executeWorkflow,
 		continueOnFail,
 	});
 	const [items] = await new DomainData().execute.call(context);
-	return { items, hints: (context as unknown as { hints: Array<{ message: string }> }).hints.map((hint) => hint.message) };
+	return {
+		items,
+		hints: (context as unknown as { hints: Array<{ message: string }> }).hints.map((hint) => hint.message),
+	};
 }
 
 describe('Sub-Workflow output: a workflow that would call itself', () => {
@@ -292,7 +327,9 @@ describe('Sub-Workflow output: a workflow that would call itself', () => {
 	it.each(['stream', 'compare'])('%s: refuses this workflow itself before any call', async (operation) => {
 		const { runs, executeWorkflow } = recorder();
 		const result = await subWorkflow({ operation, workflowId: self }, executeWorkflow);
-		expect(result.error?.message).toBe('The workflow chosen in "Workflow" is this workflow itself (ID harness-workflow)');
+		expect(result.error?.message).toBe(
+			'The workflow chosen in "Workflow" is this workflow itself (ID harness-workflow)',
+		);
 		expect(result.error?.description).toContain('without end');
 		expect(runs).toHaveLength(0);
 		expect(sim().calls()).toHaveLength(0);
@@ -306,12 +343,22 @@ describe('Sub-Workflow output: a workflow that would call itself', () => {
 			'exec-a': {},
 		};
 		const additionalData = { getRunExecutionData: async (id: string) => executions[id] } as never;
-		for (const [target, refused] of [['wf-a', true], ['wf-b', true], ['wf-c', false]] as const) {
+		for (const [target, refused] of [
+			['wf-a', true],
+			['wf-b', true],
+			['wf-c', false],
+		] as const) {
 			sim().reset();
 			const { runs, executeWorkflow } = recorder();
 			const result = await runNode({
 				parameters: {
-					resource: 'dataset', operation: 'stream', label: 'latest', fields: FIELDS, returnAll: false, limit: 5, output: 'subWorkflow',
+					resource: 'dataset',
+					operation: 'stream',
+					label: 'latest',
+					fields: FIELDS,
+					returnAll: false,
+					limit: 5,
+					output: 'subWorkflow',
 					workflowId: { __rl: true, mode: 'id', value: target },
 				},
 				credentials: { apiKey: KEYS.pro, baseUrl: sim().url },
@@ -319,7 +366,9 @@ describe('Sub-Workflow output: a workflow that would call itself', () => {
 				additionalData,
 			});
 			if (refused) {
-				expect(result.error?.message).toBe(`The workflow chosen in "Workflow" (ID ${target}) is running this one: it called it as a sub-workflow`);
+				expect(result.error?.message).toBe(
+					`The workflow chosen in "Workflow" (ID ${target}) is running this one: it called it as a sub-workflow`,
+				);
 				expect(sim().calls()).toHaveLength(0);
 			} else {
 				expect(result.error).toBeUndefined();
@@ -333,25 +382,40 @@ describe('Sub-Workflow output: where the run is', () => {
 	it('each batch says "batch N of M" (the spool knows M), and the summary "batch N of N" at the end', async () => {
 		const { runs, executeWorkflow } = recorder();
 		const result = await subWorkflow({ options: { batchInfoField: 'batch' } }, executeWorkflow);
-		expect(runs.map((run) => (run.records[0].batch as IDataObject).progress)).toEqual(['batch 1 of 3', 'batch 2 of 3', 'batch 3 of 3']);
+		expect(runs.map((run) => (run.records[0].batch as IDataObject).progress)).toEqual([
+			'batch 1 of 3',
+			'batch 2 of 3',
+			'batch 3 of 3',
+		]);
 		expect(result.items[0].json).toMatchObject({ batches: 3, progress: 'batch 3 of 3' });
 	});
 
 	it('a failed run says which batch of how many failed', async () => {
 		const { executeWorkflow } = recorder((run) => run === 2);
-		const result = await subWorkflow({ returnAll: false, limit: 2000, batchSize: 400 }, executeWorkflow, { continueOnFail: true });
+		const result = await subWorkflow({ returnAll: false, limit: 2000, batchSize: 400 }, executeWorkflow, {
+			continueOnFail: true,
+		});
 		expect(result.items[0].json).toMatchObject({ batches: 1, progress: 'batch 2 of 5', skipRecords: 400 });
 	});
 });
 
 describe('Sub-Workflow output: Skip Records beyond the end', () => {
 	it('says so in a hint and in the summary, for Stream and for Compare', async () => {
-		const stream = await withHints({ returnAll: false, limit: 30, options: { skipRecords: 50 } }, recorder().executeWorkflow);
+		const stream = await withHints(
+			{ returnAll: false, limit: 30, options: { skipRecords: 50 } },
+			recorder().executeWorkflow,
+		);
 		expect(stream.items[0].json).toMatchObject({ records: 0, batches: 0, skippedRecords: 30 });
 		expect(stream.hints).toEqual(['Skip Records (50) skipped all 30 records of this selection: nothing was sent']);
 
 		const compare = await withHints(
-			{ operation: 'compare', fields: ['title', 'technologies'], returnAll: false, limit: 12, options: { skipRecords: 1000 } },
+			{
+				operation: 'compare',
+				fields: ['title', 'technologies'],
+				returnAll: false,
+				limit: 12,
+				options: { skipRecords: 1000 },
+			},
 			recorder().executeWorkflow,
 		);
 		expect(compare.items[0].json).toMatchObject({ records: 0, skippedRecords: 12 });
@@ -371,7 +435,9 @@ describe('Sub-Workflow output: the batch info field', () => {
 		const { runs, executeWorkflow } = recorder();
 		const parameters = operation === 'compare' ? { operation, fields: ['title'] } : { operation };
 		const result = await subWorkflow({ ...parameters, options: { batchInfoField: field } }, executeWorkflow);
-		expect(result.error?.message).toBe(`The option "Put Batch Info in Field" names a field the records already use: "${field}"`);
+		expect(result.error?.message).toBe(
+			`The option "Put Batch Info in Field" names a field the records already use: "${field}"`,
+		);
 		expect(runs).toHaveLength(0);
 		expect(sim().calls()).toHaveLength(0);
 	});

@@ -101,7 +101,9 @@ describe('Dataset → Stream, items output', () => {
 
 	it('fails on an unknown label that is not a date without streaming at all', async () => {
 		const result = await stream({ label: 'last-week', limit: 1 });
-		expect(result.error?.message).toContain('The dataset "last-week" does not exist. The newest datasets are: 2025-06-30');
+		expect(result.error?.message).toContain(
+			'The dataset "last-week" does not exist. The newest datasets are: 2025-06-30',
+		);
 		expect(sim.calls('stream')).toHaveLength(0);
 	});
 
@@ -126,12 +128,15 @@ describe('Dataset → Stream, items output', () => {
 	it('refuses an unknown field before any call, naming the allowed ones', async () => {
 		const result = await stream({ fields: '={{ "name, ranking" }}', limit: 2 });
 		expect(result.error?.message).toContain('The parameter "Fields" is not valid: Unknown field name "ranking"');
-		expect(result.error?.message).toContain('name, rank, title, meta_description, country_code, language_code, categories, technologies, tld1, meta_keywords');
+		expect(result.error?.message).toContain(
+			'name, rank, title, meta_description, country_code, language_code, categories, technologies, tld1, meta_keywords',
+		);
 		expect(sim.log).toHaveLength(0);
 	});
 
 	it('reads every field when all 17 are selected', async () => {
-		const all = 'name,rank,title,meta_description,country_code,language_code,categories,technologies,tld1,meta_keywords,canonical,icon,status,dns,first_published_at,redirects_to,contact_information';
+		const all =
+			'name,rank,title,meta_description,country_code,language_code,categories,technologies,tld1,meta_keywords,canonical,icon,status,dns,first_published_at,redirects_to,contact_information';
 		const result = await stream({ fields: all.split(','), limit: 3 });
 		expect(recordsOf(result.items)).toEqual(expectedRange(3, all));
 		expect(recordsOf(result.items)[0]).toEqual(sim.index.recordAt(0, NEWEST));
@@ -142,7 +147,9 @@ describe('Dataset → Stream, batches output', () => {
 	it('gives { label, batch, records } of Batch Size records, the whole snapshot in order', async () => {
 		const result = await stream({ returnAll: true, output: 'batches', batchSize: 700 });
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => [item.json.label, item.json.batch, (item.json.records as unknown[]).length])).toEqual([
+		expect(
+			result.items.map((item) => [item.json.label, item.json.batch, (item.json.records as unknown[]).length]),
+		).toEqual([
 			[NEWEST, 1, 700],
 			[NEWEST, 2, 700],
 			[NEWEST, 3, 600],
@@ -162,7 +169,7 @@ describe('Dataset → Stream, batches output', () => {
 });
 
 describe('Dataset → Stream, file output', () => {
-	it('stores the NDJSON through n8n\'s binary storage on disk, and tells label, record count and size', async () => {
+	it("stores the NDJSON through n8n's binary storage on disk, and tells label, record count and size", async () => {
 		const result = await stream({ returnAll: true, output: 'file' });
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(1);
@@ -178,7 +185,12 @@ describe('Dataset → Stream, file output', () => {
 			sizeBytes: content.length,
 			fields: [...DEFAULT_RECORD_FIELDS],
 		});
-		expect(binary).toMatchObject({ fileName: `${NEWEST}.ndjson`, mimeType: 'application/x-ndjson', fileExtension: 'ndjson', bytes: content.length });
+		expect(binary).toMatchObject({
+			fileName: `${NEWEST}.ndjson`,
+			mimeType: 'application/x-ndjson',
+			fileExtension: 'ndjson',
+			bytes: content.length,
+		});
 		// Filesystem mode: the bytes went to a file (an id), not into the item (no base64 data).
 		expect(binary.id).toMatch(/^filesystem(-v2)?:/);
 		expect(binary.data).not.toMatch(/^[A-Za-z0-9+/]{100,}/);
@@ -204,7 +216,11 @@ describe('Dataset → Stream, file output', () => {
 		expect(text.split('\n')).toHaveLength(DOMAINS + 1);
 		expect(text.startsWith(sim.index.lineAt(0, NEWEST) + '\n')).toBe(true);
 		expect(item.binary!.data).toMatchObject({ fileName: `${NEWEST}.ndjson.gz`, mimeType: 'application/gzip' });
-		expect(item.json).toMatchObject({ recordCount: DOMAINS, sizeBytes: packed.length, uncompressedBytes: Buffer.byteLength(text) });
+		expect(item.json).toMatchObject({
+			recordCount: DOMAINS,
+			sizeBytes: packed.length,
+			uncompressedBytes: Buffer.byteLength(text),
+		});
 		expect(packed.length).toBeLessThan(Buffer.byteLength(text) / 2);
 	});
 
@@ -244,7 +260,10 @@ describe('Dataset → Stream, filters', () => {
 		const language = all[5].language_code;
 		const category = all[5].categories[0];
 		const byHand = all.filter(
-			(record) => record.rank <= 1500 && record.language_code === language && record.categories.some((entry) => entry.toLowerCase().startsWith(category.toLowerCase())),
+			(record) =>
+				record.rank <= 1500 &&
+				record.language_code === language &&
+				record.categories.some((entry) => entry.toLowerCase().startsWith(category.toLowerCase())),
 		);
 		const result = await stream({
 			returnAll: true,
@@ -271,14 +290,24 @@ describe('Dataset → Stream, filters', () => {
 	it('writes only matching records to the file', async () => {
 		const all = everything();
 		const country = all[0].country_code;
-		const result = await stream({ returnAll: true, output: 'file', fields: ['name', 'country_code'], filters: { countryCodes: country } });
+		const result = await stream({
+			returnAll: true,
+			output: 'file',
+			fields: ['name', 'country_code'],
+			filters: { countryCodes: country },
+		});
 		const lines = (await readBinary(result.items[0])).toString().trimEnd().split('\n');
 		const byHand = all.filter((record) => record.country_code === country);
 		expect(lines).toEqual(byHand.map(({ name, country_code }) => JSON.stringify({ name, country_code })));
 		expect(result.items[0].json.recordCount).toBe(byHand.length);
 
 		// A filter on a field that is not selected: the record is written without it.
-		const narrow = await stream({ returnAll: true, output: 'file', fields: ['name'], filters: { countryCodes: country } });
+		const narrow = await stream({
+			returnAll: true,
+			output: 'file',
+			fields: ['name'],
+			filters: { countryCodes: country },
+		});
 		const narrowLines = (await readBinary(narrow.items[0])).toString().trimEnd().split('\n');
 		expect(narrowLines).toEqual(byHand.map(({ name }) => JSON.stringify({ name })));
 	});
@@ -308,7 +337,9 @@ describe('Dataset → Stream, memory guard (Max Records in Memory)', () => {
 
 	it('stops the stream as soon as the maximum is passed (the request itself is capped at maximum + 1)', async () => {
 		const result = await stream({ returnAll: true, output: 'batches', batchSize: 100, options: { maxRecords: 500 } });
-		expect(result.error?.message).toContain(`The dataset "${NEWEST}" has more records for this selection than "Max Records in Memory" (500) allows`);
+		expect(result.error?.message).toContain(
+			`The dataset "${NEWEST}" has more records for this selection than "Max Records in Memory" (500) allows`,
+		);
 		expect(sim.calls('stream')[0].query.limit).toBe('501');
 	});
 
@@ -329,12 +360,20 @@ describe('Dataset → Stream, memory guard (Max Records in Memory)', () => {
 		expect(fits.error).toBeUndefined();
 		expect(fits.items).toHaveLength(50);
 
-		const passes = await stream({ returnAll: true, fields: ['name'], filters: { maxRank: 100 }, options: { maxRecords: 60 } });
+		const passes = await stream({
+			returnAll: true,
+			fields: ['name'],
+			filters: { maxRank: 100 },
+			options: { maxRecords: 60 },
+		});
 		expect(passes.error?.message).toContain('(60)');
 	});
 
 	it('counts the records of all input items together', async () => {
-		const result = await stream({ limit: 40, options: { maxRecords: 100 } }, { input: [{ json: {} }, { json: {} }, { json: {} }] });
+		const result = await stream(
+			{ limit: 40, options: { maxRecords: 100 } },
+			{ input: [{ json: {} }, { json: {} }, { json: {} }] },
+		);
 		expect(result.error?.message).toBe(
 			'The Limit (40) is more than "Max Records in Memory" (100) allows (with the 80 records already output for earlier items)',
 		);
@@ -378,7 +417,10 @@ describe('Dataset → Stream, input items', () => {
 	});
 
 	it('without continueOnFail, fails the node with the item index', async () => {
-		const result = await stream({ label: '={{ $json.label }}', limit: 1 }, { input: [{ json: { label: 'latest' } }, { json: { label: 'nope' } }] });
+		const result = await stream(
+			{ label: '={{ $json.label }}', limit: 1 },
+			{ input: [{ json: { label: 'latest' } }, { json: { label: 'nope' } }] },
+		);
 		expect(result.error?.message).toContain('"nope"');
 		expect((result.error as unknown as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(1);
 	});

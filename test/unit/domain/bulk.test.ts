@@ -41,7 +41,9 @@ describe('Domain → Bulk Get', () => {
 		const misses = Array.from({ length: 10 }, (_, i) => `missing-${i}.example.com`);
 		const asked = [...ranks.map(name), ...misses];
 		// duplicates in other spellings: upper case, URL, email
-		const list = [...asked, name(ranks[0]).toUpperCase(), `https://${name(ranks[1])}/x`, `info@${name(ranks[2])}`].join('\n');
+		const list = [...asked, name(ranks[0]).toUpperCase(), `https://${name(ranks[1])}/x`, `info@${name(ranks[2])}`].join(
+			'\n',
+		);
 		const { items, error } = await bulk(list);
 		expect(error).toBeUndefined();
 
@@ -87,7 +89,11 @@ describe('Domain → Bulk Get', () => {
 	});
 
 	test('several input items share the calls; each gets its own domains, paired with it', async () => {
-		const input = [{ json: { list: `${name(1)} ${name(2)}` } }, { json: { list: `${name(2)} ${name(3)}` } }, { json: { list: '' } }];
+		const input = [
+			{ json: { list: `${name(1)} ${name(2)}` } },
+			{ json: { list: `${name(2)} ${name(3)}` } },
+			{ json: { list: '' } },
+		];
 		const { items } = await bulk('={{ $json.list }}', {}, { input });
 		expect(askedPerCall()).toEqual([[name(1), name(2), name(3)]]);
 		expect(items.map((item) => [item.json.rank, item.pairedItem])).toEqual([
@@ -125,7 +131,13 @@ describe('Domain → Bulk Get', () => {
 	test('a failed call stops further calls; continueOnFail keeps what was paid for and goes on', async () => {
 		// call 1 goes through, call 2 fails (no retry with Max Attempts 1): without continueOnFail call 3 is
 		// never made; with it, call 3 is made (and fails too), and each name of a failed call carries the error
-		const rules = () => sim.setFaults({ requests: [{ endpoint: 'bulk', delayMs: 0, count: 1 }, { endpoint: 'bulk', status: 500, count: 5 }] });
+		const rules = () =>
+			sim.setFaults({
+				requests: [
+					{ endpoint: 'bulk', delayMs: 0, count: 1 },
+					{ endpoint: 'bulk', status: 500, count: 5 },
+				],
+			});
 		const input = [
 			{ json: { list: Array.from({ length: 100 }, (_, i) => name(i + 1)).join(' ') } },
 			{ json: { list: Array.from({ length: 100 }, (_, i) => name(i + 101)).join(' ') } },
@@ -138,17 +150,30 @@ describe('Domain → Bulk Get', () => {
 
 		sim.clearLog();
 		rules();
-		const { items, error } = await bulk('={{ $json.list }}', { concurrency: 1, maxAttempts: 1 }, { input, continueOnFail: true });
+		const { items, error } = await bulk(
+			'={{ $json.list }}',
+			{ concurrency: 1, maxAttempts: 1 },
+			{ input, continueOnFail: true },
+		);
 		expect(error).toBeUndefined();
 		expect(sim.calls('bulk')).toHaveLength(3);
 		expect(items).toHaveLength(300);
-		expect(items.slice(0, 100).every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0)).toBe(true);
-		expect(items[100].json).toEqual({ name: name(101), error: 'The Domain Data service failed with 500 Internal Server Error' });
+		expect(
+			items.slice(0, 100).every((item) => item.pairedItem && (item.pairedItem as { item: number }).item === 0),
+		).toBe(true);
+		expect(items[100].json).toEqual({
+			name: name(101),
+			error: 'The Domain Data service failed with 500 Internal Server Error',
+		});
 		expect(items[100].error?.message).toBe('The Domain Data service failed with 500 Internal Server Error');
 		expect(items.slice(100).map((item) => [item.json.name, (item.pairedItem as { item: number }).item])).toEqual(
 			Array.from({ length: 200 }, (_, i) => [name(i + 101), i < 100 ? 1 : 2]),
 		);
-		expect(items.slice(100).every((item) => item.json.error === 'The Domain Data service failed with 500 Internal Server Error')).toBe(true);
+		expect(
+			items
+				.slice(100)
+				.every((item) => item.json.error === 'The Domain Data service failed with 500 Internal Server Error'),
+		).toBe(true);
 	});
 
 	test('429 with Retry-After on a bulk call: retried after the wait, nothing lost or doubled', async () => {
@@ -173,7 +198,11 @@ describe('a service that fails the third of five calls (local server)', () => {
 	const failingService = useFailingBulkService();
 
 	const run = (continueOnFail: boolean) =>
-		bulk(SITE_NAMES.join(' '), { maxAttempts: 3 }, { continueOnFail, credentials: { apiKey: 'local-key-123', baseUrl: failingService().url } });
+		bulk(
+			SITE_NAMES.join(' '),
+			{ maxAttempts: 3 },
+			{ continueOnFail, credentials: { apiKey: 'local-key-123', baseUrl: failingService().url } },
+		);
 
 	test('no call starts while one is retried; when it fails, the node stops without further calls', async () => {
 		failingService().expectStoppedAtThirdCall((await run(false)).error);
@@ -187,7 +216,9 @@ describe('a service that fails the third of five calls (local server)', () => {
 		expect(failingService().callsMade()).toEqual(['c1', 'c2', 'c3', 'c3', 'c3', 'c4', 'c5']);
 		const message = THIRD_CALL_ERROR;
 		expect(items.map((item) => item.json)).toEqual(
-			SITE_NAMES.map((site, index) => (index >= 200 && index < 300 ? { name: site, error: message } : siteDomain(site))),
+			SITE_NAMES.map((site, index) =>
+				index >= 200 && index < 300 ? { name: site, error: message } : siteDomain(site),
+			),
 		);
 	});
 
@@ -199,7 +230,9 @@ describe('a service that fails the third of five calls (local server)', () => {
 		expect(failingService().callsMade()).toEqual(['c1', 'c2', 'c3', 'c4']);
 		const message = 'The request credits of this Domain Data account are used up';
 		expect(items.map((item) => item.json)).toEqual(
-			SITE_NAMES.map((site, index) => (index >= 200 && index < 300) || index >= 400 ? { name: site, error: message } : siteDomain(site)),
+			SITE_NAMES.map((site, index) =>
+				(index >= 200 && index < 300) || index >= 400 ? { name: site, error: message } : siteDomain(site),
+			),
 		);
 	});
 });
@@ -225,9 +258,13 @@ describe('answers that spell a name otherwise (local server)', () => {
 	});
 
 	test('Unicode for punycode, a www. prefix, upper case and a trailing dot are matched by the normalised name', async () => {
-		const { items, error } = await bulk('münchen.de, example.com, shop.example.org, unknown.net', { includeNotFound: true }, {
-			credentials: { apiKey: 'local-key-123', baseUrl: service.url },
-		});
+		const { items, error } = await bulk(
+			'münchen.de, example.com, shop.example.org, unknown.net',
+			{ includeNotFound: true },
+			{
+				credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+			},
+		);
 		expect(error).toBeUndefined();
 		expect(items.map((item) => item.json)).toEqual([
 			{ name: 'münchen.de', asked: 'xn--mnchen-3ya.de' },
@@ -238,9 +275,13 @@ describe('answers that spell a name otherwise (local server)', () => {
 	});
 
 	test('with Remove "www." off, www.both.com and both.com stay apart: an answer for one is not the other', async () => {
-		const { items } = await bulk('www.both.com both.com', { includeNotFound: true, removeWww: false }, {
-			credentials: { apiKey: 'local-key-123', baseUrl: service.url },
-		});
+		const { items } = await bulk(
+			'www.both.com both.com',
+			{ includeNotFound: true, removeWww: false },
+			{
+				credentials: { apiKey: 'local-key-123', baseUrl: service.url },
+			},
+		);
 		expect(items.map((item) => item.json)).toEqual([
 			{ name: 'www.both.com', found: false },
 			{ name: 'both.com', asked: 'both.com' },

@@ -33,7 +33,11 @@ const askedPerCall = () => sim.calls('bulk').map((entry) => (entry.body as { dom
 
 describe('Domain → Enrich Items', () => {
 	test('10,000 items holding 2,000 distinct domains cost exactly 20 calls', async () => {
-		const spellings = [(n: string) => n, (n: string) => `https://www.${n}/about`, (n: string) => `hello@${n.toUpperCase()}`];
+		const spellings = [
+			(n: string) => n,
+			(n: string) => `https://www.${n}/about`,
+			(n: string) => `hello@${n.toUpperCase()}`,
+		];
 		const input: INodeExecutionData[] = Array.from({ length: 10_000 }, (_, i) => {
 			const rank = (i % 2000) + 1;
 			return { json: { row: i, website: spellings[i % 3](name(rank)) } };
@@ -61,7 +65,10 @@ describe('Domain → Enrich Items', () => {
 			{ json: { company: { name: 'B', website: 'unknown-site.example.org' } } },
 		];
 		const before = JSON.stringify(input);
-		const { items, error } = await enrich(input, { domainField: 'company.website', destinationField: 'company.domain' });
+		const { items, error } = await enrich(input, {
+			domainField: 'company.website',
+			destinationField: 'company.domain',
+		});
 		expect(error).toBeUndefined();
 		expect(JSON.stringify(input)).toBe(before);
 		expect(items).toEqual([
@@ -96,7 +103,11 @@ describe('Domain → Enrich Items', () => {
 		expect(missing.error?.message).toBe('Item 1 has no field "website"');
 		expect(sim.calls()).toHaveLength(0);
 
-		const invalid = await enrich([{ json: { website: name(1) } }, { json: { website: name(2) } }, { json: { website: 'n/a' } }]);
+		const invalid = await enrich([
+			{ json: { website: name(1) } },
+			{ json: { website: name(2) } },
+			{ json: { website: 'n/a' } },
+		]);
 		expect(invalid.error?.message).toBe(
 			'Item 2: the field "website" holds "n/a", which cannot be looked up: a domain name has at least two parts, like example.com',
 		);
@@ -156,7 +167,12 @@ describe('a service that fails the third of five calls (local server)', () => {
 	const input = SITE_NAMES.map((website, row) => ({ json: { row, website } }));
 	const run = (continueOnFail: boolean) =>
 		runNode({
-			parameters: { resource: 'domain', operation: 'enrich', domainField: 'website', options: { maxAttempts: 3 } } as INodeParameters,
+			parameters: {
+				resource: 'domain',
+				operation: 'enrich',
+				domainField: 'website',
+				options: { maxAttempts: 3 },
+			} as INodeParameters,
 			credentials: { apiKey: 'local-key-123', baseUrl: failingService().url },
 			input,
 			continueOnFail,
@@ -173,7 +189,9 @@ describe('a service that fails the third of five calls (local server)', () => {
 		const message = THIRD_CALL_ERROR;
 		expect(items.map((item) => item.json)).toEqual(
 			input.map(({ json }) =>
-				json.row >= 200 && json.row < 300 ? { ...json, error: message } : { ...json, domainData: siteDomain(json.website) },
+				json.row >= 200 && json.row < 300
+					? { ...json, error: message }
+					: { ...json, domainData: siteDomain(json.website) },
 			),
 		);
 		expect(items.map((item) => item.pairedItem)).toEqual(input.map((_, row) => ({ item: row })));

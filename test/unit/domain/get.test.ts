@@ -18,7 +18,11 @@ beforeAll(() => {
 	credentials = { apiKey: KEYS.pro, baseUrl: sim.url };
 });
 
-const get = (domain: unknown, options: Record<string, unknown> = {}, extra: { input?: INodeExecutionData[]; continueOnFail?: boolean } = {}) =>
+const get = (
+	domain: unknown,
+	options: Record<string, unknown> = {},
+	extra: { input?: INodeExecutionData[]; continueOnFail?: boolean } = {},
+) =>
 	runNode({
 		parameters: { resource: 'domain', operation: 'get', domain: domain as string, options } as INodeParameters,
 		credentials,
@@ -133,7 +137,12 @@ describe('Domain → Get', () => {
 
 	test('continueOnFail: failing items become { error } paired with their input, the others go on', async () => {
 		const a = sim.index.domainAt(1).name;
-		const input = [{ json: { site: a } }, { json: { site: '' } }, { json: { site: 'nothere.com' } }, { json: { site: a } }];
+		const input = [
+			{ json: { site: a } },
+			{ json: { site: '' } },
+			{ json: { site: 'nothere.com' } },
+			{ json: { site: a } },
+		];
 		const { items, error } = await get('={{ $json.site }}', {}, { input, continueOnFail: true });
 		expect(error).toBeUndefined();
 		expect(items).toEqual([

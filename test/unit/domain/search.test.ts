@@ -62,14 +62,23 @@ describe('Domain → Search', () => {
 		const { items, error } = await search({ returnAll: true, options: { pageSize: 300 } });
 		expect(error).toBeUndefined();
 		expect(bodies().map((body) => body.pageSize)).toEqual([300, 300, 300, 300]);
-		expect(bodies().map((body) => body.searchAfter)).toEqual([undefined, cursorAfter(300), cursorAfter(600), cursorAfter(900)]);
+		expect(bodies().map((body) => body.searchAfter)).toEqual([
+			undefined,
+			cursorAfter(300),
+			cursorAfter(600),
+			cursorAfter(900),
+		]);
 		expect(items).toHaveLength(1000);
 		expect(new Set(items.map((item) => item.json.name)).size).toBe(1000);
 		expect(items.at(-1)?.json.rank).toBe(1000);
 	});
 
 	test('filters go to the service as given, next to the paging keys', async () => {
-		const { items, error } = await search({ limit: 20, filters: '{"language": "de", "maxRank": 900}', options: { pageSize: 8 } });
+		const { items, error } = await search({
+			limit: 20,
+			filters: '{"language": "de", "maxRank": 900}',
+			options: { pageSize: 8 },
+		});
 		expect(error).toBeUndefined();
 		expect(bodies()[0]).toEqual({ language: 'de', maxRank: 900, pageSize: 8 });
 		expect(bodies()[1]).toMatchObject({ language: 'de', maxRank: 900, pageSize: 8 });
@@ -113,7 +122,9 @@ describe('Domain → Search', () => {
 	test('a page size above the plan: the service reason plus a hint to lower Page Size', async () => {
 		const { error } = await search({ returnAll: true }, { credentials: { apiKey: KEYS.basic, baseUrl: sim.url } });
 		expect(error?.httpCode).toBe('400');
-		expect(error?.message).toBe('The service rejected the request: pageSize 100 exceeds the maximum of 50 for the basic plan.');
+		expect(error?.message).toBe(
+			'The service rejected the request: pageSize 100 exceeds the maximum of 50 for the basic plan.',
+		);
 		expect(error?.description).toContain('lower Options → Page Size (this call asked for 100)');
 		expect(sim.calls()).toHaveLength(1);
 	});
@@ -125,24 +136,38 @@ describe('Domain → Search', () => {
 		expect(first.items.slice(0, -1).some((item) => '_paging' in item.json)).toBe(false);
 
 		sim.clearLog();
-		const second = await search({ limit: 30, options: { pageSize: 20, searchAfter: JSON.stringify(paging.searchAfter) } });
+		const second = await search({
+			limit: 30,
+			options: { pageSize: 20, searchAfter: JSON.stringify(paging.searchAfter) },
+		});
 		expect(bodies()[0]).toEqual({ pageSize: 20, searchAfter: cursorAfter(30) });
 		expect(second.items.map((item) => item.json.rank)).toEqual(Array.from({ length: 30 }, (_, i) => i + 31));
 
 		sim.clearLog();
-		const last = await search({ returnAll: true, options: { pageSize: 500, includePagingInfo: true, searchAfter: cursorAfter(990) } });
+		const last = await search({
+			returnAll: true,
+			options: { pageSize: 500, includePagingInfo: true, searchAfter: cursorAfter(990) },
+		});
 		expect(last.items.map((item) => item.json.rank)).toEqual([991, 992, 993, 994, 995, 996, 997, 998, 999, 1000]);
 		expect(last.items.at(-1)?.json._paging).toEqual({ total: 1000, searchAfter: null, hasMore: false });
 	});
 
-	test.each([['[1, 2'], ['{"a": 1}'], ['[]']])('a bad Start Cursor %j: a clear error before any call', async (searchAfter) => {
-		const { error } = await search({ options: { searchAfter } });
-		expect(error?.message).toContain('The Start Cursor must be a JSON array');
-		expect(sim.calls()).toHaveLength(0);
-	});
+	test.each([['[1, 2'], ['{"a": 1}'], ['[]']])(
+		'a bad Start Cursor %j: a clear error before any call',
+		async (searchAfter) => {
+			const { error } = await search({ options: { searchAfter } });
+			expect(error?.message).toContain('The Start Cursor must be a JSON array');
+			expect(sim.calls()).toHaveLength(0);
+		},
+	);
 
 	test('continueOnFail: a failing input item gives { error } (with paging info to go on); the others go through', async () => {
-		sim.setFaults({ requests: [{ delayMs: 0, count: 1 }, { status: 500, count: 1 }] });
+		sim.setFaults({
+			requests: [
+				{ delayMs: 0, count: 1 },
+				{ status: 500, count: 1 },
+			],
+		});
 		const input = [{ json: { f: '{}' } }, { json: { f: 'nope' } }, { json: { f: '{}' } }];
 		const { items, error } = await search(
 			{ limit: 6, filters: '={{ $json.f }}', options: { pageSize: 3, maxAttempts: 1, includePagingInfo: true } },
@@ -194,7 +219,13 @@ describe('guards against endless paging (local server)', () => {
 				// 3 domains, then empty pages that still carry a fresh cursor and a huge total; the server
 				// gives up after 50 calls so that a client without the rule still ends
 				const page = received.length === 1 ? results.slice(0, 3) : [];
-				res.end(JSON.stringify({ results: page, ...(received.length < 50 ? { search_after: [received.length, 1] } : {}), total: 879000 }));
+				res.end(
+					JSON.stringify({
+						results: page,
+						...(received.length < 50 ? { search_after: [received.length, 1] } : {}),
+						total: 879000,
+					}),
+				);
 			} else if (mode === 'capped') {
 				// a plan that caps pages at 40 whatever is asked; 250 domains in all, an honest total
 				const start = body.searchAfter ? body.searchAfter[0] : 0;
@@ -303,7 +334,10 @@ describe('guards against endless paging (local server)', () => {
 			continueOnFail: true,
 		});
 		expect(continued.items.map((item) => item.json)).toEqual([
-			{ error: 'The Domain Data service gave an unexpected answer (search result 1 of page 1 is a list, not a domain object)' },
+			{
+				error:
+					'The Domain Data service gave an unexpected answer (search result 1 of page 1 is a list, not a domain object)',
+			},
 		]);
 	});
 
@@ -311,7 +345,10 @@ describe('guards against endless paging (local server)', () => {
 		mode = 'odd';
 		const { items, error } = await run({ returnAll: true, options: { pageSize: 2 } });
 		expect(error).toBeUndefined();
-		expect(received).toEqual([{ pageSize: 2 }, { pageSize: 2, searchAfter: ['zz', 1.5, { deep: [null, true] }, 12345678901234] }]);
+		expect(received).toEqual([
+			{ pageSize: 2 },
+			{ pageSize: 2, searchAfter: ['zz', 1.5, { deep: [null, true] }, 12345678901234] },
+		]);
 		expect(items).toHaveLength(4);
 	});
 });

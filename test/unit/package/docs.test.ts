@@ -40,7 +40,9 @@ describe('the documentation', () => {
 	});
 
 	it('links every page of docs/ from the README', () => {
-		const linked = new Set(localLinks(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')).map((link) => link.split('#')[0]));
+		const linked = new Set(
+			localLinks(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')).map((link) => link.split('#')[0]),
+		);
 		const unlinked = PAGES.slice(1)
 			.map((page) => relative(REPO_ROOT, page))
 			.filter((page) => !linked.has(page));

@@ -46,7 +46,11 @@ function compareConfigs(): { files: string[]; weaker: Weakening[]; rules: number
 		}
 		process.stdout.write(JSON.stringify({ files, weaker, rules }));
 	`;
-	return runEslintScript(script, 'comparing the lint configurations') as { files: string[]; weaker: Weakening[]; rules: number };
+	return runEslintScript(script, 'comparing the lint configurations') as {
+		files: string[];
+		weaker: Weakening[];
+		rules: number;
+	};
 }
 
 /** Runs an ES-module script against ESLint's API in a plain Node process in the repository; returns its JSON output. */
@@ -147,21 +151,58 @@ describe('npm run lint keeps errors in one module and the layers pointing one wa
 	it('refuses imports of actions/ below it, of transport internals outside transport/, and anything but ./errors in the bottom layer', () => {
 		const results = lintPlanted([
 			{ filePath: 'nodes/DomainData/transport/planted.ts', code: "export { readLimit } from '../actions/common';\n" },
-			{ filePath: 'nodes/DomainData/helpers/planted.ts', code: "import { readLimit } from '../actions/common';\nexport const r = readLimit;\n" },
-			{ filePath: 'nodes/DomainData/helpers/planted.ts', code: "import { statusError } from '../transport/errors';\nexport const r = statusError;\n" },
-			{ filePath: 'nodes/DomainData/actions/domain/planted.ts', code: "import { statusError } from '../../transport/errors';\nexport const r = statusError;\n" },
-			{ filePath: 'nodes/DomainDataTrigger/planted.ts', code: "import { RETRY_TIMING } from '../DomainData/transport/retry';\nexport const r = RETRY_TIMING;\n" },
-			{ filePath: 'nodes/DomainData/parameters.ts', code: "import { apiRequest } from './transport';\nexport const r = apiRequest;\n" },
-			{ filePath: 'nodes/DomainData/errors.ts', code: "import { RETRY_TIMING } from './transport/retry';\nexport const r = RETRY_TIMING;\n" },
-			{ filePath: 'nodes/DomainData/parameters.ts', code: "import { operationError } from './errors';\nexport const r = operationError;\n" },
-			{ filePath: 'nodes/DomainData/actions/domain/planted.ts', code: "import { apiRequest } from '../../transport';\nexport const r = apiRequest;\n" },
+			{
+				filePath: 'nodes/DomainData/helpers/planted.ts',
+				code: "import { readLimit } from '../actions/common';\nexport const r = readLimit;\n",
+			},
+			{
+				filePath: 'nodes/DomainData/helpers/planted.ts',
+				code: "import { statusError } from '../transport/errors';\nexport const r = statusError;\n",
+			},
+			{
+				filePath: 'nodes/DomainData/actions/domain/planted.ts',
+				code: "import { statusError } from '../../transport/errors';\nexport const r = statusError;\n",
+			},
+			{
+				filePath: 'nodes/DomainDataTrigger/planted.ts',
+				code: "import { RETRY_TIMING } from '../DomainData/transport/retry';\nexport const r = RETRY_TIMING;\n",
+			},
+			{
+				filePath: 'nodes/DomainData/parameters.ts',
+				code: "import { apiRequest } from './transport';\nexport const r = apiRequest;\n",
+			},
+			{
+				filePath: 'nodes/DomainData/errors.ts',
+				code: "import { RETRY_TIMING } from './transport/retry';\nexport const r = RETRY_TIMING;\n",
+			},
+			{
+				filePath: 'nodes/DomainData/parameters.ts',
+				code: "import { operationError } from './errors';\nexport const r = operationError;\n",
+			},
+			{
+				filePath: 'nodes/DomainData/actions/domain/planted.ts',
+				code: "import { apiRequest } from '../../transport';\nexport const r = apiRequest;\n",
+			},
 		]);
 		const restricted = (rules: string[]) => rules.includes('no-restricted-imports');
-		expect(results.map(({ rules }) => restricted(rules))).toEqual([true, true, true, true, true, true, true, false, false]);
+		expect(results.map(({ rules }) => restricted(rules))).toEqual([
+			true,
+			true,
+			true,
+			true,
+			true,
+			true,
+			true,
+			false,
+			false,
+		]);
 	}, 120_000);
 
 	it("puts the trigger on DomainData's layers: editor definitions of actions/ only, and DomainData never imports it", () => {
-		const planted = (filePath: string, from: string) => ({ filePath, code: `import * as x from '${from}';\nexport const r = x;\n` });
+		const planted = (filePath: string, from: string) => ({
+			filePath,
+			code: `import * as x from '${from}';\nexport const r = x;\n`,
+		});
 		const trigger = 'nodes/DomainDataTrigger/planted.ts';
 		const results = lintPlanted([
 			planted(trigger, '../DomainData/actions/dataset/stream.operation'),

@@ -147,7 +147,12 @@ function loadWithN8n(packageDir: string) {
 			};
 			usableAsTool?: boolean;
 		}>;
-		credentials: Array<{ name: string; iconUrl?: { light: string; dark: string }; documentationUrl?: string; supportedNodes?: string[] }>;
+		credentials: Array<{
+			name: string;
+			iconUrl?: { light: string; dark: string };
+			documentationUrl?: string;
+			supportedNodes?: string[];
+		}>;
 	};
 }
 
@@ -162,7 +167,8 @@ describe('the packed tarball', () => {
 		const files = packed.files;
 		const unexpected = files.filter(
 			(file) =>
-				!['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'index.js'].includes(file) && !file.startsWith('dist/'),
+				!['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'index.js'].includes(file) &&
+				!file.startsWith('dist/'),
 		);
 		expect(unexpected).toEqual([]);
 		expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'index.js']));
@@ -171,10 +177,14 @@ describe('the packed tarball', () => {
 		const distFiles = files.filter((file) => file.startsWith('dist/'));
 		expect(distFiles.filter((file) => !/\.(js|js\.map|svg|png|node\.json)$/.test(file))).toEqual([]);
 		// Nothing from the test tree, the simulator, the harness, scripts or benchmarks; no TypeScript sources.
-		expect(files.filter((file) => /(^|\/)(test|tests|__tests__|simulator|harness|scripts|bench)\//.test(file))).toEqual([]);
+		expect(files.filter((file) => /(^|\/)(test|tests|__tests__|simulator|harness|scripts|bench)\//.test(file))).toEqual(
+			[],
+		);
 		expect(files.filter((file) => /\.ts$|\.tsbuildinfo$|\.test\./.test(file))).toEqual([]);
 		// A map only where its compiled file is shipped.
-		const orphanMaps = distFiles.filter((file) => file.endsWith('.js.map') && !files.includes(file.slice(0, -'.map'.length)));
+		const orphanMaps = distFiles.filter(
+			(file) => file.endsWith('.js.map') && !files.includes(file.slice(0, -'.map'.length)),
+		);
 		expect(orphanMaps).toEqual([]);
 	});
 

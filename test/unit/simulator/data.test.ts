@@ -13,7 +13,15 @@ import { SearchEngine } from '../../simulator/search';
 import { SnapshotRegistry } from '../../simulator/snapshots';
 import { EMOJI, TEXTS } from '../../simulator/texts';
 import { RECORD_FIELDS, DEFAULT_RECORD_FIELDS } from '../../simulator/types';
-import { CATEGORY_LEAVES, FIRST_WORDS, LABEL_PATTERNS, PUBLIC_SUFFIXES, SECOND_WORDS, SUBDOMAINS, TECHNOLOGIES } from '../../simulator/vocabulary';
+import {
+	CATEGORY_LEAVES,
+	FIRST_WORDS,
+	LABEL_PATTERNS,
+	PUBLIC_SUFFIXES,
+	SECOND_WORDS,
+	SUBDOMAINS,
+	TECHNOLOGIES,
+} from '../../simulator/vocabulary';
 
 const SEED = 20250630;
 
@@ -47,13 +55,25 @@ describe('names', () => {
 			const identity = codec.identity(key);
 			if (identity.subdomain) subdomains++;
 			if (identity.name.includes('xn--')) idns++;
-			if (codec.keyOf(identity.name) !== key || codec.keyOf(identity.name.toUpperCase()) !== key) failures.push(identity.name);
+			if (codec.keyOf(identity.name) !== key || codec.keyOf(identity.name.toUpperCase()) !== key)
+				failures.push(identity.name);
 		}
 		expect(failures).toEqual([]);
 		expect(subdomains).toBeGreaterThan(1000);
 		expect(idns).toBeGreaterThan(1000);
 		const sample = codec.identity(12345);
-		for (const wrong of ['', 'com', 'example.com', `${sample.name}.`, `x${sample.name}`, `www.${sample.tld1}`, `${sample.tld1.replace(/\.[^.]+$/, '.zz')}`, `a.b.${sample.tld1}`, 'brightmarket01.com', 'xn--.com']) {
+		for (const wrong of [
+			'',
+			'com',
+			'example.com',
+			`${sample.name}.`,
+			`x${sample.name}`,
+			`www.${sample.tld1}`,
+			`${sample.tld1.replace(/\.[^.]+$/, '.zz')}`,
+			`a.b.${sample.tld1}`,
+			'brightmarket01.com',
+			'xn--.com',
+		]) {
 			if (wrong !== sample.name) expect(codec.keyOf(wrong)).toBeUndefined();
 		}
 		expect(SUBDOMAINS.length).toBeGreaterThan(3);
@@ -84,7 +104,8 @@ describe('random', () => {
 describe('vocabulary needs no JSON escaping (the fast writers only add quotes)', () => {
 	test('texts, topics, words, technologies, categories, emoji', () => {
 		const pieces: string[] = [...FIRST_WORDS, ...SECOND_WORDS, ...TECHNOLOGIES, ...CATEGORY_LEAVES, ...EMOJI];
-		for (const texts of Object.values(TEXTS)) pieces.push(...texts.titles, ...texts.descriptions, ...texts.topics, ...texts.keywords);
+		for (const texts of Object.values(TEXTS))
+			pieces.push(...texts.titles, ...texts.descriptions, ...texts.topics, ...texts.keywords);
 		for (const piece of pieces) expect(JSON.stringify(piece)).toBe(`"${piece}"`);
 	});
 });
@@ -94,14 +115,20 @@ describe('snapshot drift', () => {
 	const registry = new SnapshotRegistry(SEED, 4);
 	const [newest, previous] = registry.datasets().map((dataset) => registry.resolve(dataset.label)!);
 	const byName = (snapshot: Parameters<DomainIndex['recordAt']>[1]) =>
-		new Map(Array.from({ length: index.size }, (_, position) => index.recordAt(position, snapshot)).map((record) => [record.name, record]));
+		new Map(
+			Array.from({ length: index.size }, (_, position) => index.recordAt(position, snapshot)).map((record) => [
+				record.name,
+				record,
+			]),
+		);
 
 	test('two snapshots differ in a few percent of their common domains, in every drifting field, and reproducibly', () => {
 		const newer = byName(newest);
 		const older = byName(previous);
 		const common = [...newer.keys()].filter((name) => older.has(name));
 		const differing = (field: 'technologies' | 'title' | 'categories' | 'country_code' | 'language_code') =>
-			common.filter((name) => JSON.stringify(newer.get(name)![field]) !== JSON.stringify(older.get(name)![field])).length / common.length;
+			common.filter((name) => JSON.stringify(newer.get(name)![field]) !== JSON.stringify(older.get(name)![field]))
+				.length / common.length;
 		expect(differing('technologies')).toBeGreaterThan(0.03);
 		expect(differing('technologies')).toBeLessThan(0.07);
 		for (const field of ['title', 'categories'] as const) {
@@ -114,10 +141,17 @@ describe('snapshot drift', () => {
 		// Domains come and go too (about 3% each way), and fields that do not drift never change.
 		expect(index.size - common.length).toBeGreaterThan(index.size * 0.03);
 		expect(index.size - common.length).toBeLessThan(index.size * 0.09);
-		expect(common.every((name) => newer.get(name)!.tld1 === older.get(name)!.tld1 && JSON.stringify(newer.get(name)!.dns) === JSON.stringify(older.get(name)!.dns))).toBe(true);
+		expect(
+			common.every(
+				(name) =>
+					newer.get(name)!.tld1 === older.get(name)!.tld1 &&
+					JSON.stringify(newer.get(name)!.dns) === JSON.stringify(older.get(name)!.dns),
+			),
+		).toBe(true);
 		// Deterministic per label: a second registry with the same seed gives the same records.
 		const again = new SnapshotRegistry(SEED, 4).resolve(newest.label)!;
-		for (let position = 0; position < index.size; position += 97) expect(index.recordAt(position, again)).toEqual(index.recordAt(position, newest));
+		for (let position = 0; position < index.size; position += 97)
+			expect(index.recordAt(position, again)).toEqual(index.recordAt(position, newest));
 	});
 
 	test('adopting or dropping a technology changes one entry; the live index does not drift', () => {
@@ -138,7 +172,11 @@ describe('snapshot drift', () => {
 		expect(dropped).toBeGreaterThan(50);
 		for (let rank = 1; rank <= 2000; rank += 13) {
 			const live = index.domainAt(rank);
-			expect(index.recordAt(rank - 1)).toMatchObject({ name: live.name, title: live.title, technologies: live.technologies ?? [] });
+			expect(index.recordAt(rank - 1)).toMatchObject({
+				name: live.name,
+				title: live.title,
+				technologies: live.technologies ?? [],
+			});
 		}
 	});
 });
@@ -148,7 +186,12 @@ describe('stream lines', () => {
 	const registry = new SnapshotRegistry(SEED, 4);
 
 	test('the byte writer produces exactly the bytes of the reference line, for every field and snapshot', () => {
-		const selections = [DEFAULT_RECORD_FIELDS, RECORD_FIELDS, ['name'], ['technologies', 'meta_description', 'title']] as const;
+		const selections = [
+			DEFAULT_RECORD_FIELDS,
+			RECORD_FIELDS,
+			['name'],
+			['technologies', 'meta_description', 'title'],
+		] as const;
 		for (const label of ['live', ...registry.datasets().map((d) => d.label)]) {
 			const snapshot = label === 'live' ? undefined : registry.resolve(label);
 			for (const fields of selections) {
@@ -164,7 +207,8 @@ describe('stream lines', () => {
 					chunk.byte(10);
 					const line = text(key, position + 1, snapshot?.salt);
 					expected += `${line}\n`;
-					if (position % 50 === 0) expect(JSON.parse(line)).toEqual(pickFields(index.recordAt(position, snapshot), parsed.fields));
+					if (position % 50 === 0)
+						expect(JSON.parse(line)).toEqual(pickFields(index.recordAt(position, snapshot), parsed.fields));
 				}
 				expect(chunk.take().toString('utf8')).toBe(expected);
 			}

@@ -118,7 +118,12 @@ describe('error bursts', () => {
 	});
 
 	test('an HTML proxy body (text/html) and an empty body', async () => {
-		sim.setFaults({ requests: [{ status: 502, body: 'html' }, { status: 503, body: 'empty', retryAfter: 1 }] });
+		sim.setFaults({
+			requests: [
+				{ status: 502, body: 'html' },
+				{ status: 503, body: 'empty', retryAfter: 1 },
+			],
+		});
 		const html = await lookup();
 		expect(html.status).toBe(502);
 		expect(html.headers.get('content-type')).toBe('text/html');
@@ -130,7 +135,12 @@ describe('error bursts', () => {
 	});
 
 	test('faults can be scoped to an endpoint or a path pattern; rules apply in order', async () => {
-		sim.setFaults({ requests: [{ status: 503, count: 2, endpoint: 'bulk' }, { status: 500, path: '/historical/' }] });
+		sim.setFaults({
+			requests: [
+				{ status: 503, count: 2, endpoint: 'bulk' },
+				{ status: 500, path: '/historical/' },
+			],
+		});
 		expect((await lookup()).status).toBe(200);
 		expect((await bulk()).status).toBe(503);
 		expect((await lookup()).status).toBe(200);
@@ -138,7 +148,12 @@ describe('error bursts', () => {
 		expect((await bulk()).status).toBe(200);
 		expect((await fetch(`${sim.url}${API}/historical/domain`, { headers: AUTH })).status).toBe(500);
 		expect((await fetch(`${sim.url}${API}/historical/domain`, { headers: AUTH })).status).toBe(200);
-		sim.setFaults({ requests: [{ status: 503, count: 1, endpoint: ['get', 'search'] }, { status: 429, count: 1 }] });
+		sim.setFaults({
+			requests: [
+				{ status: 503, count: 1, endpoint: ['get', 'search'] },
+				{ status: 429, count: 1 },
+			],
+		});
 		expect((await lookup()).status).toBe(503);
 		expect((await lookup()).status).toBe(429);
 		expect((await lookup()).status).toBe(200);
@@ -156,7 +171,11 @@ describe('error bursts', () => {
 
 	test('faults() shows what is left; invalid fault settings are rejected', () => {
 		sim.setFaults({ requests: [{ status: 429, count: 3 }], streams: [{ crlf: true, count: 2 }] });
-		expect(sim.faults()).toEqual({ latencyMs: 0, requests: [{ status: 429, count: 3 }], streams: [{ crlf: true, count: 2 }] });
+		expect(sim.faults()).toEqual({
+			latencyMs: 0,
+			requests: [{ status: 429, count: 3 }],
+			streams: [{ crlf: true, count: 2 }],
+		});
 		expect(() => sim.setFaults({ requests: [{ count: 2 }] })).toThrow(/status, reset or delayMs/);
 		expect(() => sim.setFaults({ requests: [{ status: 200 }] })).toThrow(/status/);
 		// @ts-expect-error an endpoint the simulator does not have: the runtime check must refuse it
@@ -287,7 +306,8 @@ describe('stream faults', () => {
 			const iterator = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
 			await iterator.next();
 			response.body.destroy();
-			for (let i = 0; i < 100 && big.calls('stream')[0].lines === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+			for (let i = 0; i < 100 && big.calls('stream')[0].lines === undefined; i++)
+				await new Promise((r) => setTimeout(r, 20));
 			const entry = big.calls('stream')[0];
 			expect(entry.lines).toEqual(expect.any(Number));
 			expect(entry.lines).toBeLessThan(2_000_000);
@@ -303,15 +323,26 @@ describe('/__sim/faults over HTTP', () => {
 		const posted = await fetch(control, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ requests: [{ status: 502, body: 'html', endpoint: 'get', count: 1 }], streams: [{ trickle: {} }] }),
+			body: JSON.stringify({
+				requests: [{ status: 502, body: 'html', endpoint: 'get', count: 1 }],
+				streams: [{ trickle: {} }],
+			}),
 		});
 		expect(posted.status).toBe(200);
-		expect(await posted.json()).toEqual({ latencyMs: 0, requests: [{ status: 502, body: 'html', endpoint: 'get', count: 1 }], streams: [{ trickle: {}, count: 1 }] });
+		expect(await posted.json()).toEqual({
+			latencyMs: 0,
+			requests: [{ status: 502, body: 'html', endpoint: 'get', count: 1 }],
+			streams: [{ trickle: {}, count: 1 }],
+		});
 		expect((await lookup()).status).toBe(502);
 		expect((await (await fetch(control)).json()).requests).toEqual([]);
 		expect((await fetch(control, { method: 'DELETE' })).status).toBe(200);
 		expect(sim.faults().streams).toEqual([]);
-		const bad = await fetch(control, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests: [{ status: 'x' }] }) });
+		const bad = await fetch(control, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ requests: [{ status: 'x' }] }),
+		});
 		expect(bad.status).toBe(400);
 		expect(typeof (await bad.json()).error).toBe('string');
 		expect(sim.calls()).toHaveLength(1);

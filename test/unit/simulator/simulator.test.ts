@@ -16,7 +16,11 @@ interface Answer {
 	json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-async function call(method: string, path: string, options: { key?: string | null; body?: unknown; rawBody?: string; contentType?: string } = {}): Promise<Answer> {
+async function call(
+	method: string,
+	path: string,
+	options: { key?: string | null; body?: unknown; rawBody?: string; contentType?: string } = {},
+): Promise<Answer> {
 	const headers: Record<string, string> = {};
 	const key = options.key === undefined ? KEYS.pro : options.key;
 	if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -71,7 +75,9 @@ describe('server', () => {
 
 	test('close() ends open keep-alive connections and running streams at once', async () => {
 		const other = await startSimulator({ domains: 200_000 });
-		const stream = await fetch(`${other.url}${API}/historical/domain/latest`, { headers: { authorization: `Bearer ${KEYS.pro}` } });
+		const stream = await fetch(`${other.url}${API}/historical/domain/latest`, {
+			headers: { authorization: `Bearer ${KEYS.pro}` },
+		});
 		const reader = stream.body!.getReader();
 		await reader.read();
 		await other.close();
@@ -94,7 +100,9 @@ describe('authentication, plans and credits', () => {
 		}
 		const malformed = await fetch(`${sim.url}${API}/historical/domain`, { headers: { authorization: KEYS.pro } });
 		expect(malformed.status).toBe(401);
-		const basic = await fetch(`${sim.url}${API}/historical/domain`, { headers: { authorization: `Basic ${KEYS.pro}` } });
+		const basic = await fetch(`${sim.url}${API}/historical/domain`, {
+			headers: { authorization: `Basic ${KEYS.pro}` },
+		});
 		expect(basic.status).toBe(401);
 	});
 
@@ -140,7 +148,9 @@ describe('GET /domain/<name>', () => {
 			expect(Object.keys(answer.json)).toEqual(['domain']);
 			expect(answer.json.domain).toEqual(expected);
 			expect(Object.keys(answer.json.domain)).toEqual(
-				['name', 'title', 'meta_description', 'language', 'categories', 'technologies', 'tld1', 'id', 'rank'].filter((k) => k in expected),
+				['name', 'title', 'meta_description', 'language', 'categories', 'technologies', 'tld1', 'id', 'rank'].filter(
+					(k) => k in expected,
+				),
 			);
 		}
 	});
@@ -207,13 +217,25 @@ describe('POST /domain/search', () => {
 		expectError(await post('/domain/search', { pageSize: 51 }, KEYS.basic), 400, /50/);
 		expect((await post('/domain/search', { pageSize: 1000 })).json.results).toHaveLength(1000);
 		expectError(await post('/domain/search', { pageSize: 1001 }), 400, /1000/);
-		for (const pageSize of [0, -1, 2.5, '10', null]) expectError(await post('/domain/search', { pageSize }), 400, /pageSize/);
+		for (const pageSize of [0, -1, 2.5, '10', null])
+			expectError(await post('/domain/search', { pageSize }), 400, /pageSize/);
 	});
 
 	test('a cursor that is not a real [rank, id] pair, or not two integers, is a 400', async () => {
 		const second = sim.index.domainAt(2);
 		expect((await post('/domain/search', { searchAfter: [2, second.id] })).json.results[0].rank).toBe(3);
-		for (const searchAfter of [[2, second.id + 1], [2, 2], [1001, second.id], [0, 1], [2], [2, second.id, 3], ['2', second.id], 'x', null, {}]) {
+		for (const searchAfter of [
+			[2, second.id + 1],
+			[2, 2],
+			[1001, second.id],
+			[0, 1],
+			[2],
+			[2, second.id, 3],
+			['2', second.id],
+			'x',
+			null,
+			{},
+		]) {
 			expectError(await post('/domain/search', { searchAfter }), 400, /searchAfter/);
 		}
 	});
@@ -223,7 +245,11 @@ describe('POST /domain/search', () => {
 		expectError(await post('/domain/search', { country: 'DE' }), 400, /country/);
 		expectError(await post('/domain/search', [1, 2]), 400);
 		expectError(await call('POST', '/domain/search', { rawBody: '{"pageSize": 1' }), 400, /JSON/);
-		expectError(await call('POST', '/domain/search', { rawBody: '{}', contentType: 'text/plain' }), 400, /Content-Type/);
+		expectError(
+			await call('POST', '/domain/search', { rawBody: '{}', contentType: 'text/plain' }),
+			400,
+			/Content-Type/,
+		);
 	});
 
 	test('filters: language, technology, category prefix, tld1 and maxRank, with exact totals and paging', async () => {
@@ -235,7 +261,10 @@ describe('POST /domain/search', () => {
 			[{ category: '/Shopping' }, (d) => d.categories.some((c) => c.startsWith('/Shopping'))],
 			[{ tld1: all[41].tld1 }, (d) => d.tld1 === all[41].tld1],
 			[{ maxRank: 25 }, (d) => d.rank <= 25],
-			[{ language: 'en', technology: 'WordPress', maxRank: 600 }, (d) => d.language === 'en' && (d.technologies ?? []).includes('WordPress') && d.rank <= 600],
+			[
+				{ language: 'en', technology: 'WordPress', maxRank: 600 },
+				(d) => d.language === 'en' && (d.technologies ?? []).includes('WordPress') && d.rank <= 600,
+			],
 		];
 		for (const [filters, predicate] of cases) {
 			const expected = all.filter(predicate).map((d) => d.rank);
@@ -243,7 +272,11 @@ describe('POST /domain/search', () => {
 			const ranks: number[] = [];
 			let searchAfter: unknown;
 			for (;;) {
-				const answer = await post('/domain/search', { ...filters, pageSize: 20, ...(searchAfter ? { searchAfter } : {}) });
+				const answer = await post('/domain/search', {
+					...filters,
+					pageSize: 20,
+					...(searchAfter ? { searchAfter } : {}),
+				});
 				expect(answer.status).toBe(200);
 				expect(answer.json.total).toBe(expected.length);
 				ranks.push(...answer.json.results.map((d: DomainObject) => d.rank));
@@ -254,7 +287,13 @@ describe('POST /domain/search', () => {
 		}
 		const none = await post('/domain/search', { language: 'xx' });
 		expect(none.json).toEqual({ results: [], total: 0 });
-		for (const bad of [{ language: 5 }, { technology: '' }, { category: 'Shopping' }, { maxRank: 0 }, { tld1: ['a'] }]) {
+		for (const bad of [
+			{ language: 5 },
+			{ technology: '' },
+			{ category: 'Shopping' },
+			{ maxRank: 0 },
+			{ tld1: ['a'] },
+		]) {
 			expectError(await post('/domain/search', bad), 400);
 		}
 	});
@@ -275,7 +314,9 @@ describe('POST /domain/bulk', () => {
 		expect(again.json.domains.map((d: DomainObject) => d.name)).toEqual(returned);
 		const two = [sim.index.domainAt(1).name, sim.index.domainAt(2).name];
 		for (const order of [two, [...two].reverse()]) {
-			expect((await post('/domain/bulk', { domains: order })).json.domains.map((d: DomainObject) => d.name)).not.toEqual(order);
+			expect(
+				(await post('/domain/bulk', { domains: order })).json.domains.map((d: DomainObject) => d.name),
+			).not.toEqual(order);
 		}
 	});
 
@@ -288,7 +329,14 @@ describe('POST /domain/bulk', () => {
 	});
 
 	test('a body that is not {"domains": string[]} is a 400; duplicates and case are folded', async () => {
-		for (const body of [{}, { domains: 'a.com' }, { domains: [1, 2] }, { domains: ['a.com', null] }, { domains: [], extra: 1 }, ['a.com']]) {
+		for (const body of [
+			{},
+			{ domains: 'a.com' },
+			{ domains: [1, 2] },
+			{ domains: ['a.com', null] },
+			{ domains: [], extra: 1 },
+			['a.com'],
+		]) {
 			expectError(await post('/domain/bulk', body), 400);
 		}
 		const name = sim.index.domainAt(7).name;
@@ -330,34 +378,65 @@ describe('GET /historical/domain', () => {
 	});
 
 	test('a snapshot can be published with chosen changes (fields replaced, domains dropped), in process and over /__sim/snapshots', async () => {
-		const before = lines((await get('/historical/domain/latest?fields=name,technologies,country_code')).text).map((line) => JSON.parse(line));
+		const before = lines((await get('/historical/domain/latest?fields=name,technologies,country_code')).text).map(
+			(line) => JSON.parse(line),
+		);
 		// Names that the next snapshot holds too (same label, same data: add it plain, look, remove it).
 		sim.addSnapshot('2025-07-07');
-		const next = new Set(lines((await get('/historical/domain/2025-07-07?fields=name')).text).map((line) => JSON.parse(line).name));
+		const next = new Set(
+			lines((await get('/historical/domain/2025-07-07?fields=name')).text).map((line) => JSON.parse(line).name),
+		);
 		sim.removeSnapshot('2025-07-07');
 		const [edited, dropped] = before.filter((record) => next.has(record.name));
-		sim.addSnapshot('2025-07-07', { records: { [edited.name]: { technologies: ['Shopify'], country_code: 'DE' } }, drop: [dropped.name] });
-		const after = lines((await get('/historical/domain/2025-07-07?fields=name,technologies,country_code')).text).map((line) => JSON.parse(line));
+		sim.addSnapshot('2025-07-07', {
+			records: { [edited.name]: { technologies: ['Shopify'], country_code: 'DE' } },
+			drop: [dropped.name],
+		});
+		const after = lines((await get('/historical/domain/2025-07-07?fields=name,technologies,country_code')).text).map(
+			(line) => JSON.parse(line),
+		);
 		expect(after).toHaveLength(1000);
-		expect(after.find((record) => record.name === edited.name)).toEqual({ name: edited.name, technologies: ['Shopify'], country_code: 'DE' });
+		expect(after.find((record) => record.name === edited.name)).toEqual({
+			name: edited.name,
+			technologies: ['Shopify'],
+			country_code: 'DE',
+		});
 		expect(after.some((record) => record.name === dropped.name)).toBe(false);
 		const position = after.findIndex((record) => record.name === edited.name);
-		expect(sim.index.recordAt(position, '2025-07-07')).toMatchObject({ name: edited.name, technologies: ['Shopify'], country_code: 'DE' });
-		expect(sim.index.lineAt(position, '2025-07-07', 'name,country_code')).toBe(`{"name":"${edited.name}","country_code":"DE"}`);
+		expect(sim.index.recordAt(position, '2025-07-07')).toMatchObject({
+			name: edited.name,
+			technologies: ['Shopify'],
+			country_code: 'DE',
+		});
+		expect(sim.index.lineAt(position, '2025-07-07', 'name,country_code')).toBe(
+			`{"name":"${edited.name}","country_code":"DE"}`,
+		);
 
-		const overHttp = await call('POST', '/__sim/snapshots', { body: { label: '2025-07-14', edits: { drop: ['no-such-domain.example'] } } });
+		const overHttp = await call('POST', '/__sim/snapshots', {
+			body: { label: '2025-07-14', edits: { drop: ['no-such-domain.example'] } },
+		});
 		expect(overHttp.status).toBe(400);
 		expect(overHttp.json.error).toBe('snapshot 2025-07-14 has no domain "no-such-domain.example"');
 		expect(sim.datasets()[0].label).toBe('2025-07-07'); // a refused snapshot is not added
-		const badField = await call('POST', '/__sim/snapshots', { body: { label: '2025-07-14', edits: { records: { [edited.name]: { rank: 1 } } } } });
+		const badField = await call('POST', '/__sim/snapshots', {
+			body: { label: '2025-07-14', edits: { records: { [edited.name]: { rank: 1 } } } },
+		});
 		expect(badField.status).toBe(400);
-		expect((await call('POST', '/__sim/snapshots', { body: { label: '2025-07-14', edits: { records: { [edited.name]: { title: 'Hello' } } } } })).status).toBe(201);
+		expect(
+			(
+				await call('POST', '/__sim/snapshots', {
+					body: { label: '2025-07-14', edits: { records: { [edited.name]: { title: 'Hello' } } } },
+				})
+			).status,
+		).toBe(201);
 	});
 });
 
 describe('GET /historical/domain/<label>', () => {
 	test('streams the whole snapshot as NDJSON with the default fields, line by line equal to the records', async () => {
-		const response = await fetch(`${sim.url}${API}/historical/domain/latest`, { headers: { authorization: `Bearer ${KEYS.pro}` } });
+		const response = await fetch(`${sim.url}${API}/historical/domain/latest`, {
+			headers: { authorization: `Bearer ${KEYS.pro}` },
+		});
 		expect(response.status).toBe(200);
 		expect(response.headers.get('content-type')).toBe('application/x-ndjson');
 		const text = await response.text();
@@ -394,7 +473,21 @@ describe('GET /historical/domain/<label>', () => {
 			expect(typeof record.status).toBe('number');
 			expect(Object.keys(record.dns)).toEqual(['a', 'mx', 'ns']);
 		});
-		const documented = ['email', 'phone', 'facebook', 'instagram', 'twitter', 'linkedin', 'tiktok', 'youtube', 'pinterest', 'snapchat', 'yelp', 'whatsapp', 'discord'];
+		const documented = [
+			'email',
+			'phone',
+			'facebook',
+			'instagram',
+			'twitter',
+			'linkedin',
+			'tiktok',
+			'youtube',
+			'pinterest',
+			'snapchat',
+			'yelp',
+			'whatsapp',
+			'discord',
+		];
 		for (const type of types) expect(documented).toContain(type);
 		expect(types.size).toBeGreaterThan(8);
 		const sizes = lines(answer.text).map((line) => Buffer.byteLength(line));
@@ -405,14 +498,17 @@ describe('GET /historical/domain/<label>', () => {
 		const answer = await get('/historical/domain/latest?limit=3&fields=language,%20tld,country,domain,domain');
 		const records = lines(answer.text).map((line) => JSON.parse(line));
 		expect(records).toHaveLength(3);
-		for (const record of records) expect(Object.keys(record)).toEqual(['name', 'country_code', 'language_code', 'tld1']);
+		for (const record of records)
+			expect(Object.keys(record)).toEqual(['name', 'country_code', 'language_code', 'tld1']);
 		expect(records[0]).toEqual({
 			name: sim.index.recordAt(0).name,
 			country_code: sim.index.recordAt(0).country_code,
 			language_code: sim.index.recordAt(0).language_code,
 			tld1: sim.index.recordAt(0).tld1,
 		});
-		const repeated = await fetch(`${sim.url}${API}/historical/domain/latest?limit=1&fields=rank&fields=name`, { headers: { authorization: `Bearer ${KEYS.pro}` } });
+		const repeated = await fetch(`${sim.url}${API}/historical/domain/latest?limit=1&fields=rank&fields=name`, {
+			headers: { authorization: `Bearer ${KEYS.pro}` },
+		});
 		expect(Object.keys(JSON.parse(await repeated.text()))).toEqual(['name', 'rank']);
 	});
 
@@ -423,10 +519,16 @@ describe('GET /historical/domain/<label>', () => {
 	});
 
 	test('limit gives exactly that many lines (at most the snapshot); a limit that is not a positive integer is a 400', async () => {
-		for (const [limit, expected] of [[1, 1], [37, 37], [1000, 1000], [5000, 1000]]) {
+		for (const [limit, expected] of [
+			[1, 1],
+			[37, 37],
+			[1000, 1000],
+			[5000, 1000],
+		]) {
 			expect(lines((await get(`/historical/domain/latest?limit=${limit}&fields=rank`)).text)).toHaveLength(expected);
 		}
-		for (const limit of ['0', '-1', 'ten', '2.5', '']) expectError(await get(`/historical/domain/latest?limit=${limit}`), 400, /limit/);
+		for (const limit of ['0', '-1', 'ten', '2.5', ''])
+			expectError(await get(`/historical/domain/latest?limit=${limit}`), 400, /limit/);
 	});
 
 	test('an unknown label is a 404 with a JSON error; the date label and the snapshot id work like latest', async () => {
@@ -436,11 +538,14 @@ describe('GET /historical/domain/<label>', () => {
 		const latest = (await get('/historical/domain/latest?limit=50')).text;
 		expect((await get(`/historical/domain/${newest.label}?limit=50`)).text).toBe(latest);
 		expect((await get(`/historical/domain/${newest.value}?limit=50`)).text).toBe(latest);
-		expect((await get(`/historical/domain/${older.value}?limit=50`)).text).toBe((await get(`/historical/domain/${older.label}?limit=50`)).text);
+		expect((await get(`/historical/domain/${older.value}?limit=50`)).text).toBe(
+			(await get(`/historical/domain/${older.label}?limit=50`)).text,
+		);
 	});
 
 	test('snapshots differ from each other: ranks move and some domains come and go', async () => {
-		const names = async (label: string) => lines((await get(`/historical/domain/${label}?fields=name`)).text).map((l) => JSON.parse(l).name as string);
+		const names = async (label: string) =>
+			lines((await get(`/historical/domain/${label}?fields=name`)).text).map((l) => JSON.parse(l).name as string);
 		const [a, b] = sim.datasets();
 		const newest = await names(a.label);
 		const previous = await names(b.label);
@@ -555,7 +660,13 @@ describe('generated data', () => {
 		}
 		for (const r of records) expect(r.country_code).toMatch(/^[A-Z]{2}$/);
 		expect(new Set(domains.map((d) => d.language)).size).toBeGreaterThan(8);
-		expect(domains.some((d) => d.categories.includes('/Arts & Entertainment/Music & Audio') && d.categories.includes('/Arts & Entertainment'))).toBe(true);
+		expect(
+			domains.some(
+				(d) =>
+					d.categories.includes('/Arts & Entertainment/Music & Audio') &&
+					d.categories.includes('/Arts & Entertainment'),
+			),
+		).toBe(true);
 		expect(domains.some((d) => d.categories.length === 0)).toBe(true);
 		expect(domains.some((d) => d.technologies?.includes('Shopify'))).toBe(true);
 		expect(domains.some((d) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(d.title))).toBe(true);
@@ -586,10 +697,16 @@ describe('generated data', () => {
 			const deep = big.index.domainAt(999_990);
 			const lookup = await fetch(`${big.url}${API}/domain/${deep.name}`, { headers });
 			expect((await lookup.json()).domain).toEqual(deep);
-			const page = await fetch(`${big.url}${API}/domain/search`, { method: 'POST', headers, body: JSON.stringify({ pageSize: 1000, searchAfter: [deep.rank, deep.id] }) });
+			const page = await fetch(`${big.url}${API}/domain/search`, {
+				method: 'POST',
+				headers,
+				body: JSON.stringify({ pageSize: 1000, searchAfter: [deep.rank, deep.id] }),
+			});
 			const body = await page.json();
 			expect(body.total).toBe(1_000_000);
-			expect(body.results.map((d: DomainObject) => d.rank)).toEqual([999_991, 999_992, 999_993, 999_994, 999_995, 999_996, 999_997, 999_998, 999_999, 1_000_000]);
+			expect(body.results.map((d: DomainObject) => d.rank)).toEqual([
+				999_991, 999_992, 999_993, 999_994, 999_995, 999_996, 999_997, 999_998, 999_999, 1_000_000,
+			]);
 			expect(body.search_after).toBeUndefined();
 			const stream = await fetch(`${big.url}${API}/historical/domain/latest?limit=2000&fields=name`, { headers });
 			const names = lines(await stream.text()).map((l) => JSON.parse(l).name);

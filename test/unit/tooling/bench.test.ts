@@ -88,7 +88,8 @@ describe('npm run bench -- --tiny', () => {
 	it('measures every section against its baseline', () => {
 		const summary = report.slice(report.indexOf('## Summary'), report.indexOf('## Stream throughput'));
 		const rows = summary.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Section'));
-		const measured = (section: string) => rows.filter((row) => row.startsWith(`| ${section} |`) && !row.includes('| pending |'));
+		const measured = (section: string) =>
+			rows.filter((row) => row.startsWith(`| ${section} |`) && !row.includes('| pending |'));
 		expect(measured('Stream throughput').map((row) => row.split(' | ')[1])).toEqual([
 			'batches output: records/s vs fastest reader',
 			'items output: records/s vs fastest reader',
@@ -116,18 +117,25 @@ describe('npm run bench -- --tiny', () => {
 	});
 
 	it('profiles the stream, the search and the compare, and says where the time goes', () => {
-		const section = (title: string) => report.slice(report.indexOf(`## ${title}`), report.indexOf('\n## ', report.indexOf(`## ${title}`) + 1));
+		const section = (title: string) =>
+			report.slice(report.indexOf(`## ${title}`), report.indexOf('\n## ', report.indexOf(`## ${title}`) + 1));
 		const stream = section('Stream throughput');
 		expect(stream).toContain('### Where the time goes');
 		expect(stream).toMatch(/\*\*Where the gap is:\*\* CPU \(idle excluded\) per 1,000 records: our node [\d.]+ ms/);
-		expect(stream).toMatch(/\| the reading code itself: our node \(nodes\/\) or the hand-written loop; JSON\.parse included \| [\d.]+ \|/);
-		expect(stream).toMatch(/\*\*Decoding:\*\* on this machine, Node v[\d.]+'s `TextDecoder\.decode\(chunk\)` takes [\d.]+ ms/);
+		expect(stream).toMatch(
+			/\| the reading code itself: our node \(nodes\/\) or the hand-written loop; JSON\.parse included \| [\d.]+ \|/,
+		);
+		expect(stream).toMatch(
+			/\*\*Decoding:\*\* on this machine, Node v[\d.]+'s `TextDecoder\.decode\(chunk\)` takes [\d.]+ ms/,
+		);
 		const search = section('Search');
 		expect(search).toContain('#### Search through the harness, no latency');
 		expect(search).toMatch(/\| our node \(nodes\/\) \| \d+ ms \|/);
 		const compare = report.slice(report.indexOf('## Compare'));
 		expect(compare).toContain('### Where the time goes');
-		expect(compare).toMatch(/\| (compareSnapshots|indexNewer|readOlder|outputNewer) nodes\/DomainData\/helpers\/compare\/\w+\.ts:\d+ \| \d+ ms \|/);
+		expect(compare).toMatch(
+			/\| (compareSnapshots|indexNewer|readOlder|outputNewer) nodes\/DomainData\/helpers\/compare\/\w+\.ts:\d+ \| \d+ ms \|/,
+		);
 	});
 
 	it('counts calls from the simulator log: the search pages and the trigger polls', () => {

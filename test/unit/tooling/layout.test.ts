@@ -7,7 +7,9 @@ import { join, relative, resolve } from 'node:path';
 
 const REPO_ROOT = resolve(__dirname, '../../..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- jest.config.js is CommonJS without types
-const { projects } = require(join(REPO_ROOT, 'jest.config.js')) as { projects: Array<{ displayName: string; roots: string[] }> };
+const { projects } = require(join(REPO_ROOT, 'jest.config.js')) as {
+	projects: Array<{ displayName: string; roots: string[] }>;
+};
 
 function testFiles(folder: string): string[] {
 	return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

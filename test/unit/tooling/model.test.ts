@@ -114,7 +114,9 @@ test('after the tool answered: text built from its answer, plain and streamed al
 		choices: Array<{ message: { content: string } }>;
 	};
 	const text = plain.choices[0].message.content;
-	expect(text).toBe('Here is what I found.\n2 of 9 domains shown. There are more.\n- a.de: "A" (language de)\n- b.de: "B"');
+	expect(text).toBe(
+		'Here is what I found.\n2 of 9 domains shown. There are more.\n- a.de: "A" (language de)\n- b.de: "B"',
+	);
 	expect(await fromStream(await chat({ messages, tools: TOOLS, stream: true }))).toEqual({
 		content: text,
 		toolCall: undefined,

@@ -49,10 +49,12 @@ async function jsonFailure(request: Partial<ApiRequest> = {}): Promise<(Error & 
 		parameters: { resource: 'domain', operation: 'get', domain: 'example.com' },
 		credentials: { apiKey: KEY, baseUrl: server.url },
 	});
-	return await apiRequest.call(context, { method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1, ...request }).then(
-		() => undefined,
-		(caught: Error) => caught,
-	);
+	return await apiRequest
+		.call(context, { method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1, ...request })
+		.then(
+			() => undefined,
+			(caught: Error) => caught,
+		);
 }
 
 const ndjsonHeaders = (res: ServerResponse) => {
@@ -99,16 +101,23 @@ describe('idle timeout (no byte for N seconds counts as a dropped connection)', 
 		expect(server.received).toHaveLength(2);
 	});
 
-	test('the trigger\'s attached records: the same option and rule', async () => {
+	test("the trigger's attached records: the same option and rule", async () => {
 		handle = (req, res) => {
 			if (req.url?.split('?')[0] === '/json/api/v1/historical/domain') {
-				res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ datasets: [{ label: LABEL, value: 'snap_1' }] }));
+				res
+					.writeHead(200, { 'content-type': 'application/json' })
+					.end(JSON.stringify({ datasets: [{ label: LABEL, value: 'snap_1' }] }));
 				return;
 			}
 			ndjsonHeaders(res); // and then silence
 		};
 		const polled = runPoll({
-			parameters: { event: 'newDataset', attachRecords: true, recordCount: 3, options: { idleTimeout: 0.3, maxAttempts: 1 } },
+			parameters: {
+				event: 'newDataset',
+				attachRecords: true,
+				recordCount: 3,
+				options: { idleTimeout: 0.3, maxAttempts: 1 },
+			},
 			credentials: { apiKey: KEY, baseUrl: server.url },
 			staticData: {},
 			mode: 'manual',
@@ -159,7 +168,9 @@ describe('a cancelled execution', () => {
 		const result = await running;
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toMatch(
-			new RegExp(`^The execution was cancelled while the dataset "${LABEL}" was streaming, after [\\d,]+ records? \\([\\d,]+ lines\\)$`),
+			new RegExp(
+				`^The execution was cancelled while the dataset "${LABEL}" was streaming, after [\\d,]+ records? \\([\\d,]+ lines\\)$`,
+			),
 		);
 		expect(server.received).toHaveLength(1);
 	});
@@ -180,7 +191,11 @@ describe('bytes that are not UTF-8: one rule for items and files', () => {
 		const names =
 			output === 'items'
 				? result.items.map((item) => item.json.name)
-				: (await readBinary(result.items[0])).toString('utf8').trim().split('\n').map((text) => JSON.parse(text).name);
+				: (await readBinary(result.items[0]))
+						.toString('utf8')
+						.trim()
+						.split('\n')
+						.map((text) => JSON.parse(text).name);
 		expect(names).toEqual(['caf\uFFFD.com', 'site2.com']);
 		if (output === 'file') {
 			expect(await readBinary(result.items[0])).toEqual(Buffer.from(`{"name":"caf\uFFFD.com","rank":1}\n${line(2)}\n`));
@@ -201,7 +216,9 @@ describe('messages speak English', () => {
 describe('answers that are not records (issue 15, item 11)', () => {
 	test('a 200 HTML page with "Skip and Count": an error that says what came back, not an empty snapshot', async () => {
 		handle = (_req, res) =>
-			res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><head><title>Sign in to the proxy</title></head><body>…</body></html>');
+			res
+				.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+				.end('<html><head><title>Sign in to the proxy</title></head><body>…</body></html>');
 		const result = await stream({ onMalformedLine: 'skip' });
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
@@ -217,7 +234,8 @@ describe('answers that are not records (issue 15, item 11)', () => {
 	});
 
 	test('only lines that are not records, skipped: an error that counts them', async () => {
-		handle = (_req, res) => res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end('<html>\n<body>busy</body>\n</html>\n');
+		handle = (_req, res) =>
+			res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end('<html>\n<body>busy</body>\n</html>\n');
 		const result = await stream({ onMalformedLine: 'skip' });
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
@@ -228,7 +246,10 @@ describe('answers that are not records (issue 15, item 11)', () => {
 	test.each(['stream', 'json'])('a %s body that claims gzip and is not: described as such', async (kind) => {
 		handle = (_req, res) =>
 			res
-				.writeHead(200, { 'content-type': kind === 'stream' ? 'application/x-ndjson' : 'application/json', 'content-encoding': 'gzip' })
+				.writeHead(200, {
+					'content-type': kind === 'stream' ? 'application/x-ndjson' : 'application/json',
+					'content-encoding': 'gzip',
+				})
 				.end(kind === 'stream' ? `${line(1)}\n`.repeat(50) : '{"domain":{"name":"example.com"}}');
 		let error: (Error & { description?: string }) | undefined;
 		if (kind === 'stream') {
@@ -263,31 +284,38 @@ describe('error bodies are read only as far as a message needs (issue 15, item 9
 		};
 	}
 
-	test.each(['json', 'stream'])('a 50 MB 502 page (%s): the error names it, and most of it is never sent', async (kind) => {
-		const sent = { bytes: 0, finished: false };
-		handle = hugeErrorPage(sent);
-		let error: Error | undefined;
-		if (kind === 'stream') {
-			error = (await stream({ maxAttempts: 1 })).error;
-		} else {
-			error = await jsonFailure();
-		}
-		expect(error?.message).toBe('The Domain Data service failed with 502 Bad Gateway');
-		// The client stopped reading after 64 KB: what the server managed to push is what the socket buffers
-		// hold (a few MB at most), never the whole page.
-		for (let waited = 0; !sent.finished && waited < 2000 && server.received.length > 0; waited += 50) {
-			const before = sent.bytes;
-			await new Promise((r) => setTimeout(r, 50));
-			if (sent.bytes === before) break;
-		}
-		expect(sent.finished).toBe(false);
-		expect(sent.bytes).toBeLessThan(TOTAL / 4);
-	});
+	test.each(['json', 'stream'])(
+		'a 50 MB 502 page (%s): the error names it, and most of it is never sent',
+		async (kind) => {
+			const sent = { bytes: 0, finished: false };
+			handle = hugeErrorPage(sent);
+			let error: Error | undefined;
+			if (kind === 'stream') {
+				error = (await stream({ maxAttempts: 1 })).error;
+			} else {
+				error = await jsonFailure();
+			}
+			expect(error?.message).toBe('The Domain Data service failed with 502 Bad Gateway');
+			// The client stopped reading after 64 KB: what the server managed to push is what the socket buffers
+			// hold (a few MB at most), never the whole page.
+			for (let waited = 0; !sent.finished && waited < 2000 && server.received.length > 0; waited += 50) {
+				const before = sent.bytes;
+				await new Promise((r) => setTimeout(r, 50));
+				if (sent.bytes === before) break;
+			}
+			expect(sent.finished).toBe(false);
+			expect(sent.bytes).toBeLessThan(TOTAL / 4);
+		},
+	);
 });
 
-test('the Idle Timeout option defaults to the transport\'s idle timeout', async () => {
+test("the Idle Timeout option defaults to the transport's idle timeout", async () => {
 	const { DEFAULT_IDLE_TIMEOUT_MS } = await import('../../../nodes/DomainData/transport');
 	const { description } = await import('../../../nodes/DomainData/actions/dataset/stream.operation');
-	const options = description.find((property) => property.name === 'options') as { options?: Array<{ name: string; default?: unknown }> };
-	expect(Number(options.options?.find((option) => option.name === 'idleTimeout')?.default) * 1000).toBe(DEFAULT_IDLE_TIMEOUT_MS);
+	const options = description.find((property) => property.name === 'options') as {
+		options?: Array<{ name: string; default?: unknown }>;
+	};
+	expect(Number(options.options?.find((option) => option.name === 'idleTimeout')?.default) * 1000).toBe(
+		DEFAULT_IDLE_TIMEOUT_MS,
+	);
 });

@@ -67,4 +67,3 @@ describe('withIdleTimeout', () => {
 		expect(stillHeld).toBe(0);
 	});
 });
-

@@ -35,7 +35,12 @@ beforeEach(() => {
 
 const search = (options: Record<string, unknown> = {}) =>
 	runNode({
-		parameters: { resource: 'domain', operation: 'search', returnAll: true, options: { maxAttempts: 1, includePagingInfo: true, ...options } },
+		parameters: {
+			resource: 'domain',
+			operation: 'search',
+			returnAll: true,
+			options: { maxAttempts: 1, includePagingInfo: true, ...options },
+		},
 		credentials: { apiKey: 'integers-test-key', baseUrl: server.url },
 	});
 
@@ -60,7 +65,13 @@ describe('Search over a service with integers beyond 2^53', () => {
 	test('the paging info holds the exact digits, and a Start Cursor with them is sent back as the same number', async () => {
 		answers = [`{"results":[${record('a.com', '1')}],"search_after":[1, ${BIG}],"total":9}`];
 		const first = await runNode({
-			parameters: { resource: 'domain', operation: 'search', returnAll: false, limit: 1, options: { includePagingInfo: true, maxAttempts: 1 } },
+			parameters: {
+				resource: 'domain',
+				operation: 'search',
+				returnAll: false,
+				limit: 1,
+				options: { includePagingInfo: true, maxAttempts: 1 },
+			},
 			credentials: { apiKey: 'integers-test-key', baseUrl: server.url },
 		});
 		const paging = first.items[0].json._paging as { searchAfter: unknown[] };
@@ -79,7 +90,10 @@ describe('Search over a service with integers beyond 2^53', () => {
 describe('parseJsonExact', () => {
 	test.each([
 		[`{"id":${BIG}}`, { id: BIG }],
-		[`[-${BIG}, 9007199254740991, 1.5, 1e400, 12345678901234567.5, "${BIG}", "a\\"${BIG}"]`, [`-${BIG}`, 9007199254740991, 1.5, Infinity, 12345678901234567.5, BIG, `a"${BIG}`]],
+		[
+			`[-${BIG}, 9007199254740991, 1.5, 1e400, 12345678901234567.5, "${BIG}", "a\\"${BIG}"]`,
+			[`-${BIG}`, 9007199254740991, 1.5, Infinity, 12345678901234567.5, BIG, `a"${BIG}`],
+		],
 		['{"a":"x\\\\","b":90071992547409930}', { a: 'x\\', b: '90071992547409930' }],
 		['{"small":[1,2,3]}', { small: [1, 2, 3] }],
 	])('%s', (text, expected) => {

@@ -48,7 +48,11 @@ async function jsonRead(baseUrl: string, maxAttempts: number, retryTiming = FAST
 }
 
 /** One stream read (Dataset → Stream's reader) with the given budget. */
-async function streamRead(baseUrl: string, maxAttempts: number, extra: { idleTimeoutMs?: number } = {}): Promise<Outcome> {
+async function streamRead(
+	baseUrl: string,
+	maxAttempts: number,
+	extra: { idleTimeoutMs?: number } = {},
+): Promise<Outcome> {
 	let records = 0;
 	try {
 		const batches = readSnapshot.call(await context(baseUrl), {
@@ -70,7 +74,8 @@ async function scripted(script: Array<(res: ServerResponse, req: IncomingMessage
 	let count = 0;
 	return await startLocalServer((req, res) => script[count++ % script.length](res, req));
 }
-const answer503 = (res: ServerResponse) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"Service temporarily unavailable."}');
+const answer503 = (res: ServerResponse) =>
+	res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"Service temporarily unavailable."}');
 /** Headers of a good stream, then the connection is cut before any line. */
 const dropAfterHeaders = (res: ServerResponse) => {
 	res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -92,7 +97,9 @@ describe('JSON requests: Max Attempts = requests in all', () => {
 		sim.setFaults({ requests: [{ reset: true, count: 20 }] });
 		const { error } = await jsonRead(sim.url, 3);
 		expect(sim.calls()).toHaveLength(3);
-		expect(error?.message).toBe(`The connection to the Domain Data service at ${sim.url} broke before an answer came after 3 tries`);
+		expect(error?.message).toBe(
+			`The connection to the Domain Data service at ${sim.url} broke before an answer came after 3 tries`,
+		);
 	});
 
 	test('503 and drop alternating: 3 requests for Max Attempts 3, and the error names both', async () => {
@@ -100,7 +107,9 @@ describe('JSON requests: Max Attempts = requests in all', () => {
 		try {
 			const { error } = await jsonRead(server.url, 3);
 			expect(server.received).toHaveLength(3);
-			expect(error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 3 tries (2× HTTP 503, 1× connection dropped)');
+			expect(error?.message).toBe(
+				'The Domain Data service failed with 503 Service Unavailable after 3 tries (2× HTTP 503, 1× connection dropped)',
+			);
 		} finally {
 			await server.close();
 		}
@@ -118,11 +127,13 @@ describe('JSON requests: Max Attempts = requests in all', () => {
 	test('refused connection: at most 3 requests, even for Max Attempts 10', async () => {
 		const port = await closedPort();
 		const { error } = await jsonRead(`http://127.0.0.1:${port}`, 10);
-		expect(error?.message).toBe(`Could not connect to the Domain Data service at http://127.0.0.1:${port} after 3 tries`);
+		expect(error?.message).toBe(
+			`Could not connect to the Domain Data service at http://127.0.0.1:${port} after 3 tries`,
+		);
 	});
 });
 
-describe('streams: one budget for the transport\'s retries and the resumes', () => {
+describe("streams: one budget for the transport's retries and the resumes", () => {
 	test('only 503s: 3 stream requests for Max Attempts 3', async () => {
 		sim.setFaults({ requests: [{ endpoint: 'stream', status: 503, count: 20 }] });
 		const { error } = await streamRead(sim.url, 3);
@@ -144,7 +155,9 @@ describe('streams: one budget for the transport\'s retries and the resumes', () 
 		try {
 			const { error } = await streamRead(server.url, 3);
 			expect(server.received).toHaveLength(3);
-			expect(error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 3 tries (2× HTTP 503, 1× connection dropped)');
+			expect(error?.message).toBe(
+				'The Domain Data service failed with 503 Service Unavailable after 3 tries (2× HTTP 503, 1× connection dropped)',
+			);
 		} finally {
 			await server.close();
 		}
@@ -155,7 +168,9 @@ describe('streams: one budget for the transport\'s retries and the resumes', () 
 		try {
 			const { error } = await streamRead(server.url, 4);
 			expect(server.received).toHaveLength(4);
-			expect(error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 4 tries (2× connection dropped, 2× HTTP 503)');
+			expect(error?.message).toBe(
+				'The Domain Data service failed with 503 Service Unavailable after 4 tries (2× connection dropped, 2× HTTP 503)',
+			);
 		} finally {
 			await server.close();
 		}
@@ -173,7 +188,9 @@ describe('streams: one budget for the transport\'s retries and the resumes', () 
 	test('refused connection: at most 3 requests, even for Max Attempts 10', async () => {
 		const port = await closedPort();
 		const { error } = await streamRead(`http://127.0.0.1:${port}`, 10);
-		expect(error?.message).toBe(`Could not connect to the Domain Data service at http://127.0.0.1:${port} after 3 tries`);
+		expect(error?.message).toBe(
+			`Could not connect to the Domain Data service at http://127.0.0.1:${port} after 3 tries`,
+		);
 	});
 
 	test('progress starts a new budget: drops after new lines each time still complete the read', async () => {
@@ -187,20 +204,23 @@ describe('streams: one budget for the transport\'s retries and the resumes', () 
 
 describe('Retry-After that asks for no wait is treated as absent (backoff applies)', () => {
 	const SLOW: RetryTiming = { baseDelayMs: 400, maxDelayMs: 2000, maxRetryAfterMs: 60_000 };
-	test.each([['-5'], ['-1'], ['0'], [new Date(Date.now() - 3600_000).toUTCString()]])('Retry-After: %s', async (value) => {
-		const server = await startLocalServer((_req, res) => {
-			res.writeHead(503, { 'content-type': 'application/json', 'retry-after': value }).end('{"error":"busy"}');
-		});
-		try {
-			const { error } = await jsonRead(server.url, 3, SLOW);
-			expect(error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 3 tries');
-			const times = server.received.map((request) => request.time);
-			expect(times).toHaveLength(3);
-			// Equal-jitter backoff waits at least half of 400 ms, then half of 800 ms.
-			expect(times[1] - times[0]).toBeGreaterThanOrEqual(200);
-			expect(times[2] - times[1]).toBeGreaterThanOrEqual(400);
-		} finally {
-			await server.close();
-		}
-	});
+	test.each([['-5'], ['-1'], ['0'], [new Date(Date.now() - 3600_000).toUTCString()]])(
+		'Retry-After: %s',
+		async (value) => {
+			const server = await startLocalServer((_req, res) => {
+				res.writeHead(503, { 'content-type': 'application/json', 'retry-after': value }).end('{"error":"busy"}');
+			});
+			try {
+				const { error } = await jsonRead(server.url, 3, SLOW);
+				expect(error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 3 tries');
+				const times = server.received.map((request) => request.time);
+				expect(times).toHaveLength(3);
+				// Equal-jitter backoff waits at least half of 400 ms, then half of 800 ms.
+				expect(times[1] - times[0]).toBeGreaterThanOrEqual(200);
+				expect(times[2] - times[1]).toBeGreaterThanOrEqual(400);
+			} finally {
+				await server.close();
+			}
+		},
+	);
 });

@@ -156,10 +156,17 @@ describe('URL rules', () => {
 describe('statuses become NodeApiErrors that say what to do', () => {
 	test('400: the service reason, no retry', async () => {
 		const names = Array.from({ length: 101 }, (_, i) => `n${i}.com`);
-		const error = await failure({ method: 'POST', path: ['domain', 'bulk'], body: { domains: names }, badRequestDescription: 'Hint X' });
+		const error = await failure({
+			method: 'POST',
+			path: ['domain', 'bulk'],
+			body: { domains: names },
+			badRequestDescription: 'Hint X',
+		});
 		expect(error.name).toBe('NodeApiError');
 		expect(error.httpCode).toBe('400');
-		expect(error.message).toBe('The service rejected the request: Too many domains: 101 given, at most 100 per request.');
+		expect(error.message).toBe(
+			'The service rejected the request: Too many domains: 101 given, at most 100 per request.',
+		);
 		expect(error.description).toBe('Hint X');
 		expect(sim.calls('bulk')).toHaveLength(1);
 	});
@@ -183,7 +190,10 @@ describe('statuses become NodeApiErrors that say what to do', () => {
 	});
 
 	test('403: the plan lacks the feature', async () => {
-		const error = await failure({ method: 'GET', path: ['historical', 'domain'], maxAttempts: 4 }, { apiKey: KEYS.basic });
+		const error = await failure(
+			{ method: 'GET', path: ['historical', 'domain'], maxAttempts: 4 },
+			{ apiKey: KEYS.basic },
+		);
 		expect(error.httpCode).toBe('403');
 		expect(error.message).toBe('The plan of this Domain Data account does not include this feature');
 		expect(error.description).toContain('historical data feature');
@@ -237,7 +247,9 @@ describe('statuses become NodeApiErrors that say what to do', () => {
 		sim.setFaults({ requests: [{ status, count: 10, message: `upstream trouble ${status}` }] });
 		const error = await failure(getRequest('example.com', { maxAttempts: 2 }));
 		expect(error.httpCode).toBe(String(status));
-		expect(error.message).toMatch(new RegExp(`^The Domain Data service failed with ${status} [A-Za-z -]+ after 2 tries$`));
+		expect(error.message).toMatch(
+			new RegExp(`^The Domain Data service failed with ${status} [A-Za-z -]+ after 2 tries$`),
+		);
 		expect(error.description).toContain(`The service said: "upstream trouble ${status}"`);
 		expect(sim.calls()).toHaveLength(2);
 	});
@@ -314,7 +326,9 @@ describe('retries and their timing', () => {
 		const error = await failure(getRequest('example.com', { maxAttempts: 2, retryTiming }));
 		expect(sim.calls()).toHaveLength(2);
 		expect(gaps()[0]).toBeGreaterThanOrEqual(1500);
-		expect(error.description).toContain('The service asked to wait 3600 s before trying again; the node waits at most 1.5 s.');
+		expect(error.description).toContain(
+			'The service asked to wait 3600 s before trying again; the node waits at most 1.5 s.',
+		);
 	});
 
 	test('a dropped connection is retried; too many drops give a clear, transient error', async () => {
@@ -327,7 +341,9 @@ describe('retries and their timing', () => {
 		sim.setFaults({ requests: [{ reset: true, count: 10 }] });
 		const error = await failure(getRequest('example.com', { maxAttempts: 2 }));
 		expect(sim.calls()).toHaveLength(2);
-		expect(error.message).toBe(`The connection to the Domain Data service at ${sim.url} broke before an answer came after 2 tries`);
+		expect(error.message).toBe(
+			`The connection to the Domain Data service at ${sim.url} broke before an answer came after 2 tries`,
+		);
 		expect(error.description).toContain('ECONNRESET');
 		expect(error.httpCode ?? null).toBeNull();
 		expect(isTransientError(error)).toBe(true);
@@ -348,7 +364,9 @@ describe('retries and their timing', () => {
 		const error = await failure(getRequest('example.com', { maxAttempts: 10 }), {
 			baseUrl: `http://127.0.0.1:${port}/json/api/v1/`,
 		});
-		expect(error.message).toBe(`Could not connect to the Domain Data service at http://127.0.0.1:${port} after 3 tries`);
+		expect(error.message).toBe(
+			`Could not connect to the Domain Data service at http://127.0.0.1:${port} after 3 tries`,
+		);
 		expect(error.description).toContain('ECONNREFUSED');
 		expect(error.description).toContain('Check the Base URL');
 	});
@@ -388,7 +406,9 @@ describe('answers that do not come from the service', () => {
 
 	test('a web page answered with 200 is named as a wrong Base URL', async () => {
 		const error = await failure(getRequest('example.com'), { baseUrl: base });
-		expect(error.message).toBe(`The address ${base} did not answer like the Domain Data service (the answer is not a JSON object)`);
+		expect(error.message).toBe(
+			`The address ${base} did not answer like the Domain Data service (the answer is not a JSON object)`,
+		);
 		expect(error.description).toContain('Check the Base URL');
 	});
 
@@ -428,19 +448,32 @@ describe('apiStream', () => {
 	});
 
 	test('the opening is retried (503, reset) with the same rules', async () => {
-		sim.setFaults({ requests: [{ status: 503, count: 1, endpoint: 'stream' }, { reset: true, count: 1, endpoint: 'stream' }] });
+		sim.setFaults({
+			requests: [
+				{ status: 503, count: 1, endpoint: 'stream' },
+				{ reset: true, count: 1, endpoint: 'stream' },
+			],
+		});
 		const text = await readAll(await open({ maxAttempts: 3 }));
 		expect(text.split('\n')).toHaveLength(4);
 		expect(sim.calls('stream').map((entry) => entry.fault ?? entry.status)).toEqual(['status:503', 'reset', 200]);
 	});
 
 	test('a non-2xx answer is read from the stream for its {"error": ...}', async () => {
-		const forbidden = await failure({ method: 'GET', path: ['historical', 'domain', 'latest'] }, { apiKey: KEYS.basic }, apiStream);
+		const forbidden = await failure(
+			{ method: 'GET', path: ['historical', 'domain', 'latest'] },
+			{ apiKey: KEYS.basic },
+			apiStream,
+		);
 		expect(forbidden.httpCode).toBe('403');
 		expect(forbidden.description).toContain('does not include the historical data feature');
 
 		const unknown = await failure(
-			{ method: 'GET', path: ['historical', 'domain', '1999-01-01'], notFoundMessage: 'The dataset "1999-01-01" does not exist' },
+			{
+				method: 'GET',
+				path: ['historical', 'domain', '1999-01-01'],
+				notFoundMessage: 'The dataset "1999-01-01" does not exist',
+			},
 			{},
 			apiStream,
 		);
@@ -448,7 +481,11 @@ describe('apiStream', () => {
 		expect(unknown.httpCode).toBe('404');
 
 		sim.setFaults({ requests: [{ status: 502, count: 5, body: 'html', endpoint: 'stream' }] });
-		const proxy = await failure({ method: 'GET', path: ['historical', 'domain', 'latest'], maxAttempts: 2 }, {}, apiStream);
+		const proxy = await failure(
+			{ method: 'GET', path: ['historical', 'domain', 'latest'], maxAttempts: 2 },
+			{},
+			apiStream,
+		);
 		expect(proxy.message).toBe('The Domain Data service failed with 502 Bad Gateway after 2 tries');
 	});
 
@@ -459,7 +496,11 @@ describe('apiStream', () => {
 		});
 		const unknown = { method: 'GET' as const, path: ['historical', 'domain', '1999-01-01'] };
 		await expect(apiStreamOrNotFound.call(context, unknown)).resolves.toBeUndefined();
-		const found = await apiStreamOrNotFound.call(context, { ...unknown, path: ['historical', 'domain', 'latest'], qs: { limit: 2, fields: 'name' } });
+		const found = await apiStreamOrNotFound.call(context, {
+			...unknown,
+			path: ['historical', 'domain', 'latest'],
+			qs: { limit: 2, fields: 'name' },
+		});
 		expect((await readAll(found!)).split('\n')).toHaveLength(3);
 
 		sim.setFaults({ requests: [{ status: 404, body: 'html', endpoint: 'stream' }] });
@@ -469,7 +510,7 @@ describe('apiStream', () => {
 		expect(forbidden.httpCode).toBe('403');
 	});
 
-	test('a connection dropped while reading is the caller\'s, and isTransientError recognises it', async () => {
+	test("a connection dropped while reading is the caller's, and isTransientError recognises it", async () => {
 		sim.setFaults({ streams: [{ dropAfterLines: 2, trickle: { chunkBytes: 64, delayMs: 1 } }] });
 		const body = await open({ qs: { limit: 50 } });
 		let caught: unknown;
@@ -510,12 +551,23 @@ describe('pure rules of retry and error reading', () => {
 	test('error bodies: the service JSON, a JSON text, an HTML page (title only), plain text', () => {
 		expect(readServiceMessage({ error: 'Invalid API key.' })).toEqual({ text: 'Invalid API key.', fromService: true });
 		expect(readServiceMessage('{"error": "x"}')).toEqual({ text: 'x', fromService: true });
-		expect(readServiceMessage('<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>', 'text/html')).toEqual({
+		expect(
+			readServiceMessage(
+				'<html><head><title>502 Bad Gateway</title></head><body><h1>nginx</h1></body></html>',
+				'text/html',
+			),
+		).toEqual({
 			text: '502 Bad Gateway',
 			fromService: false,
 		});
-		expect(readServiceMessage('<!DOCTYPE html><html><body><p>no title</p></body></html>')).toEqual({ text: undefined, fromService: false });
-		expect(readServiceMessage('upstream   connect error\n or reset')).toEqual({ text: 'upstream connect error or reset', fromService: false });
+		expect(readServiceMessage('<!DOCTYPE html><html><body><p>no title</p></body></html>')).toEqual({
+			text: undefined,
+			fromService: false,
+		});
+		expect(readServiceMessage('upstream   connect error\n or reset')).toEqual({
+			text: 'upstream connect error or reset',
+			fromService: false,
+		});
 		expect(readServiceMessage('')).toEqual({ fromService: false });
 	});
 });

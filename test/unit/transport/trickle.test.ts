@@ -37,10 +37,17 @@ const FAST_RETRY = { baseDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 100 };
 test('a JSON answer that trickles (Get): each try ends at the Request Deadline, then a clear error', async () => {
 	server = await startLocalServer((_req, res) => trickle(res, 'application/json', '{"domain": {"name": "a.com"}', ' '));
 	const result = await runNode({
-		parameters: { resource: 'domain', operation: 'get', domain: 'a.com', options: { requestDeadline: 1, maxAttempts: 2 } },
+		parameters: {
+			resource: 'domain',
+			operation: 'get',
+			domain: 'a.com',
+			options: { requestDeadline: 1, maxAttempts: 2 },
+		},
 		credentials: { apiKey: 'trickle-key', baseUrl: server.url },
 	});
-	expect(result.error?.message).toBe(`The Domain Data service at ${server.url} did not send its whole answer within 1 s (2 tries)`);
+	expect(result.error?.message).toBe(
+		`The Domain Data service at ${server.url} did not send its whole answer within 1 s (2 tries)`,
+	);
 	expect((result.error as { description?: string }).description).toContain('Request Deadline');
 	expect(requestsTo(/\/domain\/a\.com$/)).toBe(2);
 });
@@ -58,7 +65,9 @@ test("the trigger's poll of a dataset list that trickles ends with that error", 
 });
 
 test('a stream line that grows a byte at a time counts as stalled: resumed under Max Attempts, then a clear error', async () => {
-	server = await startLocalServer((_req, res) => trickle(res, 'application/x-ndjson', '{"name":"a.com","title":"', 'x'));
+	server = await startLocalServer((_req, res) =>
+		trickle(res, 'application/x-ndjson', '{"name":"a.com","title":"', 'x'),
+	);
 	const result = await runNode({
 		parameters: {
 			resource: 'dataset',
@@ -82,7 +91,13 @@ describe('timeouts longer than a timer can hold are refused before any request',
 	])('%s 2,147,484 s', async (option, name) => {
 		server = await startLocalServer((_req, res) => res.end('{}'));
 		const result = await runNode({
-			parameters: { resource: 'dataset', operation: 'stream', label: LABEL, returnAll: true, options: { [option]: 2147484 } },
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: LABEL,
+				returnAll: true,
+				options: { [option]: 2147484 },
+			},
 			credentials: { apiKey: 'timer-key', baseUrl: server.url },
 		});
 		expect(result.error?.message).toBe(`The option "${name}" must be at most 2,147,483 seconds, got 2147484`);
@@ -93,7 +108,10 @@ describe('timeouts longer than a timer can hold are refused before any request',
 
 test('a reader that pauses longer than the idle timeout between batches keeps its one stream request', async () => {
 	const padding = 'x'.repeat(2000);
-	const body = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ name: `site-${i}.com`, title: padding }) + '\n').join('');
+	const body = Array.from(
+		{ length: 3000 },
+		(_, i) => JSON.stringify({ name: `site-${i}.com`, title: padding }) + '\n',
+	).join('');
 	server = await startLocalServer((_req, res) => {
 		res.writeHead(200, { 'content-type': 'application/x-ndjson' });
 		res.end(body);

@@ -50,7 +50,9 @@ async function pollTwice(): Promise<unknown> {
 
 test('sent again in another order: the poll fails with the clear error, after two stream requests', async () => {
 	await serve('reversed');
-	await expect(pollTwice()).rejects.toThrow(`The dataset "${NEW}" came back in another order after a dropped connection`);
+	await expect(pollTwice()).rejects.toThrow(
+		`The dataset "${NEW}" came back in another order after a dropped connection`,
+	);
 	expect(streams).toBe(2);
 });
 

@@ -58,7 +58,12 @@ describe('a snapshot with a malformed line', () => {
 
 		const reported: Error[] = [];
 		expect(json(await poll(staticData, parameters, reported))).toEqual([
-			{ label: '2025-07-07', value: valueOf('2025-07-07'), previousLabel: '2025-06-30', records: firstRecords('2025-07-07') },
+			{
+				label: '2025-07-07',
+				value: valueOf('2025-07-07'),
+				previousLabel: '2025-06-30',
+				records: firstRecords('2025-07-07'),
+			},
 			{
 				label: '2025-07-14',
 				value: valueOf('2025-07-14'),
@@ -70,7 +75,9 @@ describe('a snapshot with a malformed line', () => {
 		expect(reported.map((error) => error.message)).toEqual([
 			'The records of the dataset "2025-07-14" were not attached: line 3 is not a JSON record',
 		]);
-		expect((reported[0] as Error & { description: string }).description).toMatch(/"On Malformed Line" to "Skip and Count"/);
+		expect((reported[0] as Error & { description: string }).description).toMatch(
+			/"On Malformed Line" to "Skip and Count"/,
+		);
 
 		// The snapshot stays bad: the next polls neither read it again nor report it again.
 		for (let i = 0; i < 2; i++) expect(await poll(staticData, parameters, reported)).toBeNull();
@@ -131,7 +138,9 @@ describe('a snapshot the service fails to send', () => {
 		const reported: Error[] = [];
 		expect(json(await poll(staticData, parameters, reported)).map((event) => event.label)).toEqual(['2025-07-07']);
 		expect(reported).toHaveLength(1);
-		expect((reported[0] as Error & { description: string }).description).toMatch(/before the dataset "2025-07-14" fired; it and the datasets after it come at the next poll/);
+		expect((reported[0] as Error & { description: string }).description).toMatch(
+			/before the dataset "2025-07-14" fired; it and the datasets after it come at the next poll/,
+		);
 
 		// Nothing fired: the poll fails as a whole, as any failed poll does, and keeps its state.
 		const saved = JSON.stringify(staticData);

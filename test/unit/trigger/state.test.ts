@@ -50,9 +50,7 @@ describe('planPoll', () => {
 			{ label: '2025-07-07', value: 'snap_2025-07-07', previousLabel: '2025-06-30' },
 			{ label: '2025-07-14', value: 'snap_2025-07-14', previousLabel: '2025-07-07' },
 		]);
-		expect(plan.nextState).toEqual(
-			state('2025-07-14', ['2025-07-14', '2025-07-07', '2025-06-30', '2025-06-23']),
-		);
+		expect(plan.nextState).toEqual(state('2025-07-14', ['2025-07-14', '2025-07-07', '2025-06-30', '2025-06-23']));
 	});
 
 	test('nothing new: kind none and the very same state object (nothing to save)', () => {
@@ -88,9 +86,9 @@ describe('planPoll', () => {
 		const real = planPoll(saved, ds('2099-01-01', '2025-07-07', '2025-06-30'), new Date('2025-07-07T08:00:00Z'));
 		expect(real.newDatasets).toEqual([{ label: '2025-07-07', value: 'snap_2025-07-07', previousLabel: '2025-06-30' }]);
 		expect(real.nextState).toEqual(state('2025-07-07', ['2025-07-07', '2025-06-30']));
-		expect(labelsOf(planPoll(real.nextState, ds('2099-01-01', '2025-07-07'), new Date('2099-01-01T00:00:00Z')))).toEqual([
-			'2099-01-01',
-		]);
+		expect(
+			labelsOf(planPoll(real.nextState, ds('2099-01-01', '2025-07-07'), new Date('2099-01-01T00:00:00Z'))),
+		).toEqual(['2099-01-01']);
 	});
 
 	test('impossible dates (2025-13-45, 2025-02-29) are ignored: never emitted, never the watermark', () => {
@@ -186,9 +184,9 @@ describe('loadState / saveState', () => {
 
 	test('a state saved with an impossible or a future newest label: the newest seen real date takes its place', () => {
 		const now = new Date('2025-07-10T00:00:00Z');
-		expect(loadState({ version: 1, lastLabel: '2025-13-45', seen: ['2025-13-45', '2025-07-07', '2025-06-30'] }, now)).toEqual(
-			state('2025-07-07', ['2025-07-07', '2025-06-30']),
-		);
+		expect(
+			loadState({ version: 1, lastLabel: '2025-13-45', seen: ['2025-13-45', '2025-07-07', '2025-06-30'] }, now),
+		).toEqual(state('2025-07-07', ['2025-07-07', '2025-06-30']));
 		const restored = loadState({ version: 1, lastLabel: '2099-01-01', seen: ['2099-01-01', '2025-06-30'] }, now);
 		expect(restored).toEqual(state('2025-06-30', ['2025-06-30']));
 		expect(labelsOf(planPoll(restored, ds('2025-07-07', '2025-06-30'), now))).toEqual(['2025-07-07']);

@@ -45,7 +45,8 @@ const properties: INodeProperties[] = [
 		typeOptions: { loadOptionsMethod: 'getBaseDatasetLabels' },
 		default: '',
 		description:
-			'The older snapshot. "Previous" (or empty) is the newest one older than the snapshot above. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		hint: 'The older snapshot. "Previous" (or empty) is the newest one older than the snapshot above.',
 	},
 	{
 		displayName: 'Fields',

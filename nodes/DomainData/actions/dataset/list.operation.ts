@@ -18,10 +18,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['dataset'], operation: ['list'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['list'] } }, properties);
 
 /** One item per dataset `{ label, value }`, newest first, as the service lists them; one list call per execution. */
 interface ListOptions {

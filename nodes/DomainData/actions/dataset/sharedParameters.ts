@@ -16,7 +16,10 @@ export function datasetLabelProperty(role: string): INodeProperties {
 		typeOptions: { loadOptionsMethod: 'getDatasetLabels' },
 		default: '',
 		required: true,
-		description: `${role} "Latest" is resolved to the newest date label when the node runs, and that exact snapshot is read. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.`,
+		// n8n's lint wants this exact description on a list from load options; what the field means is the hint.
+		description:
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		hint: `${role} "Latest" is resolved to the newest date label when the node runs, and that exact snapshot is read.`,
 	};
 }
 

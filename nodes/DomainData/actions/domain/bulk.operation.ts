@@ -17,7 +17,8 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'example.com, example.org',
 		description:
-			'Domain names, URLs or email addresses, separated by commas, spaces or new lines, or a list from an expression. Each distinct domain is asked once, 100 per call.',
+			'Domain names, URLs or email addresses, separated by commas, spaces or new lines, or a list from an ' +
+			'expression. Each distinct domain is asked once, 100 per call.',
 	},
 	{
 		displayName: 'Options',
@@ -33,7 +34,8 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to leave out values that are not domain names, URLs or email addresses instead of stopping with an error that lists them',
+					'Whether to leave out values that are not domain names, URLs or email addresses instead of stopping with ' +
+					'an error that lists them',
 			},
 			{
 				displayName: 'Include Not Found',
@@ -41,7 +43,8 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to output { name, found: false } for each domain that is not in the index, in its place in the order',
+					'Whether to output { name, found: false } for each domain that is not in the index, in its place in the ' +
+					'order',
 			},
 			maxAttemptsOption,
 			requestDeadlineOption,
@@ -50,10 +53,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['domain'], operation: ['bulk'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['bulk'] } }, properties);
 
 interface BulkOptions extends DomainOptions {
 	ignoreInvalid?: boolean;
@@ -80,21 +80,18 @@ function readItemRequest(this: IExecuteFunctions, itemIndex: number): ItemReques
 		const shown = invalid.slice(0, 10).join(', ') + (invalid.length > 10 ? ` and ${invalid.length - 10} more` : '');
 		throw operationError(
 			this.getNode(),
-			`${invalid.length === 1 ? 'A value is' : `${invalid.length} values are`} not a domain name, URL or email address: ${shown}`,
+			`${invalid.length === 1 ? 'A value is' : `${invalid.length} values are`} not a domain name, URL or email ` +
+				`address: ${shown}`,
 			{
 				itemIndex,
-				description:
-					'Correct or remove these values, or turn on Options → Ignore Invalid Names to leave them out.',
+				description: 'Correct or remove these values, or turn on Options → Ignore Invalid Names to leave them out.',
 			},
 		);
 	}
 	return { names: [...names], includeNotFound: options.includeNotFound === true };
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const { requests, outcome } = await readItemsThenLookUp(
 		this,
 		items,

@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { describeValue, operationError } from '../../errors';
@@ -31,7 +26,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: 'domainData',
 		description:
-			'Name of the field to put the domain data in; a domain not in the index gets { name, found: false }. Dot paths work.',
+			'Name of the field to put the domain data in; a domain not in the index gets { name, found: false }. Dot paths ' +
+			'work.',
 	},
 	{
 		displayName: 'Options',
@@ -43,10 +39,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['domain'], operation: ['enrich'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['enrich'] } }, properties);
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -78,28 +71,28 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 		throw operationError(node, `Item ${itemIndex} has no field "${field}"`, {
 			itemIndex,
 			description:
-				'Domain Field is the name of the field (e.g. website), not its value. Check the name, or turn on "Continue" in the node settings to let such items through with an error.',
+				'Domain Field is the name of the field (e.g. website), not its value. Check the name, or turn on "Continue" ' +
+				'in the node settings to let such items through with an error.',
 		});
 	}
 	const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
 	if (!normalized.ok) {
 		throw operationError(
 			node,
-			`Item ${itemIndex}: the field "${field}" holds ${describeValue(value)}, which cannot be looked up: ${normalized.reason}`,
+			`Item ${itemIndex}: the field "${field}" holds ${describeValue(value)}, which cannot be looked up: ` +
+				`${normalized.reason}`,
 			{
 				itemIndex,
 				description:
-					'The field must hold a domain name, URL or email address. Turn on "Continue" in the node settings to let such items through with an error.',
+					'The field must hold a domain name, URL or email address. Turn on "Continue" in the node settings to let ' +
+					'such items through with an error.',
 			},
 		);
 	}
 	return { name: normalized.name, destination };
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	const { requests: plans, outcome } = await readItemsThenLookUp(
 		this,

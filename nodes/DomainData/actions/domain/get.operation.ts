@@ -17,7 +17,8 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'example.com',
 		description:
-			'The domain to look up: a name (example.com), a URL (https://www.example.com/page) or an email address (jane@example.com)',
+			'The domain to look up: a name (example.com), a URL (https://www.example.com/page) or an email address ' +
+			'(jane@example.com)',
 	},
 	{
 		displayName: 'Options',
@@ -52,19 +53,13 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['domain'], operation: ['get'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['get'] } }, properties);
 
 interface GetOptions extends DomainOptions {
 	onNotFound?: 'error' | 'returnNotFound';
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	// Items that ask for the same name share one call: null = not in the index.
 	const answers = new Map<string, IDataObject | null>();
@@ -116,7 +111,8 @@ export async function execute(
 				itemIndex,
 				message: `The domain "${name}"${asked} is not in the index`,
 				description:
-					'The Domain Data index holds ranked websites, and this name is not one of them. Check the spelling, or set Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
+					'The Domain Data index holds ranked websites, and this name is not one of them. Check the spelling, or set ' +
+					'Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
 			});
 		}
 	});

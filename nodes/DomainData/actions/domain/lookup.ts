@@ -3,7 +3,13 @@
  * calls at a time, results matched to the names by name (the service does not keep the request order,
  * and may spell a name otherwise: in Unicode, with "www.").
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 
 import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';

@@ -13,7 +13,8 @@ export const concurrencyOption: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: 10 },
 	default: DEFAULT_CONCURRENCY,
 	description:
-		'How many bulk calls (of up to 100 names each) to have under way at the same time. Higher is faster but meets rate limits sooner.',
+		'How many bulk calls (of up to 100 names each) to have under way at the same time. Higher is faster but meets ' +
+		'rate limits sooner.',
 };
 
 export const removeWwwOption: INodeProperties = {
@@ -21,8 +22,7 @@ export const removeWwwOption: INodeProperties = {
 	name: 'removeWww',
 	type: 'boolean',
 	default: true,
-	description:
-		'Whether to look up www.example.com as example.com (websites are indexed under their name without www)',
+	description: 'Whether to look up www.example.com as example.com (websites are indexed under their name without www)',
 };
 
 export interface DomainOptions {
@@ -34,5 +34,9 @@ export interface DomainOptions {
 
 /** The one reader of "Concurrency" (1 to 10, as the field allows). */
 export function readConcurrency(node: INode, options: DomainOptions, itemIndex?: number): number {
-	return readWholeNumber(node, options.concurrency, 'option "Concurrency"', { itemIndex, max: 10, fallback: DEFAULT_CONCURRENCY });
+	return readWholeNumber(node, options.concurrency, 'option "Concurrency"', {
+		itemIndex,
+		max: 10,
+		fallback: DEFAULT_CONCURRENCY,
+	});
 }

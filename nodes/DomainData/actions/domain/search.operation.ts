@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { buildApiError, describeValue, operationError } from '../../errors';
-import { apiRequest, cursorValue, parseJsonExact, unexpectedAnswerError } from '../../transport';
+import { buildApiError, describeValue } from '../../errors';
+import { apiRequest, cursorValue, unexpectedAnswerError } from '../../transport';
 import { readWholeNumber } from '../../parameters';
 import {
 	maxAttemptsOption,
@@ -13,14 +13,12 @@ import {
 	returnAllOrLimit,
 } from '../common';
 import { forEachItem } from '../perItem';
+import { readFilters, readStartCursor } from './searchParameters';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 export const DEFAULT_PAGE_SIZE = 100;
 /** Where the service gives no total, the number of pages after which paging stops as runaway. */
 const MAX_PAGES_WITHOUT_TOTAL = 100_000;
-/** Body keys that the node sets itself from its parameters. */
-const PAGING_KEYS = ['pageSize', 'searchAfter'];
-
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
 	{
@@ -29,7 +27,8 @@ const properties: INodeProperties[] = [
 		type: 'json',
 		default: '{}',
 		description:
-			'Filters as a JSON object, sent to the service as they are, for example {"language": "de", "technology": "Shopify"}. Leave {} to page through the whole index in rank order.',
+			'Filters as a JSON object, sent to the service as they are, for example {"language": "de", "technology": ' +
+			'"Shopify"}. Leave {} to page through the whole index in rank order.',
 	},
 	{
 		displayName: 'Options',
@@ -44,7 +43,8 @@ const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to add _paging: { total, searchAfter, hasMore } to the last item, so that a later run can go on where this one stopped (put searchAfter into Start Cursor)',
+					'Whether to add _paging: { total, searchAfter, hasMore } to the last item, so that a later run can go on ' +
+					'where this one stopped (put searchAfter into Start Cursor)',
 			},
 			maxAttemptsOption,
 			requestDeadlineOption,
@@ -55,7 +55,8 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1 },
 				default: DEFAULT_PAGE_SIZE,
 				description:
-					'How many domains to ask for per call. The largest size the service accepts depends on the plan; lower it if the service rejects it.',
+					'How many domains to ask for per call. The largest size the service accepts depends on the plan; lower it ' +
+					'if the service rejects it.',
 			},
 			{
 				displayName: 'Start Cursor',
@@ -64,16 +65,14 @@ const properties: INodeProperties[] = [
 				default: '',
 				placeholder: '[2, 36411284]',
 				description:
-					'Go on after this cursor: the searchAfter value of the paging info of an earlier run (a JSON array, sent back exactly as the service gave it)',
+					'Go on after this cursor: the searchAfter value of the paging info of an earlier run (a JSON array, sent ' +
+					'back exactly as the service gave it)',
 			},
 		],
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['domain'], operation: ['search'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['search'] } }, properties);
 
 interface SearchOptions {
 	includePagingInfo?: boolean;
@@ -87,61 +86,6 @@ interface SearchPage {
 	results?: unknown;
 	search_after?: unknown;
 	total?: unknown;
-}
-
-function parseJsonParameter(
-	value: unknown,
-	parse: (text: string) => unknown = JSON.parse,
-): { ok: true; value: unknown } | { ok: false } {
-	if (typeof value !== 'string') return { ok: true, value };
-	try {
-		return { ok: true, value: parse(value) };
-	} catch {
-		return { ok: false };
-	}
-}
-
-function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
-	const raw = this.getNodeParameter('filters', itemIndex, '{}');
-	if (typeof raw === 'string' && raw.trim() === '') return {};
-	const parsed = parseJsonParameter(raw);
-	if (!parsed.ok || !parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
-		throw operationError(
-			this.getNode(),
-			`Filters must be a JSON object, but they are ${describeValue(raw)}`,
-			{
-				itemIndex,
-				description: 'Write the filters as a JSON object, for example {"language": "de"}, or {} for no filter.',
-			},
-		);
-	}
-	const filters = parsed.value as IDataObject;
-	const paging = PAGING_KEYS.find((key) => key in filters);
-	if (paging) {
-		throw operationError(this.getNode(), `Filters must not contain "${paging}"`, {
-			itemIndex,
-			description: 'The node pages by itself: set the page size in Options → Page Size and a start cursor in Options → Start Cursor.',
-		});
-	}
-	return filters;
-}
-
-function readStartCursor(this: IExecuteFunctions, value: unknown, itemIndex: number): unknown[] | undefined {
-	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
-	// A cursor's integers beyond 2^53 keep their digits (parseJsonExact), so that they go back unchanged.
-	const parsed = parseJsonParameter(value, parseJsonExact);
-	if (!parsed.ok || !Array.isArray(parsed.value) || parsed.value.length === 0) {
-		throw operationError(
-			this.getNode(),
-			`The Start Cursor must be a JSON array such as [2, 36411284], but it is ${describeValue(value)}`,
-			{
-				itemIndex,
-				description:
-					'Use the searchAfter value of the paging info of an earlier run (Options → Include Paging Info), unchanged.',
-			},
-		);
-	}
-	return parsed.value;
 }
 
 /** Where a search stands: what a later run needs to go on from here. */
@@ -184,7 +128,10 @@ async function searchForItem(
 	const filters = readFilters.call(this, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as SearchOptions;
 	state.includePagingInfo = options.includePagingInfo === true;
-	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', { itemIndex, fallback: DEFAULT_PAGE_SIZE });
+	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', {
+		itemIndex,
+		fallback: DEFAULT_PAGE_SIZE,
+	});
 	const maxAttempts = readMaxAttempts(node, options, itemIndex);
 	const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
 	let cursor = readStartCursor.call(this, options.searchAfter, itemIndex);
@@ -215,7 +162,10 @@ async function searchForItem(
 			maxAttempts,
 			deadlineMs,
 			itemIndex,
-			badRequestDescription: `Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ${size}).`,
+			badRequestDescription:
+				`Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of ` +
+				`the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ` +
+				`${size}).`,
 		})) as SearchPage;
 		pages++;
 
@@ -255,8 +205,12 @@ async function searchForItem(
 		if (sentCursors.has(key)) {
 			throw buildApiError(node, {
 				itemIndex,
-				message: `The search stopped: the service gave the cursor ${key} a second time, which would repeat pages without end`,
-				description: `${read} domains were read before. This is a fault of the service; try again later, or go on from the last good cursor with Options → Start Cursor.`,
+				message:
+					`The search stopped: the service gave the cursor ${key} a second time, which would repeat pages ` +
+					`without end`,
+				description:
+					`${read} domains were read before. This is a fault of the service; try again later, or go on ` +
+					`from the last good cursor with Options → Start Cursor.`,
 			});
 		}
 		sentCursors.add(key);
@@ -272,7 +226,8 @@ async function searchForItem(
 				itemIndex,
 				message:
 					total !== undefined
-						? `The search stopped after ${pages} pages: the service announced ${total} results in all but sent ${received}`
+						? `The search stopped after ${pages} pages: the service announced ${total} results in all but sent ` +
+							`${received}`
 						: `The search stopped after ${pages} pages: the service announced no total and kept giving further pages`,
 				description: `${read} domains were read. This is a fault of the service; try again later.`,
 			});
@@ -285,10 +240,7 @@ async function searchForItem(
 	}
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	let state: PagingState;
 	return await forEachItem.call(
 		this,

@@ -31,7 +31,8 @@ const MODEL_INPUTS: Record<string, { parameter: string; description: string }> =
 	bulk: {
 		parameter: 'domains',
 		description:
-			`Up to ${TOOL_MAX_RECORDS} domain names, URLs or email addresses, separated by commas. The answer has one entry ` +
+			`Up to ${TOOL_MAX_RECORDS} domain names, URLs or email addresses, separated by commas. The answer has one ` +
+			`entry ` +
 			'per name (title, language, country, rank, categories, technologies), found: false for a name not in the index.',
 	},
 	stream: {

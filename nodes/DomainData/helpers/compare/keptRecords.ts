@@ -68,7 +68,8 @@ export class KeptRecords {
 	/** Ordinals held, ascending. */
 	ordinals(): number[] {
 		const result: number[] = [];
-		for (let ordinal = 0; ordinal < this.chunkOf.length; ordinal++) if (this.chunkOf[ordinal] !== 0) result.push(ordinal);
+		for (let ordinal = 0; ordinal < this.chunkOf.length; ordinal++)
+			if (this.chunkOf[ordinal] !== 0) result.push(ordinal);
 		return result;
 	}
 
@@ -83,10 +84,14 @@ export class KeptRecords {
 		for (let ordinal = 0; ordinal < oldChunkOf.length; ordinal++) {
 			const source = this.bytesOf(ordinal, oldChunkOf, oldChunks);
 			if (source === undefined) continue;
-			this.place(ordinal, (target) => {
-				target.set(source);
-				return source.length;
-			}, source.length);
+			this.place(
+				ordinal,
+				(target) => {
+					target.set(source);
+					return source.length;
+				},
+				source.length,
+			);
 		}
 	}
 

@@ -20,9 +20,7 @@ export function noNameError(node: INode, itemIndex: number | undefined, label: s
 /** A name listed twice on either side: `name` when known, else how many repeats. */
 export function duplicateError(node: INode, itemIndex: number | undefined, label: string, repeat: string | number) {
 	const what =
-		typeof repeat === 'string'
-			? `the domain "${repeat}"`
-			: `${count(repeat)} domain name${repeat > 1 ? 's' : ''}`;
+		typeof repeat === 'string' ? `the domain "${repeat}"` : `${count(repeat)} domain name${repeat > 1 ? 's' : ''}`;
 	return buildApiError(node, {
 		message: `The dataset "${label}" lists ${what} more than once`,
 		description:

@@ -73,4 +73,3 @@ export function addHints(this: IExecuteFunctions, source: DatasetSource, records
 	if (instead) addHint(this, instead);
 	else if (records === 0) addHint(this, source.emptyHint());
 }
-

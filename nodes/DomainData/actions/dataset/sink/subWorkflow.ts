@@ -54,7 +54,7 @@ function batchFailedError(
 			itemIndex,
 			description:
 				`The sub-workflow${execution} said: ${reason}. ${resumeHint(done)} The records of the failed batch may be ` +
-				'partly written: make the sub-workflow\'s writes idempotent, or remove them before resuming.',
+				"partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
 		},
 	);
 }
@@ -133,7 +133,8 @@ export async function runSubWorkflow(
 				throw batchFailedError.call(this, label, progress, batch.length, error, itemIndex);
 			}
 			if (waitTill) {
-				const wait = 'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node';
+				const wait =
+					'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait ' + 'node';
 				throw batchFailedError.call(this, label, progress, batch.length, new Error(wait), itemIndex);
 			}
 			progress.sent += batch.length;
