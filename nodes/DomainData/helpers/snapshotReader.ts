@@ -17,7 +17,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { operationError } from '../errors';
-import { readWholeNumber } from '../parameters';
 import { credentialSecret, type DomainDataFunctions, readNdjsonStream, type RetryTiming } from '../transport';
 import { DEFAULT_BATCH_SIZE, rebatch } from './batches';
 import { listDatasets, unknownLabelError } from './datasets';
@@ -95,10 +94,8 @@ function planRead(
 	const requestFields = withFields(canonical.fields, filterFields);
 	const filterOnlyFields = requestFields.filter((field) => !canonical.fields.includes(field));
 	const predicate = compileRecordFilter(options.filter);
-	const limit =
-		options.limit === undefined
-			? undefined
-			: readWholeNumber(node, options.limit, 'parameter "Limit"', { itemIndex: options.itemIndex });
+	// Read and checked by the caller's parameter reader (readLimit, the trigger's Number of Records).
+	const limit = options.limit;
 	return {
 		label: options.label,
 		requestFields,
