@@ -21,8 +21,6 @@ export interface FailureContext {
 	/** Every kind of failure met, when there was more than one, e.g. "2× HTTP 503, 1× connection dropped". */
 	failureSummary?: string;
 	itemIndex?: number;
-	notFoundMessage?: string;
-	notFoundDescription?: string;
 	badRequestDescription?: string;
 	/** Set when the last answer asked for a longer wait than the node allows. */
 	retryAfterNote?: string;
@@ -91,13 +89,6 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 				description:
 					'Historical datasets (Dataset resource and the trigger) need a plan with the historical data feature; ' +
 					`upgrade the plan or use another API key.${told}`,
-			});
-		case status === 404 && read.fromService && context.notFoundMessage !== undefined:
-			return buildApiError(node, {
-				...base,
-				transient: false,
-				message: context.notFoundMessage,
-				description: context.notFoundDescription ?? `The service answered 404.${told}`,
 			});
 		case status === 404:
 			return buildApiError(node, {

@@ -11,7 +11,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { unexpectedBodyError } from './answerErrors';
-import { ndjsonBody, send, type Answer } from './send';
+import { send, type Answer } from './send';
 import type { ApiRequest, DomainDataFunctions } from './request';
 
 // The rest of the transport's surface (lint keeps every caller outside transport/ on this index).
@@ -44,27 +44,4 @@ function jsonObject(context: DomainDataFunctions, answer: Answer): IDataObject {
 	const { body } = answer;
 	if (body && typeof body === 'object' && !Array.isArray(body)) return body as IDataObject;
 	throw unexpectedBodyError(context.getNode(), answer.context, 'the answer is not a JSON object');
-}
-
-/**
- * Opens a streamed GET and returns its body as byte chunks once the service answered 2xx with NDJSON (or
- * JSON, or no content type). Opening the stream gets the retries and error mapping of apiRequest; a
- * connection that breaks or stays silent for the idle timeout (IdleTimeoutError) while the body is read is
- * the caller's to handle, under the same retry budget (`request.budget`; `isTransientError` recognises both).
- */
-export async function apiStream(this: DomainDataFunctions, request: ApiRequest): Promise<AsyncIterable<Uint8Array>> {
-	const answer = (await send.call(this, request, { stream: true })) as Answer;
-	return await ndjsonBody(this, answer);
-}
-
-/**
- * Like apiStream, but a 404 of the service (its own `{"error": ...}` answer) resolves to undefined, so that
- * the caller can say what does exist (a snapshot label that is not published) without reading messages.
- */
-export async function apiStreamOrNotFound(
-	this: DomainDataFunctions,
-	request: ApiRequest,
-): Promise<AsyncIterable<Uint8Array> | undefined> {
-	const answer = await send.call(this, request, { stream: true, allowNotFound: true });
-	return answer === undefined ? undefined : await ndjsonBody(this, answer);
 }

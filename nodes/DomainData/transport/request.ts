@@ -16,10 +16,6 @@ export interface ApiRequest {
 	path: string[];
 	qs?: Record<string, string | number>;
 	body?: IDataObject;
-	/** What a 404 means in the words of the operation, e.g. `The domain "x.com" is not in the index`. */
-	notFoundMessage?: string;
-	/** What to do about that 404 (the error's description). */
-	notFoundDescription?: string;
 	/** What to do about a 400 (the error's description), e.g. a hint to lower Page Size. */
 	badRequestDescription?: string;
 	/** Requests in a row without progress before giving up on 429, 5xx, refused and dropped connections. */

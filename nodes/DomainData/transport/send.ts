@@ -65,8 +65,6 @@ export async function send(
 		shown: target.shown,
 		attempts: 0,
 		itemIndex: request.itemIndex,
-		notFoundMessage: request.notFoundMessage,
-		notFoundDescription: request.notFoundDescription,
 		badRequestDescription: request.badRequestDescription,
 		secret: target.secret,
 	};

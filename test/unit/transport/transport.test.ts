@@ -5,14 +5,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
+import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	apiRequest,
 	apiRequestOrNotFound,
-	apiStream,
-	apiStreamOrNotFound,
 	isTransientError,
+	readNdjsonStream,
 	type ApiRequest,
+	type NdjsonStreamOptions,
 } from '../../../nodes/DomainData/transport';
 import { readServiceMessage } from '../../../nodes/DomainData/transport/serviceMessage';
 import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../../../nodes/DomainData/transport/retry';
@@ -51,7 +52,7 @@ async function call<T = unknown>(
 async function failure(
 	request: ApiRequest,
 	credentials: { apiKey?: string; baseUrl?: string } = {},
-	run: typeof apiRequest | typeof apiStream | typeof apiRequestOrNotFound | typeof apiStreamOrNotFound = apiRequest,
+	run: typeof apiRequest | typeof apiRequestOrNotFound = apiRequest,
 ): Promise<NodeError> {
 	const { context } = await createExecuteContext({
 		parameters: { resource: 'domain', operation: 'get', domain: 'example.com' },
@@ -85,7 +86,6 @@ function expectNoSecret(error: unknown, secret: string): void {
 const getRequest = (name: string, extra: Partial<ApiRequest> = {}): ApiRequest => ({
 	method: 'GET',
 	path: ['domain', name],
-	notFoundMessage: `The domain "${name}" is not in the index`,
 	maxAttempts: 1,
 	...extra,
 });
@@ -94,10 +94,14 @@ describe('URL rules', () => {
 	test.each(['../historical/domain', 'a/b', 'x?y', 'x#y', '#', '%2F', '..%2Fhistorical', 'a b', '...'])(
 		'the name %j stays one path segment of /domain/<name>',
 		async (name) => {
-			const error = await failure(getRequest(name));
-			expect(error.httpCode).toBe('404');
-			expect(error.message).toBe(`The domain "${name}" is not in the index`);
+			const { context } = await createExecuteContext({
+				parameters: { resource: 'domain', operation: 'get', domain: 'example.com' },
+				credentials: { apiKey: SECRET, baseUrl: sim.url },
+			});
+			// The service's own 404 for that one name (undefined), not a 404 of some other path.
+			await expect(apiRequestOrNotFound.call(context, getRequest(name))).resolves.toBeUndefined();
 			const [entry] = sim.calls();
+			expect(entry.status).toBe(404);
 			expect(sim.calls()).toHaveLength(1);
 			expect(entry.endpoint).toBe('get');
 			expect(entry.path).toBe(`${API}/domain/${encodeURIComponent(name)}`);
@@ -200,11 +204,13 @@ describe('statuses become NodeApiErrors that say what to do', () => {
 		expect(sim.calls()).toHaveLength(1);
 	});
 
-	test('404: in the words of the operation; a 404 of an unknown endpoint points at the Base URL', async () => {
-		const notIndexed = await failure(getRequest('not-indexed.com', { notFoundDescription: 'Do Y', maxAttempts: 4 }));
+	test('404: no retry, the service words kept; a 404 of an unknown endpoint points at the Base URL', async () => {
+		const notIndexed = await failure(getRequest('not-indexed.com', { maxAttempts: 4 }));
 		expect(notIndexed.httpCode).toBe('404');
-		expect(notIndexed.message).toBe('The domain "not-indexed.com" is not in the index');
-		expect(notIndexed.description).toBe('Do Y');
+		expect(notIndexed.message).toBe(
+			`The address ${sim.url} has no Domain Data endpoint GET /json/api/v1/domain/not-indexed.com (404)`,
+		);
+		expect(notIndexed.description).toContain('The service said: "Domain not found: not-indexed.com".');
 		expect(sim.calls()).toHaveLength(1);
 
 		const wrongBase = await failure(
@@ -419,32 +425,62 @@ describe('answers that do not come from the service', () => {
 	});
 });
 
-describe('apiStream', () => {
-	async function open(request: Partial<ApiRequest> = {}, apiKey = SECRET) {
+describe('readNdjsonStream', () => {
+	/** The errors `notFound` made: what the service's 404 becomes is the caller's to say. */
+	let toldNotFound: Error[] = [];
+	beforeEach(() => {
+		toldNotFound = [];
+	});
+
+	async function streamContext(apiKey = SECRET) {
 		const { context } = await createExecuteContext({
 			parameters: { resource: 'dataset', operation: 'list' },
 			credentials: { apiKey, baseUrl: sim.url },
 		});
-		return await apiStream.call(context, {
-			method: 'GET',
-			path: ['historical', 'domain', 'latest'],
+		return context;
+	}
+
+	/** Reads a stream to its end: its lines, and the requests it counted. */
+	async function readLines(options: Partial<NdjsonStreamOptions> = {}, apiKey = SECRET) {
+		const counts = { requests: 0, reconnects: 0 };
+		const lines: string[] = [];
+		const context = await streamContext(apiKey);
+		const notFound = async () => {
+			toldNotFound.push(
+				new NodeOperationError(context.getNode(), `The dataset "${options.label ?? 'latest'}" does not exist`),
+			);
+			return toldNotFound[toldNotFound.length - 1];
+		};
+		const stream = readNdjsonStream.call(context, {
+			label: 'latest',
 			qs: { limit: 3, fields: 'name,rank' },
-			...request,
+			notFound,
+			cancelled: () => new Error('cancelled'),
+			counts,
+			...options,
 		});
+		for await (const range of stream) {
+			for (let index = range.from; index < range.block.count; index++) lines.push(range.block.line(index));
+		}
+		return { lines, counts };
 	}
 
-	async function readAll(body: AsyncIterable<Uint8Array>): Promise<string> {
-		const decoder = new TextDecoder();
-		let text = '';
-		for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
-		return text + decoder.decode();
+	async function streamFailure(options: Partial<NdjsonStreamOptions> = {}, apiKey = SECRET): Promise<NodeError> {
+		try {
+			await readLines(options, apiKey);
+		} catch (error) {
+			expectNoSecret(error, apiKey);
+			return error as NodeError;
+		}
+		throw new Error('expected the stream to fail');
 	}
 
-	test('opens a streamed GET and yields the body as byte chunks', async () => {
-		const text = await readAll(await open());
-		const expected = [0, 1, 2].map((i) => sim.index.lineAt(i, 'latest', 'name,rank') + '\n').join('');
-		expect(text).toBe(expected);
+	test('opens a streamed GET and yields its lines', async () => {
+		const { lines, counts } = await readLines();
+		expect(lines).toEqual([0, 1, 2].map((i) => sim.index.lineAt(i, 'latest', 'name,rank')));
+		expect(sim.calls('stream')[0].path).toBe(`${API}/historical/domain/latest`);
 		expect(sim.calls('stream')[0].query).toEqual({ limit: '3', fields: 'name,rank' });
+		expect(counts).toEqual({ requests: 1, reconnects: 0 });
 	});
 
 	test('the opening is retried (503, reset) with the same rules', async () => {
@@ -454,73 +490,45 @@ describe('apiStream', () => {
 				{ reset: true, count: 1, endpoint: 'stream' },
 			],
 		});
-		const text = await readAll(await open({ maxAttempts: 3 }));
-		expect(text.split('\n')).toHaveLength(4);
+		const { lines } = await readLines({ maxAttempts: 3 });
+		expect(lines).toHaveLength(3);
 		expect(sim.calls('stream').map((entry) => entry.fault ?? entry.status)).toEqual(['status:503', 'reset', 200]);
 	});
 
 	test('a non-2xx answer is read from the stream for its {"error": ...}', async () => {
-		const forbidden = await failure(
-			{ method: 'GET', path: ['historical', 'domain', 'latest'] },
-			{ apiKey: KEYS.basic },
-			apiStream,
-		);
+		const forbidden = await streamFailure({}, KEYS.basic);
 		expect(forbidden.httpCode).toBe('403');
 		expect(forbidden.description).toContain('does not include the historical data feature');
 
-		const unknown = await failure(
-			{
-				method: 'GET',
-				path: ['historical', 'domain', '1999-01-01'],
-				notFoundMessage: 'The dataset "1999-01-01" does not exist',
-			},
-			{},
-			apiStream,
-		);
+		// The service's 404: the caller's error, after one request.
+		sim.clearLog();
+		const unknown = await streamFailure({ label: '1999-01-01' });
+		expect(toldNotFound).toHaveLength(1);
+		expect(unknown).toBe(toldNotFound[0]);
 		expect(unknown.message).toBe('The dataset "1999-01-01" does not exist');
-		expect(unknown.httpCode).toBe('404');
+		expect(sim.calls('stream').map((entry) => entry.status)).toEqual([404]);
 
 		sim.setFaults({ requests: [{ status: 502, count: 5, body: 'html', endpoint: 'stream' }] });
-		const proxy = await failure(
-			{ method: 'GET', path: ['historical', 'domain', 'latest'], maxAttempts: 2 },
-			{},
-			apiStream,
-		);
+		const proxy = await streamFailure({ maxAttempts: 2 });
 		expect(proxy.message).toBe('The Domain Data service failed with 502 Bad Gateway after 2 tries');
 	});
 
-	test('apiStreamOrNotFound: the service 404 is an answer (undefined); a 404 of another server and other statuses are errors', async () => {
-		const { context } = await createExecuteContext({
-			parameters: { resource: 'dataset', operation: 'list' },
-			credentials: { apiKey: SECRET, baseUrl: sim.url },
-		});
-		const unknown = { method: 'GET' as const, path: ['historical', 'domain', '1999-01-01'] };
-		await expect(apiStreamOrNotFound.call(context, unknown)).resolves.toBeUndefined();
-		const found = await apiStreamOrNotFound.call(context, {
-			...unknown,
-			path: ['historical', 'domain', 'latest'],
-			qs: { limit: 2, fields: 'name' },
-		});
-		expect((await readAll(found!)).split('\n')).toHaveLength(3);
-
+	test('a 404 of another server (HTML) is an error that names the endpoint; 403 stays an error', async () => {
 		sim.setFaults({ requests: [{ status: 404, body: 'html', endpoint: 'stream' }] });
-		const proxy = await failure({ ...unknown, path: ['historical', 'domain', 'latest'] }, {}, apiStreamOrNotFound);
+		const proxy = await streamFailure();
+		expect(toldNotFound).toHaveLength(0);
 		expect(proxy.message).toContain('has no Domain Data endpoint GET /json/api/v1/historical/domain/latest (404)');
-		const forbidden = await failure(unknown, { apiKey: KEYS.basic }, apiStreamOrNotFound);
+		const forbidden = await streamFailure({ label: '1999-01-01' }, KEYS.basic);
 		expect(forbidden.httpCode).toBe('403');
 	});
 
-	test("a connection dropped while reading is the caller's, and isTransientError recognises it", async () => {
+	test('a connection dropped while reading is recognised by isTransientError and resumed', async () => {
 		sim.setFaults({ streams: [{ dropAfterLines: 2, trickle: { chunkBytes: 64, delayMs: 1 } }] });
-		const body = await open({ qs: { limit: 50 } });
-		let caught: unknown;
-		try {
-			await readAll(body);
-		} catch (error) {
-			caught = error;
-		}
-		expect(caught).toEqual(expect.objectContaining({ message: expect.stringMatching(/\S/) })); // an error of another realm: not instanceof this Error
-		expect(isTransientError(caught)).toBe(true);
+		const { lines, counts } = await readLines({ qs: { limit: 50, fields: 'name,rank' }, maxAttempts: 2 });
+		// Resumed (only a transient failure is): every line once, in two requests.
+		expect(lines).toEqual(Array.from({ length: 50 }, (_, i) => sim.index.lineAt(i, 'latest', 'name,rank')));
+		expect(counts).toEqual({ requests: 2, reconnects: 1 });
+		expect(sim.calls('stream')).toHaveLength(2);
 		expect(isTransientError(new Error('something else'))).toBe(false);
 		expect(isTransientError(undefined)).toBe(false);
 	});
