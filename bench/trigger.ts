@@ -5,6 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { KEYS } from '../test/simulator';
+import { DEFAULT_NEWEST_LABEL } from '../test/simulator/snapshots';
 import { runPoll } from '../test/harness/n8n';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
 import { SimulatorProcess } from './lib/simulator-process';
@@ -27,7 +28,9 @@ export async function trigger(context: BenchContext): Promise<SectionResult> {
 			// The first poll after activation only learns what exists: it is not one of the measured polls.
 			await runPoll({ parameters: {}, credentials, staticData });
 			for (let poll = 0; poll < polls; poll++) {
-				if (newSnapshotEachPoll) await sim.addSnapshot();
+				// A day apart from the simulator's newest, so that all of them lie in the past: the trigger waits
+				// for labels dated in the future, which the simulator's weekly default would reach within the run.
+				if (newSnapshotEachPoll) await sim.addSnapshot(daysAfter(DEFAULT_NEWEST_LABEL, poll + 1));
 				await sim.clearLog();
 				try {
 					const output = await runPoll({ parameters: {}, credentials, staticData });
@@ -89,4 +92,9 @@ export async function trigger(context: BenchContext): Promise<SectionResult> {
 	} finally {
 		await sim.close();
 	}
+}
+
+/** The calendar date `days` after `label` (YYYY-MM-DD). */
+function daysAfter(label: string, days: number): string {
+	return new Date(Date.parse(`${label}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
