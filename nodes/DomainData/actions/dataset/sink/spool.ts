@@ -41,19 +41,17 @@ export interface SpoolOptions {
 	spooled?: (facts: SpoolFacts) => void;
 }
 
-/** Pulls records from `source`, leaves out the first `skip`, and serialises them into encoded pieces. */
+/** Pulls records from `source` and serialises them into encoded pieces. */
 class Serialiser {
 	private readonly iterator: AsyncIterator<IDataObject[]>;
 	private readonly encoder = new TextEncoder();
 	private batch: IDataObject[] = [];
 	private position = 0;
-	private toSkip: number;
 	ended = false;
 	records = 0;
 
-	constructor(source: AsyncIterable<IDataObject[]>, skip: number) {
+	constructor(source: AsyncIterable<IDataObject[]>) {
 		this.iterator = source[Symbol.asyncIterator]();
-		this.toSkip = skip;
 	}
 
 	/** The next piece of NDJSON (about PIECE_CHARS), or undefined at the end of the source. */
@@ -67,8 +65,7 @@ class Serialiser {
 					break;
 				}
 				this.batch = step.value;
-				this.position = Math.min(this.toSkip, this.batch.length);
-				this.toSkip -= this.position;
+				this.position = 0;
 				continue;
 			}
 			text += JSON.stringify(this.batch[this.position++]) + '\n';
@@ -111,22 +108,22 @@ async function writeSegment(
 	return await this.helpers.prepareBinaryData(toBinaryInput(pieces()), name, 'application/x-ndjson');
 }
 
-/** The records of one spool file, read back whole (one segment in memory) and parsed line by line. */
-async function* segmentRecords(this: IExecuteFunctions, file: IBinaryData, itemIndex: number) {
+/** The records of one spool file, read back whole (one segment in memory), parsed line by line, in batches. */
+async function* segmentRecords(this: IExecuteFunctions, file: IBinaryData, itemIndex: number, batchSize: number) {
 	const text = new TextDecoder().decode(await this.helpers.getBinaryDataBuffer(itemIndex, file));
 	const records: IDataObject[] = [];
 	let start = 0;
 	for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
 		records.push(JSON.parse(text.slice(start, end)) as IDataObject);
 		start = end + 1;
-		if (records.length < 1000) continue;
+		if (records.length < batchSize) continue;
 		yield records.splice(0);
 	}
 	if (records.length > 0) yield records;
 }
 
-async function* fromFiles(this: IExecuteFunctions, files: readonly IBinaryData[], itemIndex: number) {
-	for (const file of files) yield* segmentRecords.call(this, file, itemIndex);
+async function* fromFiles(this: IExecuteFunctions, files: readonly IBinaryData[], itemIndex: number, size: number) {
+	for (const file of files) yield* segmentRecords.call(this, file, itemIndex, size);
 }
 
 /**
@@ -139,7 +136,8 @@ export async function* spooledBatches(
 	options: SpoolOptions,
 ): AsyncGenerator<IDataObject[]> {
 	const { batchSize, skip, itemIndex } = options;
-	const serialiser = new Serialiser(records, skip);
+	// Skipped records are never written: a run that resumes with Skip Records needs no old spool.
+	const serialiser = new Serialiser(rebatch(records, batchSize, skip));
 	const files: IBinaryData[] = [];
 	let bytes = 0;
 	try {
@@ -152,7 +150,7 @@ export async function* spooledBatches(
 				// (when the whole selection fit in that one file, it was read at full speed all the same).
 				const facts = { records: serialiser.records, bytes, files: 0, inMemory: !serialiser.ended };
 				options.spooled?.(facts);
-				yield* rebatch(concat(fromFiles.call(this, files, itemIndex), serialiser.rest()), batchSize);
+				yield* rebatch(concat(fromFiles.call(this, files, itemIndex, batchSize), serialiser.rest()), batchSize);
 				return;
 			}
 		}
@@ -161,7 +159,7 @@ export async function* spooledBatches(
 		throw asNodeError(this.getNode(), error, itemIndex);
 	}
 	options.spooled?.({ records: serialiser.records, bytes, files: files.length, inMemory: false });
-	yield* rebatch(fromFiles.call(this, files, itemIndex), batchSize);
+	yield* rebatch(fromFiles.call(this, files, itemIndex, batchSize), batchSize);
 }
 
 async function* concat<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T> {
