@@ -74,6 +74,7 @@ export interface ReadPlan {
 	idleTimeoutMs?: number;
 	retryTiming?: RetryTiming;
 	onMalformed: MalformedLineHandling;
+	onSkippedLine?: (line: string) => void;
 	itemIndex?: number;
 	/** Keep the parsed records (false when only bytes are wanted). */
 	collectRecords: boolean;
@@ -219,6 +220,7 @@ function skipMalformed(read: Read, line: string, problem: string): void {
 	}
 	stats.skippedLines++;
 	if (stats.skippedLineNumbers.length < SKIPPED_LINE_NUMBERS_KEPT) stats.skippedLineNumbers.push(stats.lines);
+	plan.onSkippedLine?.(line);
 }
 
 /**

@@ -68,6 +68,8 @@ export interface ReadSnapshotOptions {
 	retryTiming?: RetryTiming;
 	/** A line that is not a JSON object: fail (default) or skip it and count it in `stats`. */
 	onMalformed?: MalformedLineHandling;
+	/** Told each line skipped as malformed (with onMalformed 'skip'), for callers that must know which. */
+	onSkippedLine?: (line: string) => void;
 	/** Records per yielded array (default DEFAULT_BATCH_SIZE; the last one can be shorter). */
 	batchSize?: number;
 	/**
@@ -109,6 +111,7 @@ function planRead(
 		idleTimeoutMs: options.idleTimeoutMs,
 		retryTiming: options.retryTiming,
 		onMalformed: options.onMalformed ?? 'error',
+		onSkippedLine: options.onSkippedLine,
 		itemIndex: options.itemIndex,
 		collectRecords: collect.records,
 		collectBytes: collect.bytes,

@@ -14,10 +14,10 @@ import { DomainTable } from './domainTable';
 import { type Hash64, Hasher64 } from './hash64';
 import { KeptRecords } from './keptRecords';
 import { COMPARE_LIMITS } from './limits';
+import { readableName } from './lineSelector';
 import { NameSet } from './nameSet';
 import { diffField, type FieldChange, hashCompared } from './recordDiff';
 import { keptTooLargeError, noNameError } from './refusals';
-import { type SkippedLineHandler, SkippedLines } from './skippedLines';
 import type { ChangeKind, ChangeReason, CompareSpec, CompareStats, DomainChange } from './types';
 
 /** Flags per ordinal: the filters select the newer record; the older snapshot has the domain (or hid it). */
@@ -60,11 +60,13 @@ export class Comparison {
 		this.limit = spec.limit ?? Infinity;
 	}
 
-	/** Reads one snapshot; `onSkipped` hears of each line skipped as malformed (with On Malformed Line = Skip). */
-	read(label: string, wanted?: LineSelector, onSkipped?: SkippedLineHandler) {
+	/**
+	 * Reads one snapshot; `onSkipped` hears of each line skipped as malformed (with On Malformed Line = Skip), with
+	 * its domain name, or undefined when none can be read from it.
+	 */
+	read(label: string, wanted?: LineSelector, onSkipped?: (name: string | undefined) => void) {
 		const readStats = createReadStats(label);
 		this.stats.reads.push(readStats);
-		const skipped = onSkipped && this.spec.onMalformed === 'skip' ? new SkippedLines(readStats, onSkipped) : undefined;
 		const batches = readSnapshot.call(this.context, {
 			label,
 			fields: this.requestFields,
@@ -72,11 +74,12 @@ export class Comparison {
 			idleTimeoutMs: this.spec.idleTimeoutMs,
 			onMalformed: this.spec.onMalformed,
 			batchSize: DEFAULT_BATCH_SIZE,
-			wanted: skipped ? skipped.selector(wanted) : wanted,
+			wanted,
+			onSkippedLine: onSkipped && ((line) => onSkipped(readableName(line))),
 			stats: readStats,
 			itemIndex: this.spec.itemIndex,
 		});
-		return { readStats, batches, settle: () => skipped?.settle() };
+		return { readStats, batches };
 	}
 
 	/** Starts the kept records once the newer snapshot's size is known. */

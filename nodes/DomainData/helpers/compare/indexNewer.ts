@@ -15,7 +15,7 @@ export async function indexNewer(run: Comparison): Promise<void> {
 		else run.skippedNew.add(name);
 		run.leaveOut(name);
 	};
-	const { batches, settle } = run.read(spec.label, undefined, onSkipped);
+	const { batches } = run.read(spec.label, undefined, onSkipped);
 	for await (const batch of batches) {
 		for (const record of batch) {
 			if (table.count >= COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, spec.itemIndex, spec.label);
@@ -23,7 +23,6 @@ export async function indexNewer(run: Comparison): Promise<void> {
 			table.add(name, run.hashOf(record), run.rankOf(record), run.selects(record) ? SELECTED : 0);
 		}
 	}
-	settle();
 	const repeats = table.index();
 	if (repeats > 0) throw duplicateError(node, spec.itemIndex, spec.label, repeats);
 	run.startKeeping();

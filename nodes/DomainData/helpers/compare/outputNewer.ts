@@ -54,7 +54,7 @@ export async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange
 		if (readStats.lines > firstLines) throw differs(`more than the ${count(firstLines)} lines of the first read`);
 		return select(text, start, end);
 	};
-	const { readStats, batches, settle } = run.read(label, wanted, onSkipped);
+	const { readStats, batches } = run.read(label, wanted, onSkipped);
 	for await (const batch of batches) {
 		for (const record of batch) {
 			const ordinal = typeof record.name === 'string' ? table.find(record.name) : NOT_FOUND;
@@ -71,7 +71,6 @@ export async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange
 			if (run.output >= run.limit || kept.size + newToIndex === 0) return;
 		}
 	}
-	settle();
 	const missing = kept.size + newToIndex;
 	// Lines malformed now, without a readable name, that pass 1 read whole may be theirs: then they are unknown.
 	const namelessNow = Math.max(0, namelessLines - run.namelessNew);

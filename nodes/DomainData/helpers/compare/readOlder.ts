@@ -28,7 +28,7 @@ export async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> 
 		// Marked as seen: neither added nor changed in pass 3, and a second listing is refused.
 		if (name !== undefined) seen(name, table.find(name));
 	};
-	const { batches, settle } = run.read(baseLabel, undefined, onSkipped);
+	const { batches } = run.read(baseLabel, undefined, onSkipped);
 	let records = 0;
 	for await (const batch of batches) {
 		for (const record of batch) {
@@ -53,5 +53,4 @@ export async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> 
 			}
 		}
 	}
-	settle();
 }
