@@ -57,8 +57,11 @@ export interface SnapshotReadStats {
 	complete: boolean;
 }
 
-/** Whether the caller wants the line `text.slice(start, end)` parsed (see ReadSnapshotOptions.wanted). */
-export type LineSelector = (text: string, start: number, end: number) => boolean;
+/**
+ * The caller's verdict on the line `text.slice(start, end)` before it is parsed (see ReadSnapshotOptions.wanted):
+ * true to parse it, false to decline it, or the record that stands for it (handed out unparsed, unfiltered).
+ */
+export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
 export interface ReadPlan {
 	label: string;
@@ -195,7 +198,8 @@ function classifyLine(
 		return BLANK;
 	const line = key === undefined ? undefined : text.slice(start, end);
 	if (line !== undefined && containsSecret(line, key)) return HOLDS_KEY;
-	if (wanted && !wanted(text, start, end)) return DECLINED;
+	const verdict = wanted?.(text, start, end) ?? true;
+	if (verdict !== true) return verdict === false ? DECLINED : verdict;
 	try {
 		const value: unknown = JSON.parse(line ?? text.slice(start, end));
 		// Escapes (\/, \u0070) can spell the key in the bytes: a line with one is judged by its parsed strings.

@@ -73,10 +73,11 @@ export interface ReadSnapshotOptions {
 	/** Records per yielded array (default DEFAULT_BATCH_SIZE; the last one can be shorter). */
 	batchSize?: number;
 	/**
-	 * For callers that need only some lines of a snapshot (Compare's third pass): sees each line as
-	 * `text.slice(start, end)` before it is parsed, after the resume, blank-line and API-key checks. A line
-	 * it declines is read (counted in `stats.lines`, and it keeps the resume point) but never parsed: it is
-	 * no record, and not judged malformed either. Return true when unsure: the line is then parsed as usual.
+	 * For callers that need only some lines of a snapshot, or know some without parsing them (Compare): sees each
+	 * line as `text.slice(start, end)` before it is parsed, after the resume, blank-line and API-key checks. A line
+	 * it declines is read (counted in `stats.lines`, and it keeps the resume point) but never parsed: it is no
+	 * record, and not judged malformed either. A record it returns stands for the line, unparsed (no filter goes
+	 * with such a selector). Return true when unsure: the line is then parsed as usual.
 	 */
 	wanted?: LineSelector;
 	/** Filled in while reading. */
