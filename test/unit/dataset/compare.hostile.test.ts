@@ -208,6 +208,25 @@ describe('A name listed twice is refused on either side', () => {
 		const both = await compare({ newer, older: [...older, line({ name: 'a.com', title: 'A1' })] });
 		expect(both.error?.message).toBe(`The dataset "${OLD}" lists the domain "a.com" more than once`);
 	});
+
+	it('twice in the older snapshot, both times byte for byte as the newer one has it', async () => {
+		const result = await compare({ newer, older: [...older, line({ name: 'b.com', title: 'B' })] });
+		expect(result.error?.message).toBe(`The dataset "${OLD}" lists the domain "b.com" more than once`);
+	});
+});
+
+describe('Lines of the older snapshot that are the newer ones byte for byte are known without parsing', () => {
+	it('the same values in another shape (key order, spaces) are no change, other values are', async () => {
+		const reshaped = [
+			'{"title":"B","name":"b.com"}',
+			'{ "name": "z.com", "title": "Z" }',
+			line({ name: 'c.com', title: 'C1' }),
+		];
+		const result = await compare({ newer, older: [...snapshotOf(['gone.com:G', 'a.com:A1']), ...reshaped] });
+		expect(result.error).toBeUndefined();
+		const changes = result.json.map((change) => `${change.change} ${change.name}`);
+		expect(changes).toEqual(['removed gone.com', 'changed a.com', 'changed c.com', 'added n.com']);
+	});
 });
 
 describe('The "Changes" parameter', () => {

@@ -1,7 +1,6 @@
 /**
- * The state one comparison carries through its three passes (indexNewer.ts, readOlder.ts, outputNewer.ts):
- * the spec, the newer snapshot's table, the kept older records, the count of changes output, and the helpers
- * the passes share (reading a snapshot, making a change, the memory guard).
+ * The state one comparison carries through its three passes (indexNewer.ts, readOlder.ts, outputNewer.ts) and the
+ * helpers they share: reading a snapshot, hashing and keeping records, making a change, the memory guard.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -13,11 +12,10 @@ import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable } from './domainTable';
 import { type Hash64, Hasher64 } from './hash64';
 import { KeptRecords } from './keptRecords';
-import { COMPARE_LIMITS } from './limits';
 import { readableName } from './lineSelector';
 import { NameSet } from './nameSet';
-import { diffField, type FieldChange, hashCompared } from './recordDiff';
-import { keptTooLargeError, noNameError } from './refusals';
+import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
+import { COMPARE_LIMITS, keptTooLargeError, noNameError } from './refusals';
 import type { ChangeKind, ChangeReason, CompareSpec, CompareStats, DomainChange } from './types';
 
 /** Flags per ordinal: the filters select the newer record; the older snapshot has the domain (or hid it). */
@@ -26,14 +24,13 @@ export const SEEN_IN_BASE = 2;
 
 export class Comparison {
 	readonly table = new DomainTable();
-	/** Older records (JSON of the request fields) kept for pass 3, by the newer snapshot's ordinal (startKeeping). */
+	/** Older records (JSON of the request fields) kept for pass 3, by ordinal; sized by startKeeping. */
 	kept = new KeptRecords(0, { maxBytes: 0, tooLarge: () => new Error('No record is kept before pass 2') });
 	/** Changes output so far. */
 	output = 0;
 	readonly limit: number;
-	/** Names of the lines of the newer snapshot that pass 1 skipped as malformed. */
+	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
 	readonly skippedNew = new NameSet();
-	/** Lines of the newer snapshot that pass 1 skipped without a readable name. */
 	namelessNew = 0;
 	private readonly unreadable = new NameSet();
 	private readonly hasher = new Hasher64();
@@ -41,10 +38,10 @@ export class Comparison {
 	private readonly predicate: RecordPredicate | undefined;
 	private readonly filterFields: SnapshotField[];
 	private readonly requestFields: SnapshotField[];
-	/** Fields that explain an entered / left selection: the compared ones and those the filters read. */
+	/** What explains an entered or left selection: the compared fields and those the filters read. */
 	private readonly explainFields: SnapshotField[];
 	private readonly compareRank: boolean;
-	/** With a Limit, kept ordinals above this can never be output (enough smaller ones are kept). */
+	/** With a Limit, kept ordinals from here on can never be output (enough smaller ones are kept). */
 	private keepBelow = Infinity;
 
 	constructor(
@@ -60,24 +57,22 @@ export class Comparison {
 		this.limit = spec.limit ?? Infinity;
 	}
 
-	/**
-	 * Reads one snapshot; `onSkipped` hears of each line skipped as malformed (with On Malformed Line = Skip), with
-	 * its domain name, or undefined when none can be read from it.
-	 */
-	read(label: string, wanted?: LineSelector, onSkipped?: (name: string | undefined) => void) {
+	/** Reads one snapshot; `onSkipped` hears of each line skipped as malformed, with its name if readable. */
+	read(label: string, wanted: LineSelector, onSkipped: (name: string | undefined) => void) {
 		const readStats = createReadStats(label);
 		this.stats.reads.push(readStats);
+		const { maxAttempts, idleTimeoutMs, onMalformed, itemIndex } = this.spec;
 		const batches = readSnapshot.call(this.context, {
 			label,
 			fields: this.requestFields,
-			maxAttempts: this.spec.maxAttempts,
-			idleTimeoutMs: this.spec.idleTimeoutMs,
-			onMalformed: this.spec.onMalformed,
-			batchSize: DEFAULT_BATCH_SIZE,
+			maxAttempts,
+			idleTimeoutMs,
+			onMalformed,
+			itemIndex,
 			wanted,
-			onSkippedLine: onSkipped && ((line) => onSkipped(readableName(line))),
 			stats: readStats,
-			itemIndex: this.spec.itemIndex,
+			batchSize: DEFAULT_BATCH_SIZE,
+			onSkippedLine: (line) => onSkipped(readableName(line)),
 		});
 		return { readStats, batches };
 	}
@@ -122,11 +117,9 @@ export class Comparison {
 		else if (this.unreadable.add(name)) this.stats.unreadableDomains++;
 	}
 
-	/** Counts one more change against the memory guard. */
 	countChange(): void {
-		const { guard } = this.spec;
 		this.output++;
-		if (guard && this.output > guard.max) throw guard.error();
+		if (this.spec.guard && this.output > this.spec.guard.max) throw this.spec.guard.error();
 	}
 
 	/** Refuses when `more` changes to come would pass the memory guard. */
@@ -153,32 +146,19 @@ export class Comparison {
 		this.stats.keptBytesPeak = Math.max(this.stats.keptBytesPeak, kept.byteLength);
 	}
 
-	change(
-		change: ChangeKind,
-		reason: ChangeReason,
-		name: string,
-		record: IDataObject,
-		changes: Record<string, FieldChange> = {},
-	): DomainChange {
-		const { label, baseLabel } = this.spec;
-		return { change, reason, name, label, baseLabel, record: this.outputRecord(record), changes };
-	}
-
-	/** An entered / left selection: the compared fields that moved, and the filter fields that did (any rank move). */
-	explain(before: IDataObject, after: IDataObject): Record<string, FieldChange> {
-		const changes: Record<string, FieldChange> = {};
-		for (const field of this.explainFields) {
-			const threshold = field === 'rank' && this.filterFields.includes('rank') ? 1 : this.spec.minRankMove;
-			const change = diffField(field, before[field], after[field], threshold);
-			if (change) changes[field] = change;
-		}
-		return changes;
-	}
-
-	/** The record as output: the name and the compared fields, as the service sent them. */
-	private outputRecord(record: IDataObject): IDataObject {
+	change(change: ChangeKind, reason: ChangeReason, name: string, record: IDataObject, changes = {}): DomainChange {
+		const { label, baseLabel, fields } = this.spec;
+		// The record as output: the name and the compared fields, as the service sent them.
 		const picked: IDataObject = { name: record.name };
-		for (const field of this.spec.fields) picked[field] = record[field] === undefined ? null : record[field];
-		return picked;
+		for (const field of fields) picked[field] = record[field] === undefined ? null : record[field];
+		return { change, reason, name, label, baseLabel, record: picked, changes };
+	}
+
+	/** An entered or left selection: the compared fields that moved, and the filter fields that did (any rank move). */
+	explain(before: IDataObject, after: IDataObject): Record<string, FieldChange> {
+		const rankIsFiltered = this.filterFields.includes('rank');
+		return diffRecords(before, after, this.explainFields, (field) =>
+			field === 'rank' && rankIsFiltered ? 1 : this.spec.minRankMove,
+		);
 	}
 }

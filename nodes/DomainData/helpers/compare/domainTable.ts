@@ -1,9 +1,7 @@
 /**
- * The per-domain memory of Dataset → Compare: for each record of one snapshot, in stream order (its
- * ordinal), a 64-bit hash of the name, a 64-bit hash of the compared values, the rank (a float64: any
- * number the service sends, exactly; NaN for none) and a few flag bits, in typed arrays: 25 bytes a domain,
- * plus 8 to 16 for the name index, a hash table of the name hashes (about 41 MB for a million domains,
- * whatever the fields).
+ * Compare's memory of the newer snapshot: per record, in stream order (its ordinal), 64-bit hashes of the name,
+ * of the compared values and of the line as it came, the rank (a float64: any number, exactly; NaN for none) and
+ * flag bits, in typed arrays (33 bytes), plus a hash index of the names (8 to 16 bytes): about 49 MB a million.
  */
 import { hash64, type Hash64 } from './hash64';
 
@@ -12,41 +10,54 @@ export const NOT_FOUND = -1;
 
 export class DomainTable {
 	count = 0;
-	nameHi = new Uint32Array(INITIAL_CAPACITY);
-	nameLo = new Uint32Array(INITIAL_CAPACITY);
-	valueHi = new Uint32Array(INITIAL_CAPACITY);
-	valueLo = new Uint32Array(INITIAL_CAPACITY);
+	/** Hash pairs [hi, lo] per ordinal: of the name, of the compared values, of the line (see stageLine). */
+	names = new Uint32Array(2 * INITIAL_CAPACITY);
+	values = new Uint32Array(2 * INITIAL_CAPACITY);
+	lines = new Uint32Array(2 * INITIAL_CAPACITY);
 	rank = new Float64Array(INITIAL_CAPACITY);
 	flags = new Uint8Array(INITIAL_CAPACITY);
-	/** After `index()`: the name hash table (see there). */
+	/** Lines staged ahead of `add`: the reader judges a whole block of lines before their records come. */
+	private staged = 0;
+	/** After `index()`: slot pairs [ordinal + 1, high half of the name hash], open addressing. */
 	private slots = new Uint32Array(2);
 	private mask = 0;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
 
-	/** Appends a domain with the hash of its compared values; returns its ordinal. */
+	/** Notes the hash of the next record's line, so that pass 2 knows a byte-identical line without parsing it. */
+	stageLine(text: string, start: number, end: number): void {
+		if (this.staged === this.flags.length) this.grow();
+		this.put(this.lines, this.staged++, hash64(text, this.scratch, start, end));
+	}
+
+	/** Drops the last staged line: it was no record after all (skipped as malformed). */
+	unstageLine(): void {
+		this.staged--;
+	}
+
+	/** Whether `text.slice(start, end)` is, byte for byte, the line staged for `ordinal` (by its hash). */
+	sameLine(ordinal: number, text: string, start: number, end: number): boolean {
+		return this.holdsHash(this.lines, ordinal, hash64(text, this.scratch, start, end));
+	}
+
+	/** Appends a domain with the hash of its compared values (and its staged line); returns its ordinal. */
 	add(name: string, values: Hash64, rank: number, flags: number): number {
 		if (this.count === this.flags.length) this.grow();
 		const at = this.count++;
-		this.valueHi[at] = values.hi;
-		this.valueLo[at] = values.lo;
-		const hash = hash64(name, this.scratch);
-		this.nameHi[at] = hash.hi;
-		this.nameLo[at] = hash.lo;
+		this.staged = Math.max(this.staged, this.count);
+		this.put(this.values, at, values);
+		this.put(this.names, at, hash64(name, this.scratch));
 		this.rank[at] = rank;
 		this.flags[at] = flags;
 		return at;
 	}
 
-	/** True when `values` is the stored hash of the compared values of `ordinal`. */
 	sameValues(ordinal: number, values: Hash64): boolean {
-		return this.valueHi[ordinal] === values.hi && this.valueLo[ordinal] === values.lo;
+		return this.holdsHash(this.values, ordinal, values);
 	}
 
 	/**
-	 * Builds the name index: an open-addressing hash table (linear probing) of slot pairs
-	 * [ordinal + 1, high half of the name hash], so that most lookups touch one cache line instead of the
-	 * ~20 scattered reads of a binary search over a million names. Returns the number of names that occur
-	 * more than once (0 for a well-formed snapshot); a repeat is left out of the index.
+	 * Builds the name index (one cache line a lookup, where a binary search over a million names reads ~20 scattered
+	 * places) and returns how many names occur more than once (a repeat is left out of the index).
 	 */
 	index(): number {
 		let capacity = 1024;
@@ -55,21 +66,19 @@ export class DomainTable {
 		const mask = capacity - 1;
 		let repeats = 0;
 		for (let ordinal = 0; ordinal < this.count; ordinal++) {
-			const hi = this.nameHi[ordinal];
-			const lo = this.nameLo[ordinal];
-			let slot = lo & mask;
-			for (;;) {
+			const hi = this.names[2 * ordinal];
+			const lo = this.names[2 * ordinal + 1];
+			for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
 				const held = slots[slot * 2];
 				if (held === 0) {
 					slots[slot * 2] = ordinal + 1;
 					slots[slot * 2 + 1] = hi;
 					break;
 				}
-				if (slots[slot * 2 + 1] === hi && this.nameLo[held - 1] === lo) {
+				if (slots[slot * 2 + 1] === hi && this.names[2 * held - 1] === lo) {
 					repeats++;
 					break;
 				}
-				slot = (slot + 1) & mask;
 			}
 		}
 		this.slots = slots;
@@ -77,42 +86,45 @@ export class DomainTable {
 		return repeats;
 	}
 
-	/** The ordinal of `name` (or of `name.slice(start, end)`), or NOT_FOUND. Call `index()` first. */
+	/** The ordinal of `name.slice(start, end)`, or NOT_FOUND (after `index()`). */
 	find(name: string, start = 0, end = name.length): number {
 		const { hi, lo } = hash64(name, this.scratch, start, end);
-		const slots = this.slots;
-		let slot = lo & this.mask;
-		for (;;) {
+		const { slots, mask } = this;
+		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
 			const held = slots[slot * 2];
 			if (held === 0) return NOT_FOUND;
-			if (slots[slot * 2 + 1] === hi && this.nameLo[held - 1] === lo) return held - 1;
-			slot = (slot + 1) & this.mask;
+			if (slots[slot * 2 + 1] === hi && this.names[2 * held - 1] === lo) return held - 1;
 		}
 	}
 
-	/**
-	 * Whether `ordinal` is the domain `name` (or `name.slice(start, end)`), by its hash: for a caller that
-	 * reads the snapshot of the table again in its order, a check in arrays read in order instead of a
-	 * look-up in the hash table's scattered slots.
-	 */
+	/** Whether `ordinal` is the domain `name.slice(start, end)`: for a reader in the table's order, no index look-up. */
 	holds(ordinal: number, name: string, start = 0, end = name.length): boolean {
-		if (ordinal < 0 || ordinal >= this.count) return false;
-		const { hi, lo } = hash64(name, this.scratch, start, end);
-		return this.nameHi[ordinal] === hi && this.nameLo[ordinal] === lo;
+		return (
+			ordinal >= 0 &&
+			ordinal < this.count &&
+			this.holdsHash(this.names, ordinal, hash64(name, this.scratch, start, end))
+		);
+	}
+
+	private put(pairs: Uint32Array, ordinal: number, hash: Hash64): void {
+		pairs[2 * ordinal] = hash.hi;
+		pairs[2 * ordinal + 1] = hash.lo;
+	}
+
+	private holdsHash(pairs: Uint32Array, ordinal: number, hash: Hash64): boolean {
+		return pairs[2 * ordinal] === hash.hi && pairs[2 * ordinal + 1] === hash.lo;
 	}
 
 	private grow(): void {
-		const capacity = this.flags.length * 2;
-		const bigger = <T extends Uint32Array | Float64Array | Uint8Array>(array: T, make: new (size: number) => T): T => {
-			const next = new make(capacity);
+		const bigger = <T extends Uint32Array | Float64Array | Uint8Array>(array: T): T => {
+			const next = new (array.constructor as new (size: number) => T)(array.length * 2);
 			next.set(array);
 			return next;
 		};
-		this.nameHi = bigger(this.nameHi, Uint32Array);
-		this.nameLo = bigger(this.nameLo, Uint32Array);
-		this.valueHi = bigger(this.valueHi, Uint32Array);
-		this.valueLo = bigger(this.valueLo, Uint32Array);
-		this.rank = bigger(this.rank, Float64Array);
-		this.flags = bigger(this.flags, Uint8Array);
+		this.names = bigger(this.names);
+		this.values = bigger(this.values);
+		this.lines = bigger(this.lines);
+		this.rank = bigger(this.rank);
+		this.flags = bigger(this.flags);
 	}
 }

@@ -1,16 +1,10 @@
 /**
- * A fast 64-bit string hash for Dataset → Compare, which keeps one name hash and one value hash per
- * domain instead of the records (Node's crypto may not be used in a community node). It is cyrb53
- * (two multiplicative FNV-like lanes over the UTF-16 code units, cross-mixed at the end) with both
- * 32-bit lanes kept whole. For a million names the chance that two share a hash is about 3 in 10^8.
+ * cyrb53 with both 32-bit lanes kept: the 64-bit string hash behind Compare's tables (a community node may not
+ * use Node's crypto). For a million names the chance that two share a hash is about 3 in 10^8.
  */
 const imul = Math.imul;
 
-/**
- * The seeds and multipliers as int32 values (the same bits as cyrb53's constants, so the same hashes): a
- * constant above 2^31 would be a heap number, and a lane that starts as one keeps the loop in floating
- * point, which made hashing several times slower.
- */
+// cyrb53's constants as int32 values: a constant above 2^31 is a heap number and keeps the loop in floating point.
 const SEED1 = 0xdeadbeef | 0;
 const SEED2 = 0x41c6ce57 | 0;
 const M1 = 2654435761 | 0;
@@ -18,16 +12,12 @@ const M2 = 1597334677 | 0;
 const F1 = 2246822507 | 0;
 const F2 = 3266489909 | 0;
 
-/** The two 32-bit halves of the last hash computed (read right after `hash64`). */
 export interface Hash64 {
 	hi: number;
 	lo: number;
 }
 
-/**
- * The same hash fed in pieces (no string is built to hash several values): `reset`, then `text` and
- * `code` in any order, then `digest`. Hashing the pieces gives what hashing their concatenation gives.
- */
+/** The hash fed in pieces (`reset`, then `text`, `code`, `word` in any order, then `digest`): no string is built. */
 export class Hasher64 {
 	private h1 = SEED1;
 	private h2 = SEED2;
@@ -38,10 +28,8 @@ export class Hasher64 {
 		return this;
 	}
 
-	/** The code units of `text` (from `start` to `end` when given: no string is cut out to hash a part). */
 	text(text: string, start = 0, end = text.length): this {
-		let h1 = this.h1;
-		let h2 = this.h2;
+		let { h1, h2 } = this;
 		for (let i = start; i < end; i++) {
 			const code = text.charCodeAt(i);
 			h1 = imul(h1 ^ code, M1);
@@ -59,14 +47,13 @@ export class Hasher64 {
 		return this;
 	}
 
-	/** A 32-bit number (a length, a count, another digest), as two code units. */
+	/** A 32-bit number, as two code units. */
 	word(value: number): this {
 		return this.code(value & 0xffff).code(value >>> 16);
 	}
 
 	digest(out: Hash64): Hash64 {
-		let h1 = this.h1;
-		let h2 = this.h2;
+		let { h1, h2 } = this;
 		h1 = imul(h1 ^ (h1 >>> 16), F1);
 		h1 ^= imul(h2 ^ (h2 >>> 13), F2);
 		h2 = imul(h2 ^ (h2 >>> 16), F1);
@@ -79,7 +66,7 @@ export class Hasher64 {
 
 const shared = new Hasher64();
 
-/** Hashes `text` (or `text.slice(start, end)`) into `out` (unsigned 32-bit halves) and returns `out`. */
+/** Hashes `text.slice(start, end)` into `out` (unsigned halves) and returns `out`. */
 export function hash64(text: string, out: Hash64, start = 0, end = text.length): Hash64 {
 	return shared.reset().text(text, start, end).digest(out);
 }

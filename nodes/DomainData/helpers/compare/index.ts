@@ -1,27 +1,29 @@
 /**
- * Dataset → Compare: the changes between two snapshots, found in three streamed passes without holding either
- * snapshot, each in its own file:
- *
- * 1. indexNewer.ts: the newer snapshot into a table of hashes (DomainTable, about 41 bytes a domain);
- * 2. readOlder.ts: the older snapshot looked up by name: the domains gone from the index are output at once,
- *    the older records of the others that changed (or crossed the filters) are kept;
- * 3. outputNewer.ts: the newer snapshot again, parsing only the lines of the kept domains and of those new to
- *    the index, checked against pass 1.
- *
- * So the newer snapshot is requested twice and the older once (plus the reader's resumes after dropped
- * connections). Pass 3 is left out when nothing can come of it, and every pass stops at the Limit. Memory: the
- * table, plus the kept older records, which are at most the changes (and at most Limit); both are bounded
- * (limits.ts). Output order (deterministic): first the domains gone from the index, in the older snapshot's
- * order; then every other change in the newer snapshot's order.
+ * Dataset → Compare: the changes between two snapshots in three streamed passes, holding neither snapshot:
+ * 1. indexNewer: the newer snapshot into a table of hashes (DomainTable);
+ * 2. readOlder: the older one looked up by name: domains gone from the index are output at once, the older records
+ *    of the others that changed (or crossed the filters) are kept; a line byte for byte as in the newer snapshot is
+ *    not even parsed;
+ * 3. outputNewer: the newer snapshot again, parsing only the lines of kept domains and of those new to the index,
+ *    checked against pass 1.
+ * Pass 3 is left out when nothing can come of it, and every pass stops at the Limit. Output order: the domains gone
+ * from the index in the older snapshot's order, then every other change in the newer snapshot's order.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import type { DomainDataFunctions } from '../../transport';
-import { Comparison } from './comparison';
-import { indexNewer } from './indexNewer';
-import { outputNewer } from './outputNewer';
-import { readOlder } from './readOlder';
+import type { LineSelector } from '../snapshotReader';
+import { Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
+import { NOT_FOUND } from './domainTable';
+import { lineSelector, SameLine, sameLineSelector } from './lineSelector';
+import { NameSet } from './nameSet';
+import { diffRecords } from './recordDiff';
+import { COMPARE_LIMITS, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
 import { type CompareSpec, type CompareStats, createCompareStats, type DomainChange } from './types';
 
 export * from './types';
+
+const count = (value: number) => value.toLocaleString('en-US');
 
 /** Yields the changes one by one, in the documented order. Stop iterating at any time. */
 export async function* compareSnapshots(
@@ -32,6 +34,177 @@ export async function* compareSnapshots(
 	const run = new Comparison(this, spec, stats);
 	await indexNewer(run);
 	yield* readOlder(run);
-	if (run.output >= run.limit) return;
-	yield* outputNewer(run);
+	if (run.output < run.limit) yield* outputNewer(run);
+}
+
+/** Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone. */
+async function indexNewer(run: Comparison): Promise<void> {
+	const { spec, table } = run;
+	const node = run.context.getNode();
+	const stage: LineSelector = (text, start, end) => {
+		table.stageLine(text, start, end);
+		return true;
+	};
+	const onSkipped = (name: string | undefined) => {
+		table.unstageLine();
+		if (name === undefined) run.namelessNew++;
+		else run.skippedNew.add(name);
+		run.leaveOut(name);
+	};
+	for await (const batch of run.read(spec.label, stage, onSkipped).batches) {
+		for (const record of batch) {
+			if (table.count >= COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, spec.itemIndex, spec.label);
+			const name = run.nameOf(record, spec.label, table.count + 1);
+			table.add(name, run.hashOf(record), run.rankOf(record), run.selects(record) ? SELECTED : 0);
+		}
+	}
+	const repeats = table.index();
+	if (repeats > 0) throw duplicateError(node, spec.itemIndex, spec.label, repeats);
+	run.startKeeping();
+}
+
+/**
+ * Pass 2. A name listed twice is refused, found or not; a domain whose line either side skipped as malformed is left
+ * out (unknown, not gone).
+ */
+async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
+	const { spec, table } = run;
+	const { baseLabel, kinds, itemIndex } = spec;
+	const node = run.context.getNode();
+	/** Names of the older snapshot that the newer one lacks: only to refuse a repeat. */
+	const olderOnly = new NameSet();
+	const seen = (name: string, ordinal: number) => {
+		if (ordinal === NOT_FOUND ? !olderOnly.add(name) : (table.flags[ordinal] & SEEN_IN_BASE) !== 0) {
+			throw duplicateError(node, itemIndex, baseLabel, name);
+		}
+		if (ordinal !== NOT_FOUND) table.flags[ordinal] |= SEEN_IN_BASE;
+	};
+	const onSkipped = (name: string | undefined) => {
+		run.leaveOut(name);
+		// Seen: neither added nor changed in pass 3, and a second listing is refused.
+		if (name !== undefined) seen(name, table.find(name));
+	};
+	let records = 0;
+	for await (const batch of run.read(baseLabel, sameLineSelector(table), onSkipped).batches) {
+		for (const record of batch) {
+			if (++records > COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, itemIndex, baseLabel);
+			if (record instanceof SameLine) {
+				seen(record.name, record.ordinal);
+				continue;
+			}
+			const name = run.nameOf(record, baseLabel, records);
+			const inBase = run.selects(record);
+			const ordinal = table.find(name);
+			seen(name, ordinal);
+			if (ordinal === NOT_FOUND) {
+				if (!inBase || !kinds.has('removed') || run.skippedNew.has(name)) continue;
+				run.countChange();
+				yield run.change('removed', 'goneFromIndex', name, record);
+				if (run.output >= run.limit) return;
+				continue;
+			}
+			const inNew = (table.flags[ordinal] & SELECTED) !== 0;
+			if (inNew && inBase) {
+				if (!kinds.has('changed')) continue;
+				if (run.rankMoved(ordinal, record) || !table.sameValues(ordinal, run.hashOf(record))) run.keep(ordinal, record);
+			} else if (inNew ? kinds.has('added') : inBase && kinds.has('removed')) {
+				run.keep(ordinal, record);
+			}
+		}
+	}
+}
+
+/**
+ * Pass 3: the newer snapshot again, for what pass 2 kept and the domains new to the index; other lines are not parsed
+ * (so a malformed one is not noticed here: pass 1 judged it). The read must be the first one again: every record
+ * parsed with pass 1's values, every needed record there, and as many lines; else a clear error, never a wrong diff.
+ * Once the last needed record is output the read stops: what follows cannot change the diff.
+ */
+async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
+	const { spec, table, kept } = run;
+	const { label, kinds } = spec;
+	const addsNew = kinds.has('added');
+	/** A domain new to the index, still to be output. */
+	const isNew = (ordinal: number) => addsNew && (table.flags[ordinal] & (SELECTED | SEEN_IN_BASE)) === SELECTED;
+	let newToIndex = 0;
+	if (addsNew) for (let ordinal = 0; ordinal < table.count; ordinal++) if (isNew(ordinal)) newToIndex++;
+	run.checkRoomFor(kept.size + newToIndex);
+	if (kept.size + newToIndex === 0) return;
+
+	const differs = (detail: string) => secondReadError(run.context.getNode(), spec.itemIndex, label, detail);
+	/** Done with `ordinal`: output it at most once, even if a resumed read repeated it. */
+	const settled = (ordinal: number) => {
+		if (kept.has(ordinal)) kept.delete(ordinal);
+		else if (isNew(ordinal)) newToIndex--;
+		table.flags[ordinal] |= SEEN_IN_BASE;
+	};
+	let namelessLines = 0;
+	const onSkipped = (name: string | undefined) => {
+		if (name === undefined) return void namelessLines++;
+		const ordinal = table.find(name);
+		if (ordinal === NOT_FOUND && !run.skippedNew.has(name)) throw differs(`a line holds "${name}", which it did not`);
+		if (ordinal === NOT_FOUND || !(kept.has(ordinal) || isNew(ordinal))) return;
+		// Readable the first time, malformed now: unknown, as if pass 1 had skipped it.
+		run.leaveOut(name);
+		settled(ordinal);
+	};
+	const select = lineSelector(table, (ordinal) => kept.has(ordinal) || isNew(ordinal));
+	const firstLines = run.stats.reads[0].lines;
+	// Stops a second read that goes on past the first one's end, also through lines nothing needs.
+	const wanted: LineSelector = (text, start, end) => {
+		if (readStats.lines > firstLines) throw differs(`more than the ${count(firstLines)} lines of the first read`);
+		return select(text, start, end);
+	};
+	const { readStats, batches } = run.read(label, wanted, onSkipped);
+	for await (const batch of batches) {
+		for (const record of batch) {
+			const ordinal = typeof record.name === 'string' ? table.find(record.name) : NOT_FOUND;
+			if (ordinal === NOT_FOUND) {
+				if (typeof record.name === 'string' && run.skippedNew.has(record.name)) continue;
+				throw differs(`it holds ${JSON.stringify(record.name ?? null)}, which it did not`);
+			}
+			if (!sameAsFirst(run, ordinal, record)) throw differs(`"${record.name}" has other values`);
+			const change = changeOf(run, ordinal, record, isNew(ordinal));
+			settled(ordinal);
+			if (!change) continue;
+			run.countChange();
+			yield change;
+			if (run.output >= run.limit || kept.size + newToIndex === 0) return;
+		}
+	}
+	const missing = kept.size + newToIndex;
+	// Lines malformed now, without a readable name, that pass 1 read whole may be theirs: then they are unknown.
+	const namelessNow = Math.max(0, namelessLines - run.namelessNew);
+	if (missing > namelessNow) {
+		const records = missing > 1 ? `${count(missing)} records of the first read were` : '1 record of the first read was';
+		throw differs(`${records} not in it`);
+	}
+	if (readStats.lines !== firstLines) throw differs(`${count(readStats.lines)} lines instead of ${count(firstLines)}`);
+	run.stats.namelessLines += namelessNow;
+	run.stats.unreadableDomains += missing;
+}
+
+/** Whether the record carries the values pass 1 stored for `ordinal` (compared fields, rank, selection). */
+function sameAsFirst(run: Comparison, ordinal: number, record: IDataObject): boolean {
+	const { table } = run;
+	const rank = run.rankOf(record);
+	const stored = table.rank[ordinal];
+	if (rank !== stored && !(Number.isNaN(rank) && Number.isNaN(stored))) return false;
+	if (((table.flags[ordinal] & SELECTED) !== 0) !== run.selects(record)) return false;
+	return table.sameValues(ordinal, run.hashOf(record));
+}
+
+/** The change of a needed domain: its kept older record against this one, or new to the index. */
+function changeOf(run: Comparison, ordinal: number, record: IDataObject, isNew: boolean): DomainChange | undefined {
+	const name = record.name as string;
+	const older = run.kept.get(ordinal);
+	if (older === undefined) return isNew ? run.change('added', 'newToIndex', name, record) : undefined;
+	const before = JSON.parse(older) as IDataObject;
+	const inBase = run.selects(before);
+	if (inBase && (run.table.flags[ordinal] & SELECTED) !== 0) {
+		const changes = diffRecords(before, record, run.spec.fields, () => run.spec.minRankMove);
+		return run.change('changed', 'valuesChanged', name, record, changes);
+	}
+	if (inBase) return run.change('removed', 'leftSelection', name, before, run.explain(before, record));
+	return run.change('added', 'enteredSelection', name, record, run.explain(before, record));
 }

@@ -1,16 +1,13 @@
 /**
- * The older records that Dataset → Compare keeps between its second and third pass, by the newer
- * snapshot's ordinal: their JSON as UTF-8 in 1 MB byte chunks, found through three typed arrays (chunk,
- * offset, length). That is about the JSON's size each: a JavaScript string with one character past U+00FF
- * (an en dash in a title) takes two bytes per character, and a Map entry and a string header cost more.
- * Chunks are never copied to grow, so memory never briefly doubles. The chunk bytes are bounded: past
- * `maxBytes` (or 65,535 chunks: a chunk index is 16 bits) the owner's error is thrown.
+ * The older records Compare keeps between pass 2 and pass 3, by the newer snapshot's ordinal: their JSON as UTF-8 in
+ * 1 MB chunks, found through typed arrays (chunk, offset, length). About the JSON's size each, where strings and a Map
+ * would take two bytes a character past U+00FF and more per entry; chunks are never copied to grow. Past `maxBytes`
+ * (or 65,535 chunks: a 16-bit chunk index) the owner's error is thrown.
  */
 const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNKS = 0xffff;
 
 export interface KeptRecordsOptions {
-	/** Bytes of chunks at most; past them `tooLarge()` is thrown. */
 	maxBytes: number;
 	tooLarge: () => Error;
 	/** Tests use small chunks to reach many of them. */
@@ -18,19 +15,19 @@ export interface KeptRecordsOptions {
 }
 
 export class KeptRecords {
+	size = 0;
+	/** Bytes of the chunks: what the kept records cost. */
+	byteLength = 0;
 	private chunks: Uint8Array[] = [];
 	private readonly chunkBytes: number;
 	/** Bytes used in the last chunk. */
 	private used: number;
-	/** Chunk index + 1 of each ordinal's JSON (0: none kept), its offset there, its length in bytes. */
+	/** Per ordinal: chunk index + 1 (0: none kept), offset and length of its JSON. */
 	private chunkOf: Uint16Array;
 	private readonly offsets: Uint32Array;
 	private readonly lengths: Uint32Array;
 	private readonly encoder = new TextEncoder();
 	private readonly decoder = new TextDecoder();
-	size = 0;
-	/** Bytes of the chunks (what the kept records cost). */
-	byteLength = 0;
 
 	constructor(
 		ordinals: number,
@@ -48,12 +45,10 @@ export class KeptRecords {
 		this.place(ordinal, (target) => this.encoder.encodeInto(json, target).written, json.length * 3);
 	}
 
-	/** Whether a record is kept for `ordinal`. */
 	has(ordinal: number): boolean {
 		return this.chunkOf[ordinal] !== 0;
 	}
 
-	/** The JSON kept for `ordinal`, or undefined. */
 	get(ordinal: number): string | undefined {
 		const bytes = this.bytesOf(ordinal, this.chunkOf, this.chunks);
 		return bytes && this.decoder.decode(bytes);
@@ -68,30 +63,20 @@ export class KeptRecords {
 	/** Ordinals held, ascending. */
 	ordinals(): number[] {
 		const result: number[] = [];
-		for (let ordinal = 0; ordinal < this.chunkOf.length; ordinal++)
-			if (this.chunkOf[ordinal] !== 0) result.push(ordinal);
+		for (let ordinal = 0; ordinal < this.chunkOf.length; ordinal++) if (this.has(ordinal)) result.push(ordinal);
 		return result;
 	}
 
 	/** Copies what is still held into fresh chunks, so that deleted records free their memory. */
 	compact(): void {
-		const oldChunks = this.chunks;
-		const oldChunkOf = this.chunkOf;
-		this.chunkOf = new Uint16Array(oldChunkOf.length);
+		const { chunks, chunkOf } = this;
+		this.chunkOf = new Uint16Array(chunkOf.length);
 		this.chunks = [];
 		this.byteLength = 0;
 		this.used = this.chunkBytes;
-		for (let ordinal = 0; ordinal < oldChunkOf.length; ordinal++) {
-			const source = this.bytesOf(ordinal, oldChunkOf, oldChunks);
-			if (source === undefined) continue;
-			this.place(
-				ordinal,
-				(target) => {
-					target.set(source);
-					return source.length;
-				},
-				source.length,
-			);
+		for (let ordinal = 0; ordinal < chunkOf.length; ordinal++) {
+			const source = this.bytesOf(ordinal, chunkOf, chunks);
+			if (source !== undefined) this.place(ordinal, (target) => copyInto(target, source), source.length);
 		}
 	}
 
@@ -105,7 +90,7 @@ export class KeptRecords {
 	/** Writes at most `room` bytes through `write` (which returns how many it wrote) and records where. */
 	private place(ordinal: number, write: (target: Uint8Array) => number, room: number): void {
 		if (this.used + room > this.chunkBytes) {
-			// A record larger than a chunk gets a chunk of its own (its offset is 0, so the encoding still fits).
+			// A record larger than a chunk gets a chunk of its own (at offset 0, so the encoding still fits).
 			const bytes = Math.max(this.chunkBytes, room);
 			if (this.byteLength + bytes > this.options.maxBytes || this.chunks.length >= MAX_CHUNKS) {
 				throw this.options.tooLarge();
@@ -121,4 +106,9 @@ export class KeptRecords {
 		this.lengths[ordinal] = written;
 		this.used += written;
 	}
+}
+
+function copyInto(target: Uint8Array, source: Uint8Array): number {
+	target.set(source);
+	return source.length;
 }

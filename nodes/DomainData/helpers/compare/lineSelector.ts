@@ -1,7 +1,9 @@
 /**
- * Domain names read from raw NDJSON lines, without parsing them: pass 3's line selector, and the name of a
- * line the reader skipped as malformed.
+ * Lines judged from their raw text, without parsing them: the line selectors of pass 2 and pass 3, and the name of
+ * a line the reader skipped as malformed.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import type { LineSelector } from '../snapshotReader';
 import { type DomainTable, NOT_FOUND } from './domainTable';
 
@@ -11,11 +13,9 @@ const BACKSLASH = 0x5c;
 const SPACE = 0x20;
 
 /**
- * Where the domain name of the NDJSON line `text.slice(start, end)` ends, when the line starts the way
- * the service writes it: `{"name":"` and a non-empty name without backslash or control character (so its
- * text is the name JSON.parse gives, from `start + 9` to the returned index, the closing quote). -1 for
- * any other shape (other key order, whitespace, escapes, an empty name). The line may still be malformed
- * after the name, or repeat the key (see repeatsName).
+ * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
+ * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
+ * JSON.parse gives. -1 for any other shape. The line may still be malformed after the name, or repeat the key.
  */
 function nameEnd(text: string, start: number, end: number): number {
 	if (!text.startsWith(NAME_FIRST, start)) return -1;
@@ -35,12 +35,9 @@ function repeatsName(text: string, from: number, end: number): boolean {
 }
 
 /**
- * Pass 3's line selector: whether the line is one of `needed` (by the table's ordinal), without parsing
- * it. Pass 3 reads the snapshot of pass 1, so the line is first checked against the ordinal after the
- * previous line's (a hash compared in arrays read in order); when it is that line of pass 1 (same name),
- * JSON.parse gave pass 1 this name, so the name is right. Any other line is looked up in the table only
- * when its name is certain from the raw text (the service's shape, see nameEnd, and no later `"name"` key
- * that JSON.parse would let win). Undecidable lines are wanted: the caller parses them and decides itself.
+ * Pass 3's selector: whether the line is one of `needed` (by ordinal). The read is pass 1's again, so the line is
+ * first checked against the ordinal after the previous line's (arrays read in order); any other line is looked up
+ * only when its raw name is certain (no later `"name"` key). Undecidable lines are wanted: the caller parses them.
  */
 export function lineSelector(table: DomainTable, needed: (ordinal: number) => boolean): LineSelector {
 	let nextOrdinal = 0;
@@ -59,13 +56,33 @@ export function lineSelector(table: DomainTable, needed: (ordinal: number) => bo
 	};
 }
 
+/** A line of the older snapshot that is, byte for byte, the newer snapshot's line of the same domain. */
+export class SameLine {
+	constructor(
+		readonly name: string,
+		readonly ordinal: number,
+	) {}
+}
+
+/**
+ * Pass 2's selector: a line with a plain raw name whose bytes are those of the newer snapshot's line of that name
+ * stands as a SameLine, unparsed (pass 1 parsed and judged those very bytes: no change, no crossed filter).
+ */
+export function sameLineSelector(table: DomainTable): LineSelector {
+	return function selectLine(text, start, end) {
+		const close = nameEnd(text, start, end);
+		if (close === -1) return true;
+		const from = start + NAME_FIRST.length;
+		const ordinal = table.find(text, from, close);
+		if (ordinal === NOT_FOUND || !table.sameLine(ordinal, text, start, end)) return true;
+		return new SameLine(text.slice(from, close), ordinal) as unknown as IDataObject;
+	};
+}
+
 /** `"name"`, a colon and a JSON string, with any whitespace between. */
 const NAME_MEMBER = /"name"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\.)*")/;
 
-/**
- * The domain name of a line that is no valid record (cut off, or broken after the name), when one can be
- * read: the first `"name"` member whose value is a complete JSON string. Undefined when there is none.
- */
+/** The name of a line that is no valid record, when a complete `"name"` member can be read from it. */
 export function readableName(line: string): string | undefined {
 	const match = NAME_MEMBER.exec(line);
 	if (!match) return undefined;

@@ -1,14 +1,12 @@
 /**
- * A growing set of domain names held as 64-bit hashes (open addressing, linear probing): for the names
- * Compare must remember beyond its table (older-only names, to refuse a repeat; names of skipped lines).
- * About 16 to 32 bytes a name. Two names with the same 64-bit hash count as one (about 3 in 10^8 for a
- * million names).
+ * A growing set of domain names held as 64-bit hashes (open addressing): the names Compare remembers beyond its
+ * table (older-only names, to refuse a repeat; names of skipped lines). 16 to 32 bytes a name.
  */
 import { type Hash64, hash64 } from './hash64';
 
 export class NameSet {
 	size = 0;
-	/** Slot pairs [hi, lo] of the name hash; [0, 0] is empty (a name hashing to it is stored as [0, 1]). */
+	/** Slot pairs [hi, lo]; [0, 0] is empty (a name hashing to it is stored as [0, 1]). */
 	private slots = new Uint32Array(2 * 1024);
 	private mask = 1023;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
@@ -39,13 +37,11 @@ export class NameSet {
 
 	/** The slot that holds the hash, or the empty slot where it belongs. */
 	private slotOf(hi: number, lo: number): number {
-		const slots = this.slots;
-		let slot = lo & this.mask;
-		for (;;) {
+		const { slots, mask } = this;
+		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
 			const heldHi = slots[slot * 2];
 			const heldLo = slots[slot * 2 + 1];
 			if ((heldHi === 0 && heldLo === 0) || (heldHi === hi && heldLo === lo)) return slot;
-			slot = (slot + 1) & this.mask;
 		}
 	}
 

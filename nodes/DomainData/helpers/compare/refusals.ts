@@ -1,8 +1,17 @@
-/** The errors of Dataset → Compare itself (the reads have their own, in snapshotReader.ts). */
+/** Compare's memory bounds and its own errors (the reads have theirs, in snapshotReader.ts). */
 import type { INode } from 'n8n-workflow';
 
 import { buildApiError, operationError } from '../../errors';
-import { COMPARE_LIMITS } from './limits';
+
+/**
+ * Refused with a clear error instead of growing until n8n dies: records of one snapshot (the index holds about
+ * 0.9 million; 5 million cap the table at about 330 MB), and the older records kept for pass 3 (Items and Batches
+ * are bounded earlier by "Max Records in Memory"). An object, so that tests can lower them.
+ */
+export const COMPARE_LIMITS = {
+	maxDomains: 5_000_000,
+	maxKeptBytes: 512 * 1024 * 1024,
+};
 
 const count = (value: number) => value.toLocaleString('en-US');
 const megabytes = (bytes: number) => `${count(Math.round(bytes / (1024 * 1024)))} MB`;
