@@ -94,11 +94,7 @@ export class DomainDataApi implements ICredentialType {
 
 	authenticate: IAuthenticateGeneric = {
 		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
-			},
-		},
+		properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } },
 	};
 
 	// A one-result search is the cheapest call every plan may make. The Test never follows a redirect: n8n's

@@ -7,46 +7,35 @@ import { createReadStats, readSnapshot, type SnapshotReadStats } from '../Domain
 import type { TriggerOptions } from './description';
 import type { NewDataset } from './pollState';
 
-export interface DatasetEvents {
-	/** One item per dataset that fired: the datasets given, oldest first, up to the one whose read failed. */
-	items: INodeExecutionData[];
-	/** Datasets whose records could not be attached: each fired without them, and each is reported once. */
-	unreadable: Error[];
-	/** Why the read of the dataset after the last item failed (it and those after it come at the next poll). */
-	failure?: unknown;
-}
-
 /**
- * One item per dataset, in the order given (oldest first). With records attached, each dataset's slice is
- * read one after the other. A dataset whose lines are malformed (with "On Malformed Line" at "Stop With an
- * Error", or all of them) stays so: its event fires without records but with an `error`, so that neither it
- * nor a later dataset is held back. Any other failed read stops here: the caller decides what of it to keep.
+ * One item per dataset, oldest first, records read one dataset after the other. A dataset whose lines are malformed
+ * fires without records but with an `error`, and is listed in `unreadable` to be reported once, so that it holds
+ * back no later dataset. Any other failed read stops here: `failure`, with the items of the datasets before it.
  */
 export async function datasetEvents(
 	this: IPollFunctions,
 	datasets: readonly NewDataset[],
 	options: TriggerOptions,
-): Promise<DatasetEvents> {
-	const events: DatasetEvents = { items: [], unreadable: [] };
+): Promise<{ items: INodeExecutionData[]; unreadable: Error[]; failure?: unknown }> {
+	const items: INodeExecutionData[] = [];
+	const unreadable: Error[] = [];
 	for (const { label, value, previousLabel } of datasets) {
 		const json: IDataObject = { label, value, previousLabel };
 		if (options.records) {
 			try {
-				Object.assign(json, await firstRecords.call(this, label, options, events.unreadable));
-			} catch (error) {
-				events.failure = error;
-				break;
+				Object.assign(json, await firstRecords.call(this, label, options, unreadable));
+			} catch (failure) {
+				return { items, unreadable, failure };
 			}
 		}
-		events.items.push({ json });
+		items.push({ json });
 	}
-	return events;
+	return { items, unreadable };
 }
 
 /**
- * `{ records }` of the dataset (with `skippedLines` under "Skip and Count"), or `{ records: [], error }` when
- * its lines are malformed; that error also goes to `unreadable`. Malformed lines are always read past, so
- * that the choice is taken here, once, with the whole slice known.
+ * `{ records }` (with `skippedLines` under "Skip and Count"), or `{ records: [], error }` when the lines are
+ * malformed. Malformed lines are always read past, so that this is judged once, with the whole slice known.
  */
 async function firstRecords(
 	this: IPollFunctions,
@@ -59,10 +48,9 @@ async function firstRecords(
 	const records: IDataObject[] = [];
 	const isUnreadable = () => stats.skippedLines > 0 && (onMalformed === 'error' || stats.records === 0);
 	const { maxAttempts, idleTimeoutMs } = options;
-	const request = { label, fields, limit: count, maxAttempts, idleTimeoutMs, stats };
-	const read = readSnapshot.call(this, { ...request, onMalformed: 'skip' });
+	const request = { label, fields, limit: count, maxAttempts, idleTimeoutMs, stats, onMalformed: 'skip' as const };
 	try {
-		for await (const batch of read) records.push(...batch);
+		for await (const batch of readSnapshot.call(this, request)) records.push(...batch);
 	} catch (error) {
 		// After malformed lines only (the reader refuses an answer without records), the judgement below says more.
 		if (!isUnreadable()) throw asNodeError(this.getNode(), error);
@@ -73,7 +61,6 @@ async function firstRecords(
 	return { records: [], error: error.message };
 }
 
-/** The error of a dataset whose lines are malformed: its event's `error`, and what n8n reports once. */
 function unreadableError(context: IPollFunctions, stats: SnapshotReadStats, canSkip: boolean) {
 	const lines = quoteFew(stats.skippedLineNumbers, stats.skippedLines);
 	const which = stats.skippedLines > 1 ? `lines ${lines} are not JSON records` : `line ${lines} is not a JSON record`;

@@ -1,9 +1,8 @@
 /**
  * The trigger's memory between polls and the plan of one poll, as pure functions (rules: docs/trigger.md). Saved as
  * `{ version: 1, lastLabel, seen }`: lastLabel, the newest label seen, never moves back (a backfill never fires);
- * seen, the newest labels listed (one listed again does not fire again). Only calendar dates up to tomorrow (UTC)
- * count, so no impossible or far-future label becomes lastLabel. Written only on the baseline and when a poll emits,
- * after its calls succeeded: n8n saves static data only then.
+ * seen, the newest labels listed (one listed again does not fire again). Written only on the baseline and when a
+ * poll emits, after its calls succeeded: n8n saves static data only then.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -13,9 +12,6 @@ export const STATE_VERSION = 1;
 
 /** With weekly snapshots, about a year of history. */
 export const SEEN_LIMIT = 50;
-
-/** A label may be dated this many days after the poll's UTC date (a service in another time zone). */
-const MAX_DAYS_AHEAD = 1;
 
 export interface TriggerState {
 	version: typeof STATE_VERSION;
@@ -35,15 +31,14 @@ export interface PollPlan {
 	newDatasets: NewDataset[];
 	/** What to save once every call of this poll has succeeded. */
 	nextState: TriggerState;
-	/** Labels that are not calendar dates (YYYY-MM-DD). */
+	/** Not calendar dates (YYYY-MM-DD), and dated after tomorrow (UTC): neither emitted nor saved. */
 	ignoredLabels: string[];
-	/** Date labels after tomorrow (UTC), until their date has come. */
 	futureLabels: string[];
 }
 
-/** A label the trigger takes as a published snapshot date on `now`. */
+/** A calendar date up to tomorrow (UTC: a service in another time zone); no wrong date may become lastLabel. */
 function counts(label: unknown, now: Date): label is string {
-	const latest = new Date(now.getTime() + MAX_DAYS_AHEAD * 86_400_000).toISOString().slice(0, 10);
+	const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
 	return isCalendarDate(label) && label <= latest;
 }
 
