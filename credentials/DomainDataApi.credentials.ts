@@ -6,10 +6,9 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-/**
- * The credential's Base URL as the transport reads it (transport/baseUrl.ts `resolveBaseUrl`), as an n8n
- * expression: the API root for an accepted address, an expression error with the node's words otherwise.
- */
+// The transport's Base URL rules (transport/baseUrl.ts, kept in step by test/unit/credential/credential.test.ts) as
+// an n8n expression that refuses with the node's words before anything is sent. An expression cannot throw an error
+// of its own: `extend` on null throws one named after its second argument (n8n appends "can't be used on null value").
 const BASE_URL_EXPRESSION = [
 	'={{ (() => {',
 	'const refuse = (problem) => extend(null, problem + ". The Test sent nothing: this Base URL", []);',
@@ -17,7 +16,7 @@ const BASE_URL_EXPRESSION = [
 	'if (!text) return refuse("The Base URL of the Domain Data credential is empty");',
 	'if (!/^[a-z][a-z0-9+.-]*:\\/\\//i.test(text)) return refuse("The Base URL \\"" + text + "\\" of the Domain Data ' +
 		'credential must start with https:// or http://");',
-	// n8n's expressions have no URL class: the address is taken apart as the URL standard does for these rules.
+	// No URL class in n8n's expressions: the address is taken apart as the URL standard does for these rules.
 	'const parts = /^([a-z][a-z0-9+.-]*):\\/\\/([^\\/?#]*)([^?#]*)(\\?[^#]*)?(#.*)?$/i.exec(text);',
 	'const authority = parts ? parts[2] : "";',
 	'const hostPort = authority.slice(authority.lastIndexOf("@") + 1);',
@@ -40,9 +39,23 @@ const BASE_URL_EXPRESSION = [
 	'})() }}',
 ].join(' ');
 
-const REDIRECT_MESSAGE = (status: number) =>
+const redirectMessage = (status: number) =>
 	`The Base URL redirects to another address (${status}). The Test does not follow redirects, so that the API key ` +
 	`stays with the address entered: enter the address the service answers at.`;
+
+// n8n's credential test shows no text of the service, so each status gets a message that says what to fix.
+const TEST_MESSAGES: Array<[status: number, message: string]> = [
+	[401, 'The service rejected the API key (401). Check the API Key.'],
+	[402, 'The API key works, but the request credits of the account are used up for this month (402).'],
+	[403, 'The API key works, but the plan does not allow domain searches (403).'],
+	[
+		404,
+		'No Domain Data service answers at this Base URL (404). Enter the address of the service, e.g. ' +
+			'https://api.domain-data.example.',
+	],
+	[429, 'The service is rate limiting this API key right now (429). Try again in a moment.'],
+	...[301, 302, 303, 307, 308].map((status): [number, string] => [status, redirectMessage(status)]),
+];
 
 export class DomainDataApi implements ICredentialType {
 	name = 'domainDataApi';
@@ -81,25 +94,11 @@ export class DomainDataApi implements ICredentialType {
 
 	authenticate: IAuthenticateGeneric = {
 		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
-			},
-		},
+		properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } },
 	};
 
-	// A one-result search is the cheapest call every plan may make (the dataset list needs the historical
-	// feature). The base URL goes through the rules of the transport (transport/baseUrl.ts, kept in step by
-	// test/unit/credential/credential.test.ts): surrounding spaces, trailing slashes and a trailing /json/api/v1 are
-	// tolerated, and what the node refuses (a user name or password, a query, no http(s)://) the Test refuses
-	// too, with the node's words and without sending anything. An n8n expression cannot throw an error of its
-	// own, so the refusal goes through n8n's `extend` on a null value, which throws an expression error named
-	// after its second argument (n8n appends "can't be used on null value").
-	// The Test never follows a redirect (n8n's default is to follow it and send the key along, to any origin):
-	// a Base URL that redirects fails, and the key stays with the address the user entered.
-	// n8n's credential test shows no text of the service; the rules give each status a message that says what
-	// to fix (n8n versions that do not keep the HTTP response on the error, such as 2.8, show their own text per
-	// status instead: still distinct).
+	// A one-result search is the cheapest call every plan may make. The Test never follows a redirect: n8n's
+	// default follows it and sends the key along, to any origin.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: BASE_URL_EXPRESSION,
@@ -109,79 +108,6 @@ export class DomainDataApi implements ICredentialType {
 			method: 'POST',
 			body: { pageSize: 1 },
 		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: 'The service rejected the API key (401). Check the API Key.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 402,
-					message: 'The API key works, but the request credits of the account are used up for this month (402).',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message: 'The API key works, but the plan does not allow domain searches (403).',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'No Domain Data service answers at this Base URL (404). Enter the address of the service, e.g. ' +
-						'https://api.domain-data.example.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 429,
-					message: 'The service is rate limiting this API key right now (429). Try again in a moment.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 301,
-					message: REDIRECT_MESSAGE(301),
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 302,
-					message: REDIRECT_MESSAGE(302),
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 303,
-					message: REDIRECT_MESSAGE(303),
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 307,
-					message: REDIRECT_MESSAGE(307),
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 308,
-					message: REDIRECT_MESSAGE(308),
-				},
-			},
-		],
+		rules: TEST_MESSAGES.map(([value, message]) => ({ type: 'responseCode', properties: { value, message } })),
 	};
 }

@@ -1,27 +1,16 @@
-import type {
-	IDataObject,
-	INode,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-	IPollFunctions,
-	NodeOperationError,
-} from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
-import { asNodeError, operationError } from '../DomainData/errors';
+import { asNodeError, buildApiError, operationError } from '../DomainData/errors';
 import { listDatasets } from '../DomainData/helpers/datasets';
 import { quoteFew } from '../DomainData/helpers/quoteFew';
-import { eventProperties, getTriggerOptions } from './description';
-import { datasetEvents } from './events';
-import { loadState, newestDataset, planPoll, saveState, stateAfter } from './pollState';
+import { createReadStats, readSnapshot, type SnapshotReadStats } from '../DomainData/helpers/snapshotReader';
+import { eventProperties, getTriggerOptions, type TriggerOptions } from './description';
+import { loadState, newestDataset, planPoll, saveState, stateAfter, type NewDataset } from './pollState';
 
-/**
- * A failed call as the trigger reports it: a 403 names the plan feature in the message itself, since when
- * activation fails, n8n shows only the message ("There was a problem activating the workflow: ...").
- */
-function triggerError(node: INode, caught: unknown): NodeApiError | NodeOperationError {
-	const error = asNodeError(node, caught);
+/** A 403 names the plan feature in the message: a failed activation shows only the message. */
+function triggerError(context: IPollFunctions, caught: unknown) {
+	const error = asNodeError(context.getNode(), caught);
 	if (error instanceof NodeApiError && String(error.httpCode) === '403') {
 		error.message = 'The plan of this Domain Data account does not include historical data, which the trigger needs';
 	}
@@ -45,16 +34,12 @@ export class DomainDataTrigger implements INodeType {
 		properties: eventProperties,
 	};
 
-	/**
-	 * One list call per poll, plus one slice read per new dataset when records are attached. The state moves
-	 * past the events that fire and no further: when a read fails, the events before it fire (the error is
-	 * reported) and the rest come again at the next poll; when the first read fails, the poll fails as a whole.
-	 */
+	/** One list call, and a slice read per new dataset with records attached; the state moves past what fired. */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = getTriggerOptions.call(this);
 		const { maxAttempts, deadlineMs } = options;
 		const datasets = await listDatasets.call(this, { maxAttempts, deadlineMs }).catch((error: unknown) => {
-			throw triggerError(this.getNode(), error);
+			throw triggerError(this, error);
 		});
 
 		// "Fetch Test Event": the event the newest dataset gives, so that its fields can be mapped; no state change.
@@ -69,7 +54,7 @@ export class DomainDataTrigger implements INodeType {
 				});
 			}
 			const { items, failure } = await datasetEvents.call(this, [newest], options);
-			if (failure !== undefined) throw triggerError(this.getNode(), failure);
+			if (failure !== undefined) throw triggerError(this, failure);
 			return [items];
 		}
 
@@ -88,31 +73,94 @@ export class DomainDataTrigger implements INodeType {
 		if (plan.kind !== 'emit') return null;
 
 		const { items, unreadable, failure } = await datasetEvents.call(this, plan.newDatasets, options);
-		if (failure !== undefined && items.length === 0) throw triggerError(this.getNode(), failure);
+		if (failure !== undefined && items.length === 0) throw triggerError(this, failure);
 		saveState(staticData, stateAfter(plan, items.length));
 		for (const error of unreadable) report(this, error);
-		if (failure !== undefined) report(this, readLater(this.getNode(), failure, plan.newDatasets[items.length].label));
+		if (failure !== undefined) report(this, readLater(this, failure, plan.newDatasets[items.length].label));
 		return [items];
 	}
 }
 
 /** A read that failed after events fired: they stay fired, and the dataset is read again at the next poll. */
-function readLater(node: INode, caught: unknown, label: string): NodeApiError | NodeOperationError {
-	const error = triggerError(node, caught);
+function readLater(context: IPollFunctions, caught: unknown, label: string) {
+	const error = triggerError(context, caught);
 	const next = `The events before the dataset "${label}" fired; it and the datasets after it come at the next poll.`;
 	error.description = error.description ? `${error.description} ${next}` : next;
 	return error;
 }
 
-/**
- * Reports an error the way n8n reports a failed poll (a failed execution, and the error workflow if one is set)
- * while the poll still emits its events.
- */
+/** Reports an error as n8n reports a failed poll (a failed execution, the error workflow) while the poll emits. */
 function report(context: IPollFunctions, error: Error): void {
 	try {
 		context.__emitError(error);
 	} catch {
-		// A context without n8n's error reporting: the log still tells.
+		// A context without n8n's error reporting.
 		context.logger.error(`Domain Data Trigger: ${error.message}`);
 	}
+}
+
+/**
+ * One item per dataset, oldest first, records read one dataset after the other. A dataset whose lines are malformed
+ * fires without records but with an `error`, and is listed in `unreadable` to be reported once, so that it holds
+ * back no later dataset. Any other failed read stops here: `failure`, with the items of the datasets before it.
+ */
+async function datasetEvents(
+	this: IPollFunctions,
+	datasets: readonly NewDataset[],
+	options: TriggerOptions,
+): Promise<{ items: INodeExecutionData[]; unreadable: Error[]; failure?: unknown }> {
+	const items: INodeExecutionData[] = [];
+	const unreadable: Error[] = [];
+	for (const { label, value, previousLabel } of datasets) {
+		const json: IDataObject = { label, value, previousLabel };
+		if (options.records) {
+			try {
+				Object.assign(json, await firstRecords.call(this, label, options, unreadable));
+			} catch (failure) {
+				return { items, unreadable, failure };
+			}
+		}
+		items.push({ json });
+	}
+	return { items, unreadable };
+}
+
+/**
+ * `{ records }` (with `skippedLines` under "Skip and Count"), or `{ records: [], error }` when the lines are
+ * malformed. Malformed lines are always read past, so that this is judged once, with the whole slice known.
+ */
+async function firstRecords(
+	this: IPollFunctions,
+	label: string,
+	options: TriggerOptions,
+	unreadable: Error[],
+): Promise<IDataObject> {
+	const { count, fields, onMalformed } = options.records!;
+	const stats = createReadStats(label);
+	const records: IDataObject[] = [];
+	const isUnreadable = () => stats.skippedLines > 0 && (onMalformed === 'error' || stats.records === 0);
+	const { maxAttempts, idleTimeoutMs } = options;
+	const request = { label, fields, limit: count, maxAttempts, idleTimeoutMs, stats, onMalformed: 'skip' as const };
+	try {
+		for await (const batch of readSnapshot.call(this, request)) records.push(...batch);
+	} catch (error) {
+		// After malformed lines only (the reader refuses an answer without records), the judgement below says more.
+		if (!isUnreadable()) throw asNodeError(this.getNode(), error);
+	}
+	if (!isUnreadable()) return onMalformed === 'skip' ? { records, skippedLines: stats.skippedLines } : { records };
+	const error = unreadableError(this, stats, onMalformed === 'error');
+	unreadable.push(error);
+	return { records: [], error: error.message };
+}
+
+function unreadableError(context: IPollFunctions, stats: SnapshotReadStats, canSkip: boolean) {
+	const lines = quoteFew(stats.skippedLineNumbers, stats.skippedLines);
+	const which = stats.skippedLines > 1 ? `lines ${lines} are not JSON records` : `line ${lines} is not a JSON record`;
+	const skip = canSkip ? 'Set "On Malformed Line" to "Skip and Count" to attach the records without such lines. ' : '';
+	return buildApiError(context.getNode(), {
+		message: `The records of the dataset "${stats.label}" were not attached: ${which}`,
+		description:
+			`The event of the dataset fired without records, with this message in its "error" field, once. ${skip}` +
+			'A Domain Data node (Dataset → Stream) reads the dataset and shows the beginning of each such line.',
+	});
 }

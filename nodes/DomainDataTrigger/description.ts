@@ -17,10 +17,10 @@ import { DEFAULT_SNAPSHOT_FIELDS, toCanonicalFields, type SnapshotField } from '
 import type { MalformedLineHandling } from '../DomainData/helpers/snapshotReader';
 
 /** Records per event are kept small: they travel inside the execution data. More: Dataset → Stream. */
-export const MAX_ATTACHED_RECORDS = 1000;
+const MAX_ATTACHED_RECORDS = 1000;
 
-/** Options that concern only the attached records. */
-const ATTACHED = { show: { '/attachRecords': [true] } };
+// Options shown with Attach Records only; from inside a collection, "/" names a top-level parameter.
+const WITH_RECORDS = { show: { '/attachRecords': [true] } };
 
 export const eventProperties: INodeProperties[] = [
 	{
@@ -78,19 +78,18 @@ export const eventProperties: INodeProperties[] = [
 		placeholder: 'Add option',
 		default: {},
 		options: [
-			{ ...idleTimeoutOption, displayOptions: ATTACHED },
+			{ ...idleTimeoutOption, displayOptions: WITH_RECORDS },
 			requestDeadlineOption,
 			maxAttemptsOption,
-			{ ...onMalformedLineOption, displayOptions: ATTACHED },
+			{ ...onMalformedLineOption, displayOptions: WITH_RECORDS },
 		],
 	},
 ];
 
 export interface TriggerOptions {
 	maxAttempts: number;
-	/** No byte for this long while attached records are read counts as a dropped connection. */
 	idleTimeoutMs: number;
-	/** The dataset list's answer not whole this long after its request fails (option "Request Deadline"). */
+	/** Of the dataset list. */
 	deadlineMs: number;
 	/** Set when records are attached. */
 	records?: { count: number; fields: SnapshotField[]; onMalformed: MalformedLineHandling };

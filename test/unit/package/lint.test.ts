@@ -212,7 +212,7 @@ describe('npm run lint keeps errors in one module and the layers pointing one wa
 			planted(trigger, '../DomainData/actions/dataset/sharedParameters'),
 			planted(trigger, '../DomainData/transport/idle'),
 			planted('nodes/DomainData/actions/dataset/planted.ts', '../../../DomainDataTrigger/pollState'),
-			planted('nodes/DomainData/helpers/planted.ts', '../../DomainDataTrigger/events'),
+			planted('nodes/DomainData/helpers/planted.ts', '../../DomainDataTrigger/DomainDataTrigger.node'),
 			planted('nodes/DomainData/transport/planted.ts', '../../DomainDataTrigger/description'),
 			planted(trigger, '../DomainData/actions/common'),
 			planted(trigger, '../DomainData/actions/dataset/fieldOptions'),
