@@ -8,22 +8,16 @@ export function errorItem(error: unknown, itemIndex: number, extra: IDataObject 
 	return { json: { error: message, ...extra }, pairedItem: { item: itemIndex } };
 }
 
-export interface PerItemOptions {
-	/** Fields the error item of a failed input item carries besides `error` (read after the failure). */
-	errorFields?: (itemIndex: number) => IDataObject | undefined;
-}
-
 /**
- * Runs `run` for each input item in order, the one place that honours "Continue On Fail": a failure
- * becomes that item's error item (what `run` pushed before failing stays) and the next item goes on;
- * without it the failure stops the node as a node error that names the item. `run` pushes its items onto
- * `output` (one push per item: spreading 100,000 items as arguments would overflow the call stack).
+ * Runs `run` for each input item in order, the one place that honours "Continue On Fail": a failure becomes that
+ * item's error item (with `errorFields`, read after the failure) and the next item goes on. `run` pushes onto
+ * `output` one item at a time: spreading 100,000 items as arguments would overflow the call stack.
  */
 export async function forEachItem(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 	run: (itemIndex: number, output: INodeExecutionData[]) => Promise<void>,
-	options: PerItemOptions = {},
+	options: { errorFields?: (itemIndex: number) => IDataObject | undefined } = {},
 ): Promise<INodeExecutionData[]> {
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
