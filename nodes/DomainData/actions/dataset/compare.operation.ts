@@ -157,11 +157,8 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 		reads: () => stats.reads,
 		summary: () => {
 			const { unreadableDomains, namelessLines } = stats;
-			return {
-				...counts,
-				fields: spec.fields,
-				...(spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {}),
-			};
+			const unreadable = spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {};
+			return { ...counts, fields: spec.fields, ...unreadable };
 		},
 		emptyHint: () => `No change between "${baseLabel}" and "${label}" for these fields, changes and filters`,
 		hints: () => unreadableHints(stats),

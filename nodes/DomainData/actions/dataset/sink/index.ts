@@ -1,8 +1,4 @@
-/**
- * The output sink of Dataset → Stream and Dataset → Compare: per input item an operation gives an ItemPlan; the sink
- * hands its records to the chosen output (Items, Batches, File, Sub-Workflow), keeps the "Max Records in Memory"
- * guard and adds the hints under the output.
- */
+/** The one output of Dataset → Stream and Compare (Items, Batches, File, Sub-Workflow), its memory guard and hints. */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { operationError } from '../../../errors';
@@ -89,9 +85,8 @@ async function toMemory(
 }
 
 /**
- * Runs a dataset operation over its input items, through forEachItem (the one place for Continue On Fail), on one
- * dataset list per execution. Items and Batches count their records across all input items, because n8n holds the
- * whole output of the node at once.
+ * Runs an operation over its input items on one dataset list per execution. Items and Batches count their records
+ * across all input items: n8n holds the whole output of the node at once.
  */
 export async function deliverEach(
 	this: IExecuteFunctions,
