@@ -1,10 +1,10 @@
+/** The options that operations and the trigger share, their one reader each, and Return All / Limit. */
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../errors';
 import { readPositiveNumber, readWholeNumber } from '../parameters';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_REQUEST_DEADLINE_MS, MAX_TIMER_MS } from '../transport';
 
-/** Goes into the `options` collection of every operation that calls the service. */
 export const maxAttemptsOption: INodeProperties = {
 	displayName: 'Max Attempts',
 	name: 'maxAttempts',
@@ -17,7 +17,6 @@ export const maxAttemptsOption: INodeProperties = {
 		'this number. Waits grow between requests and follow the Retry-After header when the service sends one.',
 };
 
-/** Goes into the `options` collection of every operation (and the trigger) that reads a dataset stream. */
 export const idleTimeoutOption: INodeProperties = {
 	displayName: 'Idle Timeout (Seconds)',
 	name: 'idleTimeout',
@@ -29,7 +28,6 @@ export const idleTimeoutOption: INodeProperties = {
 		'connection counts as dropped and the read resumes under Max Attempts',
 };
 
-/** Goes next to Idle Timeout, and into the options of the operations that make JSON requests. */
 export const requestDeadlineOption: INodeProperties = {
 	displayName: 'Request Deadline (Seconds)',
 	name: 'requestDeadline',
@@ -42,7 +40,6 @@ export const requestDeadlineOption: INodeProperties = {
 		'again under Max Attempts',
 };
 
-/** The one reader of "Max Attempts", from the `options` collection of an operation or of the trigger. */
 export function readMaxAttempts(node: INode, options: { maxAttempts?: unknown }, itemIndex?: number): number {
 	return readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', {
 		itemIndex,
@@ -50,15 +47,10 @@ export function readMaxAttempts(node: INode, options: { maxAttempts?: unknown },
 	});
 }
 
-/**
- * The one reader of "Idle Timeout (Seconds)", in milliseconds, from the `options` collection of an operation or
- * of the trigger.
- */
 export function readIdleTimeoutMs(node: INode, options: { idleTimeout?: unknown }, itemIndex?: number): number {
 	return readSecondsAsMs(node, options.idleTimeout, 'Idle Timeout (Seconds)', DEFAULT_IDLE_TIMEOUT_MS, itemIndex);
 }
 
-/** The one reader of "Request Deadline (Seconds)", in milliseconds. */
 export function readRequestDeadlineMs(node: INode, options: { requestDeadline?: unknown }, itemIndex?: number): number {
 	const name = 'Request Deadline (Seconds)';
 	return readSecondsAsMs(node, options.requestDeadline, name, DEFAULT_REQUEST_DEADLINE_MS, itemIndex);
@@ -69,17 +61,14 @@ function readSecondsAsMs(node: INode, value: unknown, name: string, fallbackMs: 
 	const seconds = readPositiveNumber(node, value, `option "${name}"`, { itemIndex, fallback: fallbackMs / 1000 });
 	const ms = Math.round(seconds * 1000);
 	if (ms <= MAX_TIMER_MS) return ms;
-	const most = Math.floor(MAX_TIMER_MS / 1000);
-	const range = most.toLocaleString('en-US');
+	const range = Math.floor(MAX_TIMER_MS / 1000).toLocaleString('en-US');
 	throw operationError(node, `The option "${name}" must be at most ${range} seconds, got ${seconds}`, {
 		itemIndex,
 		description: `Enter a number of seconds from 1 to ${range} (about 24.8 days): longer waits cannot be timed.`,
 	});
 }
 
-const DEFAULT_LIMIT = 50;
-
-/** The Return All / Limit pair that list-like operations share, as n8n's own nodes word it. */
+/** As n8n's own nodes word it. */
 export function returnAllOrLimit(): INodeProperties[] {
 	return [
 		{
@@ -95,19 +84,15 @@ export function returnAllOrLimit(): INodeProperties[] {
 			type: 'number',
 			displayOptions: { show: { returnAll: [false] } },
 			typeOptions: { minValue: 1 },
-			default: 50, // DEFAULT_LIMIT (the lint rule wants a literal)
+			default: 50,
 			description: 'Max number of results to return',
 		},
 	];
 }
 
-/** The Limit of one item, or undefined when Return All is on. */
+/** Undefined when Return All is on. */
 export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
-	return readWholeNumber(
-		this.getNode(),
-		this.getNodeParameter('limit', itemIndex, DEFAULT_LIMIT),
-		'parameter "Limit"',
-		{ itemIndex },
-	);
+	const limit = this.getNodeParameter('limit', itemIndex, 50);
+	return readWholeNumber(this.getNode(), limit, 'parameter "Limit"', { itemIndex });
 }

@@ -2,28 +2,16 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { asNodeError } from '../errors';
 
-/** The item that stands for a failed input item under "Continue On Fail" (`extra` adds fields, e.g. paging). */
-export function errorItem(error: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
-	const message = error instanceof Error ? error.message : String(error);
-	return { json: { error: message, ...extra }, pairedItem: { item: itemIndex } };
-}
-
-export interface PerItemOptions {
-	/** Fields the error item of a failed input item carries besides `error` (read after the failure). */
-	errorFields?: (itemIndex: number) => IDataObject | undefined;
-}
-
 /**
- * Runs `run` for each input item in order, the one place that honours "Continue On Fail": a failure
- * becomes that item's error item (what `run` pushed before failing stays) and the next item goes on;
- * without it the failure stops the node as a node error that names the item. `run` pushes its items onto
- * `output` (one push per item: spreading 100,000 items as arguments would overflow the call stack).
+ * Runs `run` for each input item in order, the one place that honours "Continue On Fail": a failure becomes that
+ * item's error item `{ error, ...errorFields }` (read after the failure) and the next item goes on. `run` pushes onto
+ * `output` one item at a time: spreading 100,000 items as arguments would overflow the call stack.
  */
 export async function forEachItem(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 	run: (itemIndex: number, output: INodeExecutionData[]) => Promise<void>,
-	options: PerItemOptions = {},
+	options: { errorFields?: (itemIndex: number) => IDataObject | undefined } = {},
 ): Promise<INodeExecutionData[]> {
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -31,7 +19,8 @@ export async function forEachItem(
 			await run(itemIndex, output);
 		} catch (error) {
 			if (!this.continueOnFail()) throw asNodeError(this.getNode(), error, itemIndex);
-			output.push(errorItem(error, itemIndex, options.errorFields?.(itemIndex)));
+			const message = error instanceof Error ? error.message : String(error);
+			output.push({ json: { error: message, ...options.errorFields?.(itemIndex) }, pairedItem: { item: itemIndex } });
 		}
 	}
 	return output;

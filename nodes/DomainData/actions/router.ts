@@ -11,19 +11,14 @@ const resources: Record<string, Record<string, { execute: OperationExecute }>> =
 	dataset: dataset.operations,
 };
 
-/**
- * Sends the whole input to the chosen operation; each operation owns its item loop and continueOnFail. As a tool,
- * the operation runs within the tool's bounds and answers in words a model reads (tool/runAsTool.ts).
- */
+/** Each operation owns its item loop and Continue On Fail; as a tool it runs within the tool's bounds. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-
 	const handler = resources[resource]?.[operation];
 	if (!handler) {
 		throw operationError(this.getNode(), `The operation "${operation}" of the resource "${resource}" is not supported`);
 	}
 	if (isToolRun(this)) return [await runAsTool.call(this, operation, handler.execute)];
-	return [await handler.execute.call(this, items)];
+	return [await handler.execute.call(this, this.getInputData())];
 }

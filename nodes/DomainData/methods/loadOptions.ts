@@ -1,13 +1,13 @@
+/** The dataset dropdowns of Stream and Compare: a label resolved when the node runs, then the dated labels. */
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { datedNewestFirst, LATEST_LABEL, listDatasets, PREVIOUS_LABEL } from '../helpers/datasets';
 
-/** The dated labels, newest first as dates (the list's order plays no part), as dropdown entries. */
+/** Newest first as dates (the list's order plays no part). */
 async function datedOptions(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	return datedNewestFirst(await listDatasets.call(this)).dated.map(({ label }) => ({ name: label, value: label }));
 }
 
-/** The label dropdown of Stream and Compare: `latest` first, then the dated labels, newest first. */
 export async function getDatasetLabels(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const dated = await datedOptions.call(this);
 	const now = dated.length > 0 ? ` (now ${dated[0].name})` : '';
@@ -15,7 +15,6 @@ export async function getDatasetLabels(this: ILoadOptionsFunctions): Promise<INo
 	return [{ name: 'Latest', value: LATEST_LABEL, description }, ...dated];
 }
 
-/** The "Compare With" dropdown of Compare: `previous` first, then the dated labels, newest first. */
 export async function getBaseDatasetLabels(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const description = 'The newest snapshot older than "Dataset", found when the node runs';
 	return [{ name: 'Previous', value: PREVIOUS_LABEL, description }, ...(await datedOptions.call(this))];

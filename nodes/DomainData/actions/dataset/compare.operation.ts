@@ -2,21 +2,20 @@
  * Dataset → Compare: what changed between two snapshots (added, removed and changed domains), streamed in bounded
  * memory. The passes and the output order are in helpers/compare/.
  */
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
-import { type DatasetLabels, PREVIOUS_LABEL, type SnapshotPair } from '../../helpers/datasets';
+import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
 import { quoteFew } from '../../helpers/quoteFew';
 import type { SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
-import { filtersProperty } from './filters';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
-import { datasetLabelProperty, readSelectionParameters } from './sharedParameters';
+import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { count, type DatasetSource, deliverEach, type ItemPlan } from './sink';
 
 const WORDS: OutputWording = {
@@ -111,15 +110,13 @@ function readKinds(this: IExecuteFunctions, itemIndex: number): Set<ChangeKind> 
 		.map((kind) => String(kind).trim().toLowerCase())
 		.filter((kind) => kind.length > 0);
 	const unknown = kinds.filter((kind) => !(CHANGE_KINDS as readonly string[]).includes(kind));
-	if (unknown.length > 0 || kinds.length === 0) {
-		const message =
-			kinds.length === 0
-				? 'The parameter "Changes" is empty'
-				: `The parameter "Changes" has unknown values: ${quoteFew(unknown)}`;
-		const description = 'Choose one or more of: added, removed, changed.';
-		throw operationError(this.getNode(), message, { itemIndex, description });
-	}
-	return new Set(kinds as ChangeKind[]);
+	if (kinds.length > 0 && unknown.length === 0) return new Set(kinds as ChangeKind[]);
+	const message =
+		kinds.length === 0
+			? 'The parameter "Changes" is empty'
+			: `The parameter "Changes" has unknown values: ${quoteFew(unknown)}`;
+	const description = 'Choose one or more of: added, removed, changed.';
+	throw operationError(this.getNode(), message, { itemIndex, description });
 }
 
 /** The changes one array each (the sink batches them), counted by kind as they pass. */
@@ -131,13 +128,8 @@ async function* changesOf(changes: AsyncIterable<DomainChange>, counts: Record<C
 }
 
 /** With On Malformed Line = Skip: the domains left out because a line of theirs could not be read. */
-function unreadableFacts(stats: CompareStats) {
-	return { unreadableDomains: stats.unreadableDomains, namelessLines: stats.namelessLines };
-}
-
-function unreadableHints(stats: CompareStats): string[] {
+function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: CompareStats): string[] {
 	const hints: string[] = [];
-	const { unreadableDomains: domains, namelessLines: lines } = stats;
 	if (domains > 0) {
 		const which = domains > 1 ? `${count(domains)} domains whose lines` : '1 domain whose line';
 		hints.push(`Left out ${which} could not be read (skipped as malformed): unknown, neither added nor removed`);
@@ -151,12 +143,11 @@ function unreadableHints(stats: CompareStats): string[] {
 	return hints;
 }
 
-/** The changes between the two snapshots of `pair`, as the sink reads them. */
+/** The changes between the two snapshots of `spec`, as the sink reads them. */
 function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSource {
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
-	const skipping = spec.onMalformed === 'skip';
 	return {
 		names: { label, baseLabel },
 		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
@@ -164,7 +155,11 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
 		records: ({ guard }) => changesOf(compareSnapshots.call(this, { ...spec, guard }, stats), counts),
 		reads: () => stats.reads,
-		summary: () => ({ ...counts, fields: spec.fields, ...(skipping ? unreadableFacts(stats) : {}) }),
+		summary: () => {
+			const { unreadableDomains, namelessLines } = stats;
+			const unreadable = spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {};
+			return { ...counts, fields: spec.fields, ...unreadable };
+		},
 		emptyHint: () => `No change between "${baseLabel}" and "${label}" for these fields, changes and filters`,
 		hints: () => unreadableHints(stats),
 	};
@@ -185,26 +180,20 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	}
 	const kinds = readKinds.call(this, itemIndex);
 	const output = readOutputParameters.call(this, itemIndex, CHANGE_KEYS);
-	const options = this.getNodeParameter('options', itemIndex, {}) as { minRankMove?: number };
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const minRankMove = readWholeNumber(node, options.minRankMove, 'option "Ignore Rank Moves Smaller Than"', {
 		itemIndex,
 		fallback: 1,
 	});
-	const { label, limit, filter, maxAttempts, idleTimeoutMs } = selection;
+	const { label, limit, filter, maxAttempts, idleTimeoutMs, deadlineMs } = selection;
 	const open = async () => {
-		const { deadlineMs } = selection;
-		const pair: SnapshotPair = await labels.pair({ label, baseLabel }, { maxAttempts, deadlineMs, itemIndex });
+		const pair = await labels.pair({ label, baseLabel }, { maxAttempts, deadlineMs, itemIndex });
 		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, maxAttempts, idleTimeoutMs, itemIndex };
 		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed });
 	};
 	return { output, limit, open };
 }
 
-/**
- * Runs once per input item. The dataset list is fetched once per execution (when the first item needs it), so
- * `latest` and `previous` mean the same snapshots for every item. Items and Batches count their changes across all
- * input items against "Max Records in Memory", as Stream does.
- */
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await deliverEach.call(this, items, WORDS, (itemIndex, labels) => plan.call(this, itemIndex, labels));
+	return await deliverEach.call(this, items, WORDS, plan);
 }

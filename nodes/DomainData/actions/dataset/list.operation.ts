@@ -1,9 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+/** Dataset → List: one item per dataset `{ label, value }`, newest first as the service lists them. */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DatasetLabels } from '../../helpers/datasets';
-import { maxAttemptsOption, readLimit, readMaxAttempts, returnAllOrLimit } from '../common';
-import { readRequestDeadlineMs, requestDeadlineOption } from '../common';
+import { maxAttemptsOption, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
+import { requestDeadlineOption, returnAllOrLimit } from '../common';
 import { forEachItem } from '../perItem';
 
 const properties: INodeProperties[] = [
@@ -20,22 +21,17 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['list'] } }, properties);
 
-/** One item per dataset `{ label, value }`, newest first, as the service lists them; one list call per execution. */
-interface ListOptions {
-	maxAttempts?: unknown;
-	requestDeadline?: unknown;
-}
-
+/** One list call per execution, whatever the number of items. */
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const labels = new DatasetLabels(this);
+	const node = this.getNode();
 	return await forEachItem.call(this, items, async (itemIndex, output) => {
 		const limit = readLimit.call(this, itemIndex);
-		const options = this.getNodeParameter('options', itemIndex, {}) as ListOptions;
-		const node = this.getNode();
+		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 		const maxAttempts = readMaxAttempts(node, options, itemIndex);
 		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
 		const datasets = await labels.list({ maxAttempts, deadlineMs, itemIndex });
-		for (const { label, value } of limit === undefined ? datasets : datasets.slice(0, limit)) {
+		for (const { label, value } of datasets.slice(0, limit)) {
 			output.push({ json: { label, value }, pairedItem: { item: itemIndex } });
 		}
 	});

@@ -10,14 +10,11 @@ import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { idleTimeoutOption, maxAttemptsOption, requestDeadlineOption } from '../common';
 
-/** Records the Items and Batches outputs may hold in all before the node refuses (n8n keeps outputs in memory). */
 const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
-export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
+const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
+const OUTPUTS = ['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT] as const;
 
-type DatasetOutput = 'items' | 'batches' | 'file' | typeof SUB_WORKFLOW_OUTPUT;
-type Compression = 'none' | 'gzip';
-
-/** How an operation names what it outputs: "record(s)" or "change(s)", a Batches item's JSON, the File's use. */
+/** How an operation names its items ("record(s)", "change(s)"), a Batches item's JSON and the File's use. */
 export interface OutputWording {
 	one: string;
 	many: string;
@@ -25,9 +22,6 @@ export interface OutputWording {
 	fileUse: string;
 }
 
-const onSubWorkflow = { show: { '/output': [SUB_WORKFLOW_OUTPUT] } };
-
-/** The choice for the Output parameter. */
 export const subWorkflowOutputOption = {
 	name: 'Sub-Workflow',
 	value: SUB_WORKFLOW_OUTPUT,
@@ -94,67 +88,6 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 	];
 }
 
-function compressionOption(fileExample: string): INodeProperties {
-	return {
-		displayName: 'Compression',
-		name: 'compression',
-		type: 'options',
-		default: 'none',
-		displayOptions: { show: { '/output': ['file'] } },
-		options: [
-			{
-				name: 'None',
-				value: 'none',
-				description: `A plain NDJSON file named after the label, e.g. ${fileExample}.ndjson`,
-			},
-			{
-				name: 'Gzip',
-				value: 'gzip',
-				description: `A gzip-compressed file, e.g. ${fileExample}.ndjson.gz, several times smaller`,
-			},
-		],
-	};
-}
-
-function maxRecordsOption(words: OutputWording): INodeProperties {
-	return {
-		displayName: 'Max Records in Memory',
-		name: 'maxRecords',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: DEFAULT_MAX_RECORDS_IN_MEMORY,
-		displayOptions: { show: { '/output': ['items', 'batches'] } },
-		description:
-			`The node stops with an error rather than output more ${words.many} than this in all (n8n keeps every ` +
-			'output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
-	};
-}
-
-const subWorkflowOptions: INodeProperties[] = [
-	{
-		displayName: 'Skip Records',
-		name: 'skipRecords',
-		type: 'number',
-		typeOptions: { minValue: 0 },
-		default: 0,
-		displayOptions: onSubWorkflow,
-		description:
-			'Read this many records first without sending them, then go on. To resume a run that stopped, use the ' +
-			'number its error (or its summary item) gives.',
-	},
-	{
-		displayName: 'Put Batch Info in Field',
-		name: 'batchInfoField',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. batch',
-		displayOptions: onSubWorkflow,
-		description:
-			'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
-			'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',
-	},
-];
-
 /** Also the trigger's, for the records it attaches. */
 export const onMalformedLineOption: INodeProperties = {
 	displayName: 'On Malformed Line',
@@ -172,15 +105,13 @@ export const onMalformedLineOption: INodeProperties = {
 	description: 'What to do with a line of the stream that is not a JSON record',
 };
 
-/**
- * The Options collection of an operation that reads snapshots: the output and read options both operations
- * share, with the operation's own options (`own`) after Compression.
- */
+/** The Options collection of an operation that reads snapshots, with the operation's own options after Compression. */
 export function readOptionsCollection(
 	words: OutputWording,
 	fileExample: string,
 	own: INodeProperties[] = [],
 ): INodeProperties {
+	const onSubWorkflow = { show: { '/output': [SUB_WORKFLOW_OUTPUT] } };
 	return {
 		displayName: 'Options',
 		name: 'options',
@@ -188,35 +119,80 @@ export function readOptionsCollection(
 		placeholder: 'Add option',
 		default: {},
 		options: [
-			compressionOption(fileExample),
+			{
+				displayName: 'Compression',
+				name: 'compression',
+				type: 'options',
+				default: 'none',
+				displayOptions: { show: { '/output': ['file'] } },
+				options: [
+					{
+						name: 'None',
+						value: 'none',
+						description: `A plain NDJSON file named after the label, e.g. ${fileExample}.ndjson`,
+					},
+					{
+						name: 'Gzip',
+						value: 'gzip',
+						description: `A gzip-compressed file, e.g. ${fileExample}.ndjson.gz, several times smaller`,
+					},
+				],
+			},
 			...own,
-			maxRecordsOption(words),
+			{
+				displayName: 'Max Records in Memory',
+				name: 'maxRecords',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: DEFAULT_MAX_RECORDS_IN_MEMORY,
+				displayOptions: { show: { '/output': ['items', 'batches'] } },
+				description:
+					`The node stops with an error rather than output more ${words.many} than this in all (n8n keeps every ` +
+					'output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
+			},
 			idleTimeoutOption,
 			requestDeadlineOption,
 			maxAttemptsOption,
-			...subWorkflowOptions,
+			{
+				displayName: 'Skip Records',
+				name: 'skipRecords',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				displayOptions: onSubWorkflow,
+				description:
+					'Read this many records first without sending them, then go on. To resume a run that stopped, use the ' +
+					'number its error (or its summary item) gives.',
+			},
+			{
+				displayName: 'Put Batch Info in Field',
+				name: 'batchInfoField',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. batch',
+				displayOptions: onSubWorkflow,
+				description:
+					'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
+					'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',
+			},
 			onMalformedLineOption,
 		],
 	};
 }
 
-/** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
-export interface SubWorkflowTarget {
-	workflowId: string;
-	skipRecords: number;
-	batchInfoField: string;
-}
-
 export interface OutputParameters {
-	output: DatasetOutput;
+	output: (typeof OUTPUTS)[number];
 	batchSize: number;
 	binaryPropertyName: string;
-	compression: Compression;
+	compression: 'none' | 'gzip';
 	maxRecords: number;
 	onMalformed: MalformedLineHandling;
 	/** Set for the Sub-Workflow output. */
 	subWorkflow?: SubWorkflowTarget;
 }
+
+/** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
+export type SubWorkflowTarget = { workflowId: string; skipRecords: number; batchInfoField: string };
 
 /**
  * Reads and checks the output parameters of one item (before any call is made). `recordKeys`: the keys every
@@ -228,8 +204,8 @@ export function readOutputParameters(
 	recordKeys: readonly string[],
 ): OutputParameters {
 	const node = this.getNode();
-	const output = this.getNodeParameter('output', itemIndex, 'items') as DatasetOutput;
-	if (!['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT].includes(output)) {
+	const output = this.getNodeParameter('output', itemIndex, 'items') as OutputParameters['output'];
+	if (!OUTPUTS.includes(output)) {
 		const message = `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`;
 		throw operationError(node, message, { itemIndex });
 	}

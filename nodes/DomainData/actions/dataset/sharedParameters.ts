@@ -1,5 +1,5 @@
 /** The parameters that Dataset → Stream and Dataset → Compare read alike: label, fields, limit, filters. */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
 import type { RecordFilter, RecordFilterParameters } from '../../helpers/recordFilter';
@@ -23,19 +23,83 @@ export function datasetLabelProperty(role: string): INodeProperties {
 	};
 }
 
+/** The Filters collection (parsed by helpers/recordFilter.ts); `description` says what they do in the operation. */
+export function filtersProperty(description: string): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		description,
+		options: [
+			{
+				displayName: 'Category Prefix',
+				name: 'categoryPrefix',
+				type: 'string',
+				default: '',
+				placeholder: '/Shopping',
+				description:
+					'Keep records with a category that starts with this text (case-insensitive), e.g. /Shopping matches ' +
+					'/Shopping/Apparel. Several prefixes: one per line.',
+			},
+			{
+				displayName: 'Country Codes',
+				name: 'countryCodes',
+				type: 'string',
+				default: '',
+				placeholder: 'DE, AT, CH',
+				description: 'Keep records whose country_code is one of these ISO 3166-1 alpha-2 codes',
+			},
+			{
+				displayName: 'Language Codes',
+				name: 'languageCodes',
+				type: 'string',
+				default: '',
+				placeholder: 'de, en',
+				description: 'Keep records whose language_code is one of these ISO 639-1 codes',
+			},
+			{
+				displayName: 'Max Rank',
+				name: 'maxRank',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 1000,
+				description: 'Keep records with a rank up to this number (1 is the highest traffic)',
+			},
+			{
+				displayName: 'Registrable Domains (Tld1)',
+				name: 'tld1',
+				type: 'string',
+				default: '',
+				placeholder: 'example.com, example.co.uk',
+				description:
+					'Keep records whose tld1 is one of these (a domain and all its subdomains); names in Unicode ' +
+					'(münchen.de) and URLs work too',
+			},
+			{
+				displayName: 'Technologies',
+				name: 'technologies',
+				type: 'string',
+				default: '',
+				placeholder: 'Shopify, WooCommerce',
+				description: 'Keep records that use at least one of these technologies (comma-separated, case-insensitive)',
+			},
+		],
+	};
+}
+
 export interface SelectionParameters {
 	label: string;
 	fields: SnapshotField[];
 	limit?: number;
 	filter?: RecordFilter;
 	maxAttempts: number;
-	/** No byte for this long counts as a dropped connection (option "Idle Timeout (Seconds)"). */
 	idleTimeoutMs: number;
-	/** A JSON answer (the dataset list) not whole this long after its request fails (option "Request Deadline"). */
 	deadlineMs: number;
 }
 
-/** Reads and checks label, fields, Return All / Limit, filters, Max Attempts and Idle Timeout of one item. */
+/** Reads and checks label, fields, Return All / Limit, filters and the read options of one item. */
 export function readSelectionParameters(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -56,8 +120,7 @@ export function readSelectionParameters(
 	const limit = readLimit.call(this, itemIndex);
 	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);
-	type Options = { maxAttempts?: unknown; idleTimeout?: unknown; requestDeadline?: unknown };
-	const options = this.getNodeParameter('options', itemIndex, {}) as Options;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return {
 		label,
 		fields: fields.fields,

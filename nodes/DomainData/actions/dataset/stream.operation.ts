@@ -4,13 +4,11 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { DatasetLabels } from '../../helpers/datasets';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
-import type { ReadSnapshotOptions } from '../../helpers/snapshotReader';
 import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/snapshotReader';
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
-import { filtersProperty } from './filters';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
-import { datasetLabelProperty, readSelectionParameters, type SelectionParameters } from './sharedParameters';
+import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { count, type DatasetSource, deliverEach, type ItemPlan } from './sink';
 
 const WORDS: OutputWording = {
@@ -43,54 +41,37 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['stream'] } }, properties);
 
-/** The snapshot `label` as the sink reads it: records, or the NDJSON bytes as the service sent them (File). */
-function snapshotSource(
-	this: IExecuteFunctions,
-	selection: SelectionParameters,
-	options: Omit<ReadSnapshotOptions, 'label' | 'stats'>,
-	label: string,
-): DatasetSource {
-	const stats = createReadStats(label);
-	const read = { ...options, label, stats };
-	return {
-		names: { label },
-		subject: `The dataset "${label}" has`,
-		fileName: label,
-		// Under the guard one record more than fits tells "too many" without reading further.
-		records: ({ batchSize, guard }) =>
-			readSnapshot.call(this, { ...read, batchSize, limit: guard ? guard.max + 1 : read.limit }),
-		ndjson: () => ({ bytes: readSnapshotBytes.call(this, read), records: () => stats.records }),
-		reads: () => [stats],
-		summary: () => ({ fields: stats.requestedFields.filter((field) => selection.fields.includes(field)) }),
-		emptyHint: () =>
-			selection.filter
-				? `No record of the dataset "${label}" matched the filters (${count(stats.lines)} lines read)`
-				: `The dataset "${label}" returned no records`,
-	};
-}
-
 /** Reads and checks every parameter of one item before any call is made. */
 function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
 	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_SNAPSHOT_FIELDS);
 	const output = readOutputParameters.call(this, itemIndex, [...selection.fields, 'label']);
-	const { fields, limit, filter, maxAttempts, idleTimeoutMs } = selection;
+	const { fields, limit, filter, maxAttempts, idleTimeoutMs, deadlineMs } = selection;
 	const options = { fields, limit, filter, maxAttempts, idleTimeoutMs, onMalformed: output.onMalformed, itemIndex };
-	return {
-		output,
-		limit,
-		// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
-		limitIsCount: !filter,
-		open: async () => {
-			const label = await labels.label(selection.label, { maxAttempts, deadlineMs: selection.deadlineMs, itemIndex });
-			return snapshotSource.call(this, selection, options, label);
-		},
+	// The snapshot as the sink reads it: records, or the NDJSON bytes as the service sent them (File).
+	const open = async (): Promise<DatasetSource> => {
+		const label = await labels.label(selection.label, { maxAttempts, deadlineMs, itemIndex });
+		const stats = createReadStats(label);
+		const read = { ...options, label, stats };
+		return {
+			names: { label },
+			subject: `The dataset "${label}" has`,
+			fileName: label,
+			// Under the guard one record more than fits tells "too many" without reading further.
+			records: ({ batchSize, guard }) =>
+				readSnapshot.call(this, { ...read, batchSize, limit: guard ? guard.max + 1 : limit }),
+			ndjson: () => ({ bytes: readSnapshotBytes.call(this, read), records: () => stats.records }),
+			reads: () => [stats],
+			summary: () => ({ fields: stats.requestedFields.filter((field) => fields.includes(field)) }),
+			emptyHint: () =>
+				filter
+					? `No record of the dataset "${label}" matched the filters (${count(stats.lines)} lines read)`
+					: `The dataset "${label}" returned no records`,
+		};
 	};
+	// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
+	return { output, limit, limitIsCount: !filter, open };
 }
 
-/**
- * Runs once per input item. Items and Batches count their records across all input items against "Max Records
- * in Memory", because n8n holds the whole output of the node at once.
- */
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await deliverEach.call(this, items, WORDS, (itemIndex, labels) => plan.call(this, itemIndex, labels));
+	return await deliverEach.call(this, items, WORDS, plan);
 }

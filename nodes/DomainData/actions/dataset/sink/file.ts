@@ -4,15 +4,11 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
 import { asNodeError } from '../../../errors';
 import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../../helpers/binaryStream';
 import type { OutputParameters } from '../output';
-import { addHints, type DatasetSource, factsOfReads } from './source';
-
-/** Records per piece of a file serialised here: one encode per piece instead of one per record. */
-const FILE_PIECE_CHARS = 64 * 1024;
+import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
 
 /**
  * n8n (up to 2.8 at least) offers a node no way to delete binary data, and a failed `prepareBinaryData` does not
- * even tell the file's id: in filesystem mode the bytes written before a failure stay with the execution's binary
- * data until n8n deletes the execution (the other modes buffer and store nothing on failure). The error says so.
+ * tell the file's id: in filesystem mode the bytes written before a failure stay until n8n deletes the execution.
  */
 function withPartialFileNote<E extends { description?: string | null }>(error: E, bytes: number): E {
 	if (bytes === 0) return error;
@@ -26,26 +22,14 @@ function withPartialFileNote<E extends { description?: string | null }>(error: E
 	return error;
 }
 
-/** The records as NDJSON bytes in pieces of about 64 KB, counted in `tally` as they pass. */
-async function* ndjsonOf(records: AsyncIterable<IDataObject[]>, tally: { records: number }) {
-	const encoder = new TextEncoder();
-	let piece = '';
-	for await (const batch of records) {
-		for (const record of batch) {
-			tally.records++;
-			piece += JSON.stringify(record) + '\n';
-			if (piece.length < FILE_PIECE_CHARS) continue;
-			yield encoder.encode(piece);
-			piece = '';
-		}
-	}
-	if (piece.length > 0) yield encoder.encode(piece);
+function serialised(records: AsyncIterable<IDataObject[]>) {
+	const serialiser = new Serialiser(records);
+	return { bytes: serialiser.pieces(), records: () => serialiser.records };
 }
 
 /**
  * Stores the source's NDJSON (optionally gzipped) as `<fileName>.ndjson[.gz]` and returns the item that tells
- * about it. Nothing is stored before the first bytes came, so a failure up to then (key, plan, unknown label,
- * service down) leaves no file behind.
+ * about it. Nothing is stored before the first bytes came, so a failure up to then leaves no file behind.
  */
 export async function toFile(
 	this: IExecuteFunctions,
@@ -55,11 +39,10 @@ export async function toFile(
 ): Promise<INodeExecutionData> {
 	const gzip = output.compression === 'gzip';
 	const fileName = `${source.fileName}.ndjson${gzip ? '.gz' : ''}`;
-	const raw = source.ndjson?.();
-	const tally = { records: 0 };
+	const ndjson = source.ndjson?.() ?? serialised(source.records({}));
 	const plain = { bytes: 0 };
 	const written = { bytes: 0 };
-	const started = await startedBytes(countedBytes(raw ? raw.bytes : ndjsonOf(source.records({}), tally), plain));
+	const started = await startedBytes(countedBytes(ndjson.bytes, plain));
 	let binary: IBinaryData;
 	try {
 		binary = await this.helpers.prepareBinaryData(
@@ -70,7 +53,7 @@ export async function toFile(
 	} catch (error) {
 		throw withPartialFileNote(asNodeError(this.getNode(), error, itemIndex), written.bytes);
 	}
-	const recordCount = raw ? raw.records() : tally.records;
+	const recordCount = ndjson.records();
 	const json: IDataObject = {
 		...source.names,
 		fileName,

@@ -1,9 +1,4 @@
-/**
- * The output sink of Dataset → Stream and Dataset → Compare. Per input item an operation says where its records
- * come from (a DatasetSource, opened only after every check that needs no call); the sink hands them to the
- * chosen output (Items, Batches, File, Sub-Workflow), keeps the "Max Records in Memory" guard, adds the hints under
- * the output, and runs the items through forEachItem (the one place for Continue On Fail).
- */
+/** The one output of Dataset → Stream and Compare (Items, Batches, File, Sub-Workflow), its memory guard and hints. */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { operationError } from '../../../errors';
@@ -13,18 +8,17 @@ import { forEachItem } from '../../perItem';
 import type { OutputParameters, OutputWording } from '../output';
 import { toFile } from './file';
 import { addHints, count, type DatasetSource, sum } from './source';
-import { assertCallable, runningWorkflows } from './callers';
-import { runSubWorkflow } from './subWorkflow';
+import { assertCallable, runningWorkflows, runSubWorkflow } from './subWorkflow';
 
-export { count, type DatasetSource, type Guard, type RecordRequest } from './source';
+export { count, type DatasetSource } from './source';
 
-/** One input item as the sink needs it. */
+/** One input item, its parameters read and checked before any call. */
 export interface ItemPlan {
 	output: OutputParameters;
 	limit?: number;
 	/** The source gives exactly `limit` records unless the snapshot is shorter (no filters): checked before calls. */
 	limitIsCount?: boolean;
-	/** Called once every check that needs no call has passed (resolving labels may call the service). */
+	/** Resolves the labels (which may call the service) and opens the source. */
 	open(): Promise<DatasetSource>;
 }
 
@@ -32,10 +26,6 @@ const GUARD_DESCRIPTION =
 	'n8n keeps every output item in memory, and a whole snapshot (about a million records) would exhaust it. Set ' +
 	'Output to "File" to store the records as an NDJSON file on disk, add Filters, or set a Limit. Raise "Max ' +
 	'Records in Memory" only if the n8n instance has the memory (about 1-3 KB per record).';
-
-function alreadyHeld(held: number): string {
-	return held > 0 ? ` (with the ${count(held)} records already output for earlier items)` : '';
-}
 
 /**
  * Items or Batches: at most "Max Records in Memory" records in all input items (`held`: output for earlier items),
@@ -48,12 +38,13 @@ async function toMemory(
 	held: number,
 	itemIndex: number,
 ): Promise<{ items: INodeExecutionData[]; delivered: number }> {
-	const { output } = plan;
+	const { output, limit } = plan;
 	const room = output.maxRecords - held;
 	const node = this.getNode();
-	const allowed = `"Max Records in Memory" (${count(output.maxRecords)}) allows${alreadyHeld(held)}`;
-	if (plan.limitIsCount && plan.limit !== undefined && plan.limit > room) {
-		throw operationError(node, `The Limit (${count(plan.limit)}) is more than ${allowed}`, {
+	const earlier = held > 0 ? ` (with the ${count(held)} records already output for earlier items)` : '';
+	const allowed = `"Max Records in Memory" (${count(output.maxRecords)}) allows${earlier}`;
+	if (plan.limitIsCount && limit !== undefined && limit > room) {
+		throw operationError(node, `The Limit (${count(limit)}) is more than ${allowed}`, {
 			itemIndex,
 			description: `At most ${count(room)} more ${words.many} fit. ${GUARD_DESCRIPTION}`,
 		});
@@ -64,7 +55,7 @@ async function toMemory(
 			itemIndex,
 			description: GUARD_DESCRIPTION,
 		});
-	const guard = plan.limit === undefined || plan.limit > room ? { max: room, error } : undefined;
+	const guard = limit === undefined || limit > room ? { max: room, error } : undefined;
 	const batches = output.output === 'batches';
 	const records = source.records({ batchSize: batches ? output.batchSize : undefined, guard });
 	const pairedItem = { item: itemIndex };
@@ -94,28 +85,27 @@ async function toMemory(
 }
 
 /**
- * Runs a dataset operation over its input items: `planItem` reads and checks one item's parameters (before any
- * call) and says how to open its source; the sink does the rest. One dataset list per execution.
+ * Runs an operation over its input items on one dataset list per execution. Items and Batches count their records
+ * across all input items: n8n holds the whole output of the node at once.
  */
 export async function deliverEach(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 	words: OutputWording,
-	planItem: (itemIndex: number, labels: DatasetLabels) => ItemPlan,
+	planItem: (this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels) => ItemPlan,
 ): Promise<INodeExecutionData[]> {
 	const labels = new DatasetLabels(this);
 	let callers: Promise<ReadonlySet<string>> | undefined;
-	/** Records the Items and Batches outputs hold across input items: n8n keeps the node's whole output. */
 	let held = 0;
-	/** Summary fields of a failed Sub-Workflow item, for its error item under Continue On Fail. */
+	/** Summary fields of a failed Sub-Workflow item, for its error item. */
 	const failed = new Map<number, IDataObject>();
 	const deliver = async (itemIndex: number, output: INodeExecutionData[]) => {
-		const plan = planItem(itemIndex, labels);
+		const plan = planItem.call(this, itemIndex, labels);
 		const { output: parameters, limit } = plan;
-		if (parameters.subWorkflow) {
-			const running = () => (callers ??= runningWorkflows.call(this));
-			await assertCallable.call(this, parameters.subWorkflow.workflowId, itemIndex, running);
-			const run = { target: parameters.subWorkflow, itemIndex, limit, many: words.many, failed };
+		const target = parameters.subWorkflow;
+		if (target) {
+			await assertCallable.call(this, target.workflowId, itemIndex, () => (callers ??= runningWorkflows.call(this)));
+			const run = { target, itemIndex, limit, many: words.many, failed };
 			output.push(await runSubWorkflow.call(this, await plan.open(), parameters, run));
 		} else if (parameters.output === 'file') {
 			output.push(await toFile.call(this, await plan.open(), parameters, itemIndex));

@@ -1,4 +1,4 @@
-/** What the sink reads from a dataset operation, and what it tells about a source once read (facts, hints). */
+/** What the sink reads from a dataset operation, what it tells about a source once read, and its NDJSON. */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
@@ -10,12 +10,6 @@ export interface Guard {
 	error: () => Error;
 }
 
-export interface RecordRequest {
-	/** Records per yielded array that suits the output (a source that batches anyway uses it). */
-	batchSize?: number;
-	guard?: Guard;
-}
-
 /** What an operation's item reads, once its labels are resolved. */
 export interface DatasetSource {
 	/** Named first in every Batches, File and summary item: `{ label }` or `{ label, baseLabel }`. */
@@ -24,22 +18,25 @@ export interface DatasetSource {
 	subject: string;
 	/** The File output's name, without `.ndjson`. */
 	fileName: string;
-	/** The records, in arrays of any size, each a fresh object the sink may extend. */
-	records(request: RecordRequest): AsyncIterable<IDataObject[]>;
+	/** Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. */
+	records(request: { batchSize?: number; guard?: Guard }): AsyncIterable<IDataObject[]>;
 	/** The File output's NDJSON, for a source that has the bytes cheaper than serialising its records. */
 	ndjson?(): { bytes: AsyncIterable<Uint8Array>; records: () => number };
 	/** The snapshot reads behind the records, filled in as they go. */
 	reads(): readonly SnapshotReadStats[];
 	/** Facts for the File and Sub-Workflow summary items, once read (fields, counts by kind...). */
 	summary(): IDataObject;
-	/** Once read without any record: the hint that says why. */
 	emptyHint(): string;
-	/** Once read: hints of the source's own (Compare's domains left out). */
+	/** Hints of the source's own (Compare's domains left out). */
 	hints?(): string[];
 }
 
 export function count(value: number): string {
 	return value.toLocaleString('en-US');
+}
+
+export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | 'reconnects'): number {
+	return reads.reduce((total, read) => total + read[key], 0);
 }
 
 /** Skipped lines and reconnects of the reads, for File, Batches and summary items. */
@@ -51,25 +48,77 @@ export function factsOfReads(source: DatasetSource, output: OutputParameters): I
 	return facts;
 }
 
-export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | 'reconnects'): number {
-	return reads.reduce((total, read) => total + read[key], 0);
-}
-
 /** A hint under the output in the editor (older n8n versions have no addExecutionHints: then nothing). */
-function addHint(context: IExecuteFunctions, message: string): void {
+export function addHint(context: IExecuteFunctions, message: string): void {
 	if (typeof context.addExecutionHints === 'function') context.addExecutionHints({ message, location: 'outputPane' });
 }
 
 /** The hints once a source gave `records`: its skipped lines, and why nothing came (or `instead` of that). */
 export function addHints(this: IExecuteFunctions, source: DatasetSource, records: number, instead?: string): void {
-	for (const read of source.reads()) {
-		if (read.skippedLines === 0) continue;
-		const { skippedLines, skippedLineNumbers } = read;
+	for (const { label, skippedLines, skippedLineNumbers } of source.reads()) {
+		if (skippedLines === 0) continue;
 		const numbers = skippedLineNumbers.join(', ') + (skippedLines > skippedLineNumbers.length ? ', …' : '');
-		const lines = `${read.skippedLines} malformed line${read.skippedLines > 1 ? 's' : ''}`;
-		addHint(this, `Skipped ${lines} of the dataset "${read.label}" (line ${numbers})`);
+		const lines = `${skippedLines} malformed line${skippedLines > 1 ? 's' : ''}`;
+		addHint(this, `Skipped ${lines} of the dataset "${label}" (line ${numbers})`);
 	}
 	for (const hint of source.hints?.() ?? []) addHint(this, hint);
 	if (instead) addHint(this, instead);
 	else if (records === 0) addHint(this, source.emptyHint());
+}
+
+/** Characters serialised before one encode: one TextEncoder call per piece instead of one per record. */
+const PIECE_CHARS = 64 * 1024;
+
+/** Pulls records from `source` and serialises them into NDJSON pieces of about 64 KB, counting them. */
+export class Serialiser {
+	private readonly iterator: AsyncIterator<IDataObject[]>;
+	private readonly encoder = new TextEncoder();
+	private batch: IDataObject[] = [];
+	private position = 0;
+	ended = false;
+	records = 0;
+
+	constructor(source: AsyncIterable<IDataObject[]>) {
+		this.iterator = source[Symbol.asyncIterator]();
+	}
+
+	/** The next piece, or undefined at the end of the source. */
+	async piece(): Promise<Uint8Array | undefined> {
+		let text = '';
+		while (text.length < PIECE_CHARS) {
+			if (this.position === this.batch.length) {
+				const step = this.ended ? undefined : await this.iterator.next();
+				if (!step || step.done) {
+					this.ended = true;
+					break;
+				}
+				this.batch = step.value;
+				this.position = 0;
+				continue;
+			}
+			text += JSON.stringify(this.batch[this.position++]) + '\n';
+			this.records++;
+		}
+		return text.length > 0 ? this.encoder.encode(text) : undefined;
+	}
+
+	/** Every piece; stopping early stops the source (and its connection). */
+	async *pieces(): AsyncGenerator<Uint8Array> {
+		try {
+			for (let piece = await this.piece(); piece; piece = await this.piece()) yield piece;
+		} finally {
+			await this.close();
+		}
+	}
+
+	async close(): Promise<void> {
+		if (!this.ended) await this.iterator.return?.();
+	}
+
+	/** What is left of the source: the rest of the current batch, then the stream itself. */
+	async *rest(): AsyncGenerator<IDataObject[]> {
+		if (this.position < this.batch.length) yield this.batch.slice(this.position);
+		if (this.ended) return;
+		yield* { [Symbol.asyncIterator]: () => this.iterator };
+	}
 }

@@ -1,11 +1,6 @@
 /**
- * The Sub-Workflow output: records handed to a workflow of the instance, one run per batch, through n8n's own API
- * for nodes (`executeWorkflow`). Each run is awaited before the next batch is read, so the reader's stream pauses
- * meanwhile and memory holds one batch; each sub-execution frees its data when it ends. n8n runs the sub-workflow
- * in the process that runs this node (the worker in queue mode).
- *
- * The batches come from the spool (./spool.ts): the whole selection is read at the service's pace into n8n's binary
- * data storage first, then fed at the sub-workflow's pace, so a slow sub-workflow never leaves the stream unread.
+ * The Sub-Workflow output: one run of the chosen workflow per batch, through n8n's API for nodes (`executeWorkflow`),
+ * each awaited before the next, fed from the spool (./spool.ts). n8n runs it in the process that runs this node.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -14,23 +9,83 @@ import type { OutputParameters, SubWorkflowTarget } from '../output';
 import { addHints, count, type DatasetSource, factsOfReads } from './source';
 import { memoryModeNote, type SpoolFacts, spooledBatches, spoolText } from './spool';
 
+/** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
+const MAX_CALL_DEPTH = 20;
+
+/** Records read (skipped ones included), then sent and done; batches `expected` about, or `exact` once spooled. */
 interface Progress {
-	/** Records read and left out (Skip Records), then sent and finished by the sub-workflow. */
-	skipped: () => number;
+	skipRecords: number;
+	read: number;
 	sent: number;
 	batches: number;
-	/** Batches expected from a Limit, when there is one; exact once the spool holds the whole selection. */
 	expected?: number;
 	exact?: boolean;
 }
 
-/** `batch 3`, `batch 3 of about 10` (from a Limit), `batch 10 of 10` (at the end). */
+/** Records left out by Skip Records, then those the sub-workflow finished. */
+const done = (progress: Progress) => Math.min(progress.skipRecords, progress.read) + progress.sent;
+
+/**
+ * Refuses, before any call, a target this node cannot run: as an AI tool, on an n8n without sub-workflow calls,
+ * and a workflow that is running this node (itself, or one that called it): each batch would start this node
+ * again, which would read the dataset and call the workflow again, without end.
+ */
+export async function assertCallable(
+	this: IExecuteFunctions,
+	workflowId: string,
+	itemIndex: number,
+	callers: () => Promise<ReadonlySet<string>>,
+): Promise<void> {
+	const node = this.getNode();
+	const asTool = node.type.endsWith('Tool');
+	if (asTool || typeof this.executeWorkflow !== 'function') {
+		throw operationError(node, 'The Sub-Workflow output cannot run here', {
+			itemIndex,
+			description: asTool
+				? 'An AI agent cannot start sub-workflows through this node. Use the Items output with a Limit for the ' +
+					'agent, and the Sub-Workflow output in a regular workflow.'
+				: 'This version of n8n does not let nodes run other workflows. Use the File output, or a newer n8n.',
+		});
+	}
+	if (!(await callers()).has(workflowId)) return;
+	throw operationError(
+		node,
+		workflowId === this.getWorkflow().id
+			? `The workflow chosen in "Workflow" is this workflow itself (ID ${workflowId})`
+			: `The workflow chosen in "Workflow" (ID ${workflowId}) is running this one: it called it as a sub-workflow`,
+		{
+			itemIndex,
+			description:
+				'Each batch would start this node again, which would read the dataset again and run the workflow again, ' +
+				'without end (and each read costs requests). Choose a workflow that does not run this node, for ' +
+				'example one that only writes the records where they belong.',
+		},
+	);
+}
+
+/** This workflow and those that called it, as far as n8n stored the chain (its database is read in a sub-execution). */
+export async function runningWorkflows(this: IExecuteFunctions): Promise<ReadonlySet<string>> {
+	const ids = new Set<string>();
+	const own = this.getWorkflow().id;
+	if (own) ids.add(own);
+	const runtime = this.getExecutionContext?.();
+	let executionId: string | undefined = runtime && !runtime.parentExecutionId ? undefined : this.getExecutionId();
+	for (let depth = 0; executionId && depth < MAX_CALL_DEPTH; depth++) {
+		const parent = (await this.getExecutionDataById(executionId).catch(() => undefined))?.parentExecution;
+		if (!parent?.workflowId) break;
+		ids.add(parent.workflowId);
+		executionId = parent.executionId;
+	}
+	return ids;
+}
+
+/** `batch 3`, `batch 3 of about 10` (from a Limit), `batch 10 of 10` (once spooled, or at the end). */
 function progressText(batch: number, total: number | undefined, exact = false): string {
 	return total === undefined ? `batch ${batch}` : `batch ${batch} of ${exact ? '' : 'about '}${total}`;
 }
 
-function resumeHint(done: number): string {
-	return `To go on from there, run it again with the option "Skip Records" set to ${done}.`;
+function resumeHint(records: number): string {
+	return `To go on from there, run it again with the option "Skip Records" set to ${records}.`;
 }
 
 /** The sub-workflow failed on a batch: name the batch, its records and where to resume. */
@@ -42,19 +97,19 @@ function batchFailedError(
 	cause: unknown,
 	itemIndex: number,
 ) {
-	const done = progress.skipped() + progress.sent;
+	const records = done(progress);
 	const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/[.\s]+$/, '');
 	const id = (cause as { executionId?: unknown } | undefined)?.executionId;
 	const execution = typeof id === 'string' || typeof id === 'number' ? ` (execution ${id})` : '';
-	const records = `records ${count(done + 1)}-${count(done + size)} of the dataset "${label}"`;
+	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${label}"`;
 	return operationError(
 		this.getNode(),
-		`The sub-workflow failed at batch ${progress.batches + 1} (${records}); ${count(done)} records were done`,
+		`The sub-workflow failed at batch ${progress.batches + 1} (${range}); ${count(records)} records were done`,
 		{
 			itemIndex,
 			description:
-				`The sub-workflow${execution} said: ${reason}. ${resumeHint(done)} The records of the failed batch may be ` +
-				"partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
+				`The sub-workflow${execution} said: ${reason}. ${resumeHint(records)} The records of the failed batch may ` +
+				"be partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
 		},
 	);
 }
@@ -69,18 +124,17 @@ function withResumeHint(error: unknown, done: number): unknown {
 }
 
 /** Counts what passes (skipped records included), to tell a Skip Records beyond the end. */
-async function* counted(records: AsyncIterable<IDataObject[]>, tally: { records: number }) {
+async function* counted(records: AsyncIterable<IDataObject[]>, progress: Progress) {
 	for await (const batch of records) {
-		tally.records += batch.length;
+		progress.read += batch.length;
 		yield batch;
 	}
 }
 
 /**
- * Runs the chosen workflow once per batch of the source's records and returns the summary item
- * `{ label, records, batches, skippedRecords, durationMs, progress, ... }` (records: sent in this run). On a failure
- * the summary fields go into `run.failed` for the error item under Continue On Fail, with `skipRecords` (where to
- * resume).
+ * Runs the chosen workflow once per batch and returns the summary item `{ label, records, batches, skippedRecords,
+ * durationMs, progress, ... }` (records: sent in this run). On a failure the summary fields, with `skipRecords`
+ * (where to resume), go into `run.failed` for the error item under Continue On Fail.
  */
 export async function runSubWorkflow(
 	this: IExecuteFunctions,
@@ -90,24 +144,25 @@ export async function runSubWorkflow(
 ): Promise<INodeExecutionData> {
 	const { itemIndex, limit } = run;
 	const { workflowId, skipRecords, batchInfoField } = run.target;
+	const { batchSize } = output;
 	const { label } = source.names;
 	const started = Date.now();
-	const read = { records: 0 };
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
-	const expected = toSend > 0 ? Math.ceil(toSend / output.batchSize) : undefined;
-	const progress: Progress = { skipped: () => Math.min(skipRecords, read.records), sent: 0, batches: 0, expected };
+	const expected = toSend > 0 ? Math.ceil(toSend / batchSize) : undefined;
+	const progress: Progress = { skipRecords, read: 0, sent: 0, batches: 0, expected };
 	let spool: SpoolFacts | undefined;
 	const spooled = (facts: SpoolFacts) => {
 		spool = facts;
 		if (facts.inMemory) return memoryModeNote.call(this);
-		progress.expected = Math.ceil(facts.records / output.batchSize);
+		progress.expected = Math.ceil(facts.records / batchSize);
 		progress.exact = true;
 		const feeding = `feeding ${progress.expected} batches to the sub-workflow`;
 		if (facts.files > 0) this.logger?.info(`Domain Data: ${spoolText(label, facts)}; ${feeding}`);
 	};
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
-		const json: IDataObject = { ...source.names, records: sent, batches, skippedRecords: progress.skipped() };
+		const skippedRecords = Math.min(skipRecords, progress.read);
+		const json: IDataObject = { ...source.names, records: sent, batches, skippedRecords };
 		json.durationMs = Date.now() - started;
 		if (spool?.files) Object.assign(json, { spooledBytes: spool.bytes, spoolFiles: spool.files });
 		if (failed) json.progress = progressText(batches + 1, progress.expected, progress.exact);
@@ -119,9 +174,8 @@ export async function runSubWorkflow(
 	const links = parentExecution.executionId && parentExecution.workflowId ? { parentExecution } : undefined;
 	const cancel = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
 	try {
-		const records = counted(source.records({ batchSize: output.batchSize }), read);
-		const options = { batchSize: output.batchSize, skip: skipRecords, itemIndex, spooled };
-		const batches = spooledBatches.call(this, records, options);
+		const records = counted(source.records({ batchSize }), progress);
+		const batches = spooledBatches.call(this, records, { batchSize, skip: skipRecords, itemIndex, spooled });
 		for await (const batch of batches) {
 			if (cancel?.aborted) throw operationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 			const items = toItems(batch, label, batchInfoField, progress);
@@ -134,7 +188,7 @@ export async function runSubWorkflow(
 			}
 			if (waitTill) {
 				const wait =
-					'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait ' + 'node';
+					'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node';
 				throw batchFailedError.call(this, label, progress, batch.length, new Error(wait), itemIndex);
 			}
 			progress.sent += batch.length;
@@ -142,27 +196,28 @@ export async function runSubWorkflow(
 			logProgress.call(this, label, progress);
 		}
 	} catch (error) {
-		run.failed.set(itemIndex, { ...summary(true), skipRecords: skipRecords + progress.sent });
-		throw withResumeHint(error, skipRecords + progress.sent);
+		const resumeAt = skipRecords + progress.sent;
+		run.failed.set(itemIndex, { ...summary(true), skipRecords: resumeAt });
+		throw withResumeHint(error, resumeAt);
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
-	const all = `${count(read.records)} ${run.many}`;
+	const all = `${count(progress.read)} ${run.many}`;
 	const skippedAll = `Skip Records (${count(skipRecords)}) skipped all ${all} of this selection`;
-	const hint = read.records > 0 && progress.sent === 0 ? `${skippedAll}: nothing was sent` : undefined;
-	addHints.call(this, source, read.records, hint);
+	const hint = progress.read > 0 && progress.sent === 0 ? `${skippedAll}: nothing was sent` : undefined;
+	addHints.call(this, source, progress.read, hint);
 	return { json: summary(false), pairedItem: { item: itemIndex } };
 }
 
 /** One item per record (the record parsed for this run: adding keys costs less than a copy). */
 function toItems(batch: IDataObject[], label: string, infoField: string, progress: Progress): INodeExecutionData[] {
-	const done = progress.skipped() + progress.sent;
+	const first = done(progress) + 1;
 	const info = infoField
 		? {
 				number: progress.batches + 1,
 				progress: progressText(progress.batches + 1, progress.expected, progress.exact),
-				firstRecord: done + 1,
-				lastRecord: done + batch.length,
+				firstRecord: first,
+				lastRecord: first + batch.length - 1,
 				records: batch.length,
 			}
 		: undefined;
@@ -178,7 +233,8 @@ function logProgress(this: IExecuteFunctions, label: string, progress: Progress)
 	const { batches, expected, exact } = progress;
 	const every = exact && expected ? Math.max(1, Math.ceil(expected / 20)) : 10;
 	if (batches % every !== 0 && !(exact && batches === expected)) return;
-	const sent = count(progress.skipped() + progress.sent);
 	const text = progressText(batches, expected, exact);
-	this.logger?.info(`Domain Data: dataset "${label}": ${text} done by the sub-workflow (${sent} records)`);
+	this.logger?.info(
+		`Domain Data: dataset "${label}": ${text} done by the sub-workflow (${count(done(progress))} records)`,
+	);
 }
