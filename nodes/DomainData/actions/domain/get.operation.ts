@@ -29,7 +29,11 @@ const properties: INodeProperties[] = [
 			type: 'options',
 			default: 'error',
 			options: [
-				{ name: 'Error', value: 'error', description: 'Stop with an error that names the domain' },
+				{
+					name: 'Error',
+					value: 'error',
+					description: 'Stop with an error that names the domain',
+				},
 				{
 					name: 'Return Not-Found Item',
 					value: 'returnNotFound',

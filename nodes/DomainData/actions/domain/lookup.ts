@@ -81,11 +81,8 @@ function failsEveryCall(error: unknown): boolean {
 async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean) {
 	const node = context.getNode();
 	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
-	const limit = readWholeNumber(node, options.concurrency, 'option "Concurrency"', {
-		itemIndex: 0,
-		max: 10,
-		fallback: DEFAULT_CONCURRENCY,
-	});
+	const rule = { itemIndex: 0, max: 10, fallback: DEFAULT_CONCURRENCY };
+	const limit = readWholeNumber(node, options.concurrency, 'option "Concurrency"', rule);
 	const maxAttempts = readMaxAttempts(node, options, 0);
 	const deadlineMs = readRequestDeadlineMs(node, options, 0);
 	const batches = chunk(names, BULK_MAX_NAMES);

@@ -165,11 +165,7 @@ async function searchForItem(
 			method: 'POST',
 			path: ['domain', 'search'],
 			// Integers beyond 2^53 (strings of digits after parsing) go back as the numbers the service wrote.
-			body: {
-				...filters,
-				pageSize: size,
-				...(cursor ? { searchAfter: cursor.map(cursorValue) as IDataObject[] } : {}),
-			},
+			body: { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) },
 			maxAttempts,
 			deadlineMs,
 			itemIndex,
