@@ -4,8 +4,8 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 import { describeValue, operationError } from '../../errors';
 import { normalizeDomainName, splitDomainList } from '../../helpers/domainName';
 import { maxAttemptsOption, requestDeadlineOption } from '../common';
-import { concurrencyOption, readItemsThenLookUp } from './lookup';
-import { optionsCollection, removeWwwOption, type DomainOptions } from './options';
+import { readItemsThenLookUp } from './lookup';
+import { concurrencyOption, optionsCollection, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{

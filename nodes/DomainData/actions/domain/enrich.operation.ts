@@ -5,8 +5,8 @@ import { describeValue, operationError } from '../../errors';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
 import { maxAttemptsOption, requestDeadlineOption } from '../common';
-import { concurrencyOption, readItemsThenLookUp } from './lookup';
-import { optionsCollection, removeWwwOption, type DomainOptions } from './options';
+import { readItemsThenLookUp } from './lookup';
+import { concurrencyOption, optionsCollection, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{

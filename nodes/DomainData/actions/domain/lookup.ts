@@ -2,37 +2,17 @@
  * Bulk lookup shared by Bulk Get and Enrich Items: every distinct name once, 100 names a call, a few calls at a
  * time, answers matched to the names by name (the service does not keep the order, and may spell a name otherwise).
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError } from '../../errors';
 import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
-import { readWholeNumber } from '../../parameters';
 import { apiRequest, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
 import { readMaxAttempts, readRequestDeadlineMs } from '../common';
-import type { DomainOptions } from './options';
+import { readConcurrency, type DomainOptions } from './options';
 
 const BULK_MAX_NAMES = 100;
-/** Two bulk calls at a time stay within rate limits of about 5 requests per second. */
-const DEFAULT_CONCURRENCY = 2;
-
-export const concurrencyOption: INodeProperties = {
-	displayName: 'Concurrency',
-	name: 'concurrency',
-	type: 'number',
-	typeOptions: { minValue: 1, maxValue: 10 },
-	default: DEFAULT_CONCURRENCY,
-	description:
-		'How many bulk calls (of up to 100 names each) to have under way at the same time. Higher is faster but meets ' +
-		'rate limits sooner.',
-};
-
 type NodeError = ReturnType<typeof asNodeError>;
-
-/** An input item that could not be read: kept in its place when the node continues on fail. */
-export interface FailedItem {
-	error: NodeError;
-}
 
 function spelledAsAsked(name: string, removeWww: boolean): string | undefined {
 	const normalized = normalizeDomainName(name, { removeWww });
@@ -75,14 +55,13 @@ function failsEveryCall(error: unknown): boolean {
 
 /**
  * Looks up `names`. While a call is tried again no new call starts. A call that finally fails stops the lookup and
- * the node, unless the node continues on fail: then the other calls are still made (but after a failure that every
+ * the node, unless the node continues on fail: then the other calls are still made (except after a failure that every
  * call would meet), and `failed` holds each name without an answer with the error that left it so.
  */
 async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean) {
 	const node = context.getNode();
 	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
-	const rule = { itemIndex: 0, max: 10, fallback: DEFAULT_CONCURRENCY };
-	const limit = readWholeNumber(node, options.concurrency, 'option "Concurrency"', rule);
+	const limit = readConcurrency(node, options, 0);
 	const maxAttempts = readMaxAttempts(node, options, 0);
 	const deadlineMs = readRequestDeadlineMs(node, options, 0);
 	const batches = chunk(names, BULK_MAX_NAMES);
@@ -111,7 +90,7 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 
 /**
  * Reads every input item first (a bad value stops the node before any credit is spent), then looks up the distinct
- * names of all items together. With continue-on-fail a bad item is kept as a `FailedItem`.
+ * names of all items together.
  */
 export async function readItemsThenLookUp<T>(
 	context: IExecuteFunctions,
@@ -121,7 +100,8 @@ export async function readItemsThenLookUp<T>(
 ) {
 	const node = context.getNode();
 	const continueOnFail = context.continueOnFail();
-	const requests: Array<T | FailedItem> = [];
+	// An item that could not be read keeps its place as `{ error }` when the node continues on fail.
+	const requests: Array<T | { error: NodeError }> = [];
 	const distinct = new Set<string>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {

@@ -1,16 +1,30 @@
-/** Pieces of the Domain operations' parameters: the Options collection and the option they all have. */
-import type { INodeProperties } from 'n8n-workflow';
+/** Pieces of the Domain operations' parameters: the Options collection and the options several of them share. */
+import type { INode, INodeProperties } from 'n8n-workflow';
 
-export function optionsCollection(options: INodeProperties[]): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options,
-	};
-}
+import { readWholeNumber } from '../../parameters';
+
+export const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options,
+});
+
+/** Two bulk calls at a time stay within rate limits of about 5 requests per second. */
+const DEFAULT_CONCURRENCY = 2;
+
+export const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 10 },
+	default: DEFAULT_CONCURRENCY,
+	description:
+		'How many bulk calls (of up to 100 names each) to have under way at the same time. Higher is faster but meets ' +
+		'rate limits sooner.',
+};
 
 export const removeWwwOption: INodeProperties = {
 	displayName: 'Remove "www."',
@@ -25,4 +39,13 @@ export interface DomainOptions {
 	concurrency?: unknown;
 	maxAttempts?: unknown;
 	requestDeadline?: unknown;
+}
+
+/** The one reader of "Concurrency" (1 to 10, as the field allows). */
+export function readConcurrency(node: INode, options: DomainOptions, itemIndex?: number): number {
+	return readWholeNumber(node, options.concurrency, 'option "Concurrency"', {
+		itemIndex,
+		max: 10,
+		fallback: DEFAULT_CONCURRENCY,
+	});
 }
