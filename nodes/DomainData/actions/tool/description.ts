@@ -6,8 +6,8 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
 import { COMPACT_FIELDS_TEXT } from './answer';
+import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
 
 const KB = TOOL_MAX_BYTES / 1024;
 const BOUNDS = `at most ${TOOL_MAX_RECORDS} per call (${KB} KB)`;
