@@ -5,7 +5,7 @@ import { describeValue, operationError } from '../../errors';
 import { normalizeDomainName, splitDomainList } from '../../helpers/domainName';
 import { maxAttemptsOption, requestDeadlineOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
-import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
+import { concurrencyOption, optionsCollection, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,55 +20,40 @@ const properties: INodeProperties[] = [
 			'Domain names, URLs or email addresses, separated by commas, spaces or new lines, or a list from an ' +
 			'expression. Each distinct domain is asked once, 100 per call.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			concurrencyOption,
-			{
-				displayName: 'Ignore Invalid Names',
-				name: 'ignoreInvalid',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to leave out values that are not domain names, URLs or email addresses instead of stopping with ' +
-					'an error that lists them',
-			},
-			{
-				displayName: 'Include Not Found',
-				name: 'includeNotFound',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to output { name, found: false } for each domain that is not in the index, in its place in the ' +
-					'order',
-			},
-			maxAttemptsOption,
-			requestDeadlineOption,
-			removeWwwOption,
-		],
-	},
+	optionsCollection([
+		concurrencyOption,
+		{
+			displayName: 'Ignore Invalid Names',
+			name: 'ignoreInvalid',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to leave out values that are not domain names, URLs or email addresses instead of stopping with an ' +
+				'error that lists them',
+		},
+		{
+			displayName: 'Include Not Found',
+			name: 'includeNotFound',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to output { name, found: false } for each domain that is not in the index, in its place in the order',
+		},
+		maxAttemptsOption,
+		requestDeadlineOption,
+		removeWwwOption,
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['bulk'] } }, properties);
 
-interface BulkOptions extends DomainOptions {
-	ignoreInvalid?: boolean;
-	includeNotFound?: boolean;
-}
-
 /** What one input item asks for: its distinct names in the order given. */
-interface ItemRequest {
-	names: string[];
-	includeNotFound: boolean;
-}
-
-function readItemRequest(this: IExecuteFunctions, itemIndex: number): ItemRequest {
+function readItemRequest(this: IExecuteFunctions, itemIndex: number) {
 	const value = this.getNodeParameter('domains', itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as BulkOptions;
+	const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & {
+		ignoreInvalid?: boolean;
+		includeNotFound?: boolean;
+	};
 	const names = new Set<string>();
 	const invalid: string[] = [];
 	for (const entry of splitDomainList(value)) {
@@ -78,28 +63,18 @@ function readItemRequest(this: IExecuteFunctions, itemIndex: number): ItemReques
 	}
 	if (invalid.length > 0) {
 		const shown = invalid.slice(0, 10).join(', ') + (invalid.length > 10 ? ` and ${invalid.length - 10} more` : '');
-		throw operationError(
-			this.getNode(),
-			`${invalid.length === 1 ? 'A value is' : `${invalid.length} values are`} not a domain name, URL or email ` +
-				`address: ${shown}`,
-			{
-				itemIndex,
-				description: 'Correct or remove these values, or turn on Options → Ignore Invalid Names to leave them out.',
-			},
-		);
+		const values = invalid.length === 1 ? 'A value is' : `${invalid.length} values are`;
+		throw operationError(this.getNode(), `${values} not a domain name, URL or email address: ${shown}`, {
+			itemIndex,
+			description: 'Correct or remove these values, or turn on Options → Ignore Invalid Names to leave them out.',
+		});
 	}
 	return { names: [...names], includeNotFound: options.includeNotFound === true };
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const { requests, outcome } = await readItemsThenLookUp(
-		this,
-		items,
-		(itemIndex): ItemRequest => readItemRequest.call(this, itemIndex),
-		(request: ItemRequest) => request.names,
-	);
-	const { found, failed } = outcome;
-
+	const read = (itemIndex: number) => readItemRequest.call(this, itemIndex);
+	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (request) => request.names);
 	const output: INodeExecutionData[] = [];
 	requests.forEach((request, itemIndex) => {
 		const pairedItem = { item: itemIndex };
@@ -107,8 +82,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			output.push({ json: { error: request.error.message }, pairedItem });
 			return;
 		}
-		// With continue-on-fail a failed call costs only its own names: each comes out in its place with
-		// the error (routed to the error output when that is chosen), and every answer paid for is kept.
+		// With continue-on-fail a failed call costs only its own names: each comes out in its place with the error
+		// (routed to the error output when that is chosen), and every answer paid for is kept.
 		for (const name of request.names) {
 			const domain = found.get(name);
 			const error = failed.get(name);

@@ -6,7 +6,7 @@ import { normalizeDomainName } from '../../helpers/domainName';
 import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
 import { maxAttemptsOption, requestDeadlineOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
-import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
+import { concurrencyOption, optionsCollection, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{
@@ -29,14 +29,7 @@ const properties: INodeProperties[] = [
 			'Name of the field to put the domain data in; a domain not in the index gets { name, found: false }. Dot paths ' +
 			'work.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [concurrencyOption, maxAttemptsOption, requestDeadlineOption, removeWwwOption],
-	},
+	optionsCollection([concurrencyOption, maxAttemptsOption, requestDeadlineOption, removeWwwOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['enrich'] } }, properties);
@@ -44,12 +37,7 @@ export const description = updateDisplayOptions({ show: { resource: ['domain'], 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The name an input item asks for and where its answer goes. */
-interface ItemPlan {
-	name: string;
-	destination: string;
-}
-
-function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): ItemPlan {
+function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: number) {
 	const node = this.getNode();
 	const field = String(this.getNodeParameter('domainField', itemIndex, '')).trim();
 	const destination = String(this.getNodeParameter('destinationField', itemIndex, '')).trim();
@@ -77,44 +65,31 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 	}
 	const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
 	if (!normalized.ok) {
-		throw operationError(
-			node,
-			`Item ${itemIndex}: the field "${field}" holds ${describeValue(value)}, which cannot be looked up: ` +
-				`${normalized.reason}`,
-			{
-				itemIndex,
-				description:
-					'The field must hold a domain name, URL or email address. Turn on "Continue" in the node settings to let ' +
-					'such items through with an error.',
-			},
-		);
+		const holds = `the field "${field}" holds ${describeValue(value)}`;
+		throw operationError(node, `Item ${itemIndex}: ${holds}, which cannot be looked up: ${normalized.reason}`, {
+			itemIndex,
+			description:
+				'The field must hold a domain name, URL or email address. Turn on "Continue" in the node settings to let ' +
+				'such items through with an error.',
+		});
 	}
 	return { name: normalized.name, destination };
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const node = this.getNode();
-	const { requests: plans, outcome } = await readItemsThenLookUp(
-		this,
-		items,
-		(itemIndex): ItemPlan => planItem.call(this, items[itemIndex], itemIndex),
-		(plan: ItemPlan) => [plan.name],
-	);
-	const { found, failed } = outcome;
-
-	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the
-	// input row back into it; with "Continue (regular output)" nothing merges it, so the row keeps its fields.
-	const toErrorOutput = node.onError === 'continueErrorOutput';
+	const read = (itemIndex: number) => planItem.call(this, items[itemIndex], itemIndex);
+	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (plan) => [plan.name]);
+	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the input row
+	// back into it; with "Continue (regular output)" nothing merges it, so the row keeps its fields.
+	const toErrorOutput = this.getNode().onError === 'continueErrorOutput';
 	const failedItem = (item: INodeExecutionData, message: string): IDataObject =>
 		toErrorOutput ? { error: message } : { ...item.json, error: message };
 
-	return plans.map((plan, itemIndex) => {
+	return requests.map((plan, itemIndex) => {
 		const item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
 		const passThrough = item.binary ? { binary: item.binary } : {};
-		if ('error' in plan) {
-			return { json: failedItem(item, plan.error.message), pairedItem, ...passThrough };
-		}
+		if ('error' in plan) return { json: failedItem(item, plan.error.message), pairedItem, ...passThrough };
 		const failure = failed.get(plan.name);
 		if (failure) return { json: failedItem(item, failure.message), pairedItem, ...passThrough };
 		const domain = found.get(plan.name);

@@ -6,7 +6,7 @@ import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
 import { maxAttemptsOption, readMaxAttempts, readRequestDeadlineMs, requestDeadlineOption } from '../common';
 import { forEachItem } from '../perItem';
-import { removeWwwOption, type DomainOptions } from './options';
+import { optionsCollection, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,44 +20,33 @@ const properties: INodeProperties[] = [
 			'The domain to look up: a name (example.com), a URL (https://www.example.com/page) or an email address ' +
 			'(jane@example.com)',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			maxAttemptsOption,
-			requestDeadlineOption,
-			{
-				displayName: 'On Not Found',
-				name: 'onNotFound',
-				type: 'options',
-				default: 'error',
-				options: [
-					{
-						name: 'Error',
-						value: 'error',
-						description: 'Stop with an error that names the domain',
-					},
-					{
-						name: 'Return Not-Found Item',
-						value: 'returnNotFound',
-						description: 'Output { name, found: false } and go on',
-					},
-				],
-				description: 'What to do when the domain is not in the index',
-			},
-			removeWwwOption,
-		],
-	},
+	optionsCollection([
+		maxAttemptsOption,
+		requestDeadlineOption,
+		{
+			displayName: 'On Not Found',
+			name: 'onNotFound',
+			type: 'options',
+			default: 'error',
+			options: [
+				{
+					name: 'Error',
+					value: 'error',
+					description: 'Stop with an error that names the domain',
+				},
+				{
+					name: 'Return Not-Found Item',
+					value: 'returnNotFound',
+					description: 'Output { name, found: false } and go on',
+				},
+			],
+			description: 'What to do when the domain is not in the index',
+		},
+		removeWwwOption,
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['get'] } }, properties);
-
-interface GetOptions extends DomainOptions {
-	onNotFound?: 'error' | 'returnNotFound';
-}
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
@@ -66,7 +55,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 
 	return await forEachItem.call(this, items, async (itemIndex, output) => {
 		const value = this.getNodeParameter('domain', itemIndex);
-		const options = this.getNodeParameter('options', itemIndex, {}) as GetOptions;
+		const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & { onNotFound?: string };
 		const maxAttempts = readMaxAttempts(node, options, itemIndex);
 		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
 		const normalized = normalizeDomainName(value, { removeWww: options.removeWww });

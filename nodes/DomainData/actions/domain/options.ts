@@ -1,10 +1,19 @@
-/** Options shared by the Domain operations (they go into each operation's `options` collection). */
+/** Pieces of the Domain operations' parameters: the Options collection and the options several of them share. */
 import type { INode, INodeProperties } from 'n8n-workflow';
 
 import { readWholeNumber } from '../../parameters';
 
+export const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options,
+});
+
 /** Two bulk calls at a time stay within rate limits of about 5 requests per second. */
-export const DEFAULT_CONCURRENCY = 2;
+const DEFAULT_CONCURRENCY = 2;
 
 export const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',

@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { buildApiError, describeValue } from '../../errors';
-import { apiRequest, cursorValue, unexpectedAnswerError } from '../../transport';
+import { buildApiError, describeValue, operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
+import { apiRequest, cursorValue, parseJsonExact, unexpectedAnswerError } from '../../transport';
 import {
 	maxAttemptsOption,
 	readLimit,
@@ -13,12 +13,15 @@ import {
 	returnAllOrLimit,
 } from '../common';
 import { forEachItem } from '../perItem';
-import { readFilters, readStartCursor } from './searchParameters';
+import { optionsCollection } from './options';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
-export const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 100;
 /** Where the service gives no total, the number of pages after which paging stops as runaway. */
 const MAX_PAGES_WITHOUT_TOTAL = 100_000;
+/** Body keys that the node sets itself from its parameters. */
+const PAGING_KEYS = ['pageSize', 'searchAfter'];
+
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
 	{
@@ -30,77 +33,92 @@ const properties: INodeProperties[] = [
 			'Filters as a JSON object, sent to the service as they are, for example {"language": "de", "technology": ' +
 			'"Shopify"}. Leave {} to page through the whole index in rank order.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{
-				displayName: 'Include Paging Info',
-				name: 'includePagingInfo',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to add _paging: { total, searchAfter, hasMore } to the last item, so that a later run can go on ' +
-					'where this one stopped (put searchAfter into Start Cursor)',
-			},
-			maxAttemptsOption,
-			requestDeadlineOption,
-			{
-				displayName: 'Page Size',
-				name: 'pageSize',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: DEFAULT_PAGE_SIZE,
-				description:
-					'How many domains to ask for per call. The largest size the service accepts depends on the plan; lower it ' +
-					'if the service rejects it.',
-			},
-			{
-				displayName: 'Start Cursor',
-				name: 'searchAfter',
-				type: 'json',
-				default: '',
-				placeholder: '[2, 36411284]',
-				description:
-					'Go on after this cursor: the searchAfter value of the paging info of an earlier run (a JSON array, sent ' +
-					'back exactly as the service gave it)',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Include Paging Info',
+			name: 'includePagingInfo',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to add _paging: { total, searchAfter, hasMore } to the last item, so that a later run can go on ' +
+				'where this one stopped (put searchAfter into Start Cursor)',
+		},
+		maxAttemptsOption,
+		requestDeadlineOption,
+		{
+			displayName: 'Page Size',
+			name: 'pageSize',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_PAGE_SIZE,
+			description:
+				'How many domains to ask for per call. The largest size the service accepts depends on the plan; lower it ' +
+				'if the service rejects it.',
+		},
+		{
+			displayName: 'Start Cursor',
+			name: 'searchAfter',
+			type: 'json',
+			default: '',
+			placeholder: '[2, 36411284]',
+			description:
+				'Go on after this cursor: the searchAfter value of the paging info of an earlier run (a JSON array, sent ' +
+				'back exactly as the service gave it)',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['search'] } }, properties);
 
-interface SearchOptions {
-	includePagingInfo?: boolean;
-	maxAttempts?: number;
-	requestDeadline?: number;
-	pageSize?: number;
-	searchAfter?: unknown;
-}
-
-interface SearchPage {
-	results?: unknown;
-	search_after?: unknown;
-	total?: unknown;
-}
-
-/** Where a search stands: what a later run needs to go on from here. */
-interface PagingState {
-	includePagingInfo: boolean;
-	/** The cursor of the next page; undefined before the first page and after the last. */
+/** Where the search of an item stands: the cursor of the next page (none after the last) and the total announced. */
+interface Paging {
 	cursor?: unknown[];
 	total?: number;
-	/** Whether the parameters were read and paging began (only then is the cursor meaningful). */
-	started: boolean;
 }
 
-/** A domain object is a JSON object; anything else would become a broken item (a string spreads into "0", "1"…). */
-function isDomainObject(value: unknown): boolean {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON parameter: a string parsed (undefined when it is not JSON), any other value as it is. */
+function parseJson(value: unknown, parse: (text: string) => unknown = JSON.parse): unknown {
+	if (typeof value !== 'string') return value;
+	try {
+		return parse(value);
+	} catch {
+		return undefined;
+	}
+}
+
+function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	const raw = this.getNodeParameter('filters', itemIndex, '{}');
+	if (typeof raw === 'string' && raw.trim() === '') return {};
+	const filters = parseJson(raw);
+	if (!filters || typeof filters !== 'object' || Array.isArray(filters)) {
+		throw operationError(this.getNode(), `Filters must be a JSON object, but they are ${describeValue(raw)}`, {
+			itemIndex,
+			description: 'Write the filters as a JSON object, for example {"language": "de"}, or {} for no filter.',
+		});
+	}
+	const paging = PAGING_KEYS.find((key) => key in filters);
+	if (paging) {
+		throw operationError(this.getNode(), `Filters must not contain "${paging}"`, {
+			itemIndex,
+			description:
+				'The node pages by itself: set the page size in Options → Page Size and a start cursor in Options ' +
+				'→ Start Cursor.',
+		});
+	}
+	return filters as IDataObject;
+}
+
+function readStartCursor(node: INode, value: unknown, itemIndex: number): unknown[] | undefined {
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
+	// A cursor's integers beyond 2^53 keep their digits (parseJsonExact), so that they go back unchanged.
+	const cursor = parseJson(value, parseJsonExact);
+	if (Array.isArray(cursor) && cursor.length > 0) return cursor;
+	const message = `The Start Cursor must be a JSON array such as [2, 36411284], but it is ${describeValue(value)}`;
+	throw operationError(node, message, {
+		itemIndex,
+		description:
+			'Use the searchAfter value of the paging info of an earlier run (Options → Include Paging Info), unchanged.',
+	});
 }
 
 function kindOf(value: unknown): string {
@@ -109,56 +127,45 @@ function kindOf(value: unknown): string {
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-function pagingInfo(state: PagingState): IDataObject {
-	return { total: state.total ?? null, searchAfter: state.cursor ?? null, hasMore: state.cursor !== undefined };
-}
-
 /**
- * Searches for one input item, page by page, and appends its domains to `output` as they come (items
- * read before a failure stay there).
+ * Searches for one input item, page by page, and appends its domains to `output` as they come (items read before
+ * a failure stay there). Once the parameters are read, hands its `Paging` to `onPaging` when it is to be shown.
  */
 async function searchForItem(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	output: INodeExecutionData[],
-	state: PagingState,
+	onPaging: (paging: Paging) => void,
 ): Promise<void> {
 	const node = this.getNode();
 	const limit = readLimit.call(this, itemIndex) ?? Infinity;
 	const filters = readFilters.call(this, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as SearchOptions;
-	state.includePagingInfo = options.includePagingInfo === true;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', {
 		itemIndex,
 		fallback: DEFAULT_PAGE_SIZE,
 	});
 	const maxAttempts = readMaxAttempts(node, options, itemIndex);
 	const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
-	let cursor = readStartCursor.call(this, options.searchAfter, itemIndex);
-	state.cursor = cursor;
-	state.started = true;
+	const paging: Paging = { cursor: readStartCursor(node, options.searchAfter, itemIndex) };
+	if (options.includePagingInfo === true) onPaging(paging);
 
 	// Cursors sent so far: a cursor the service gives twice would page forever.
 	const sentCursors = new Set<string>();
-	if (cursor) sentCursors.add(JSON.stringify(cursor));
-	let total: number | undefined;
+	if (paging.cursor) sentCursors.add(JSON.stringify(paging.cursor));
 	let pages = 0;
-	/** Domains output. */
 	let read = 0;
 	/** Domains the service sent, also those past the limit. */
 	let received = 0;
 
 	while (read < limit) {
 		const size = Math.min(pageSize, limit - read);
+		const { cursor } = paging;
 		const page = (await apiRequest.call(this, {
 			method: 'POST',
 			path: ['domain', 'search'],
 			// Integers beyond 2^53 (strings of digits after parsing) go back as the numbers the service wrote.
-			body: {
-				...filters,
-				pageSize: size,
-				...(cursor ? { searchAfter: cursor.map(cursorValue) as IDataObject[] } : {}),
-			},
+			body: { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) },
 			maxAttempts,
 			deadlineMs,
 			itemIndex,
@@ -166,14 +173,15 @@ async function searchForItem(
 				`Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of ` +
 				`the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ` +
 				`${size}).`,
-		})) as SearchPage;
+		})) as { results?: unknown; search_after?: unknown; total?: unknown };
 		pages++;
 
 		if (!Array.isArray(page.results)) {
 			throw unexpectedAnswerError(node, 'the search answer has no "results" list', itemIndex);
 		}
 		const results = page.results as unknown[];
-		const notDomain = results.findIndex((result) => !isDomainObject(result));
+		// Anything but a JSON object would become a broken item (a string spreads into "0", "1"…).
+		const notDomain = results.findIndex((result) => !result || typeof result !== 'object' || Array.isArray(result));
 		if (notDomain >= 0) {
 			throw unexpectedAnswerError(
 				node,
@@ -181,8 +189,7 @@ async function searchForItem(
 				itemIndex,
 			);
 		}
-		if (typeof page.total === 'number') total = Math.max(total ?? 0, page.total);
-		state.total = total;
+		if (typeof page.total === 'number') paging.total = Math.max(paging.total ?? 0, page.total);
 		received += results.length;
 		const take = Math.min(results.length, limit - read);
 		for (let index = 0; index < take; index++) {
@@ -190,12 +197,11 @@ async function searchForItem(
 		}
 		read += take;
 
-		// The end: no further cursor, or a page without domains (whatever its cursor and `total` say: a
-		// cursor that brings nothing would be paid for page after page and never bring anything).
+		// The end: no further cursor, or a page without domains (whatever its cursor and `total` say: a cursor that
+		// brings nothing would be paid for page after page).
 		const next = page.search_after;
 		if (next === undefined || next === null || results.length === 0) {
-			cursor = undefined;
-			state.cursor = undefined;
+			paging.cursor = undefined;
 			break;
 		}
 		if (!Array.isArray(next)) {
@@ -214,12 +220,11 @@ async function searchForItem(
 			});
 		}
 		sentCursors.add(key);
-		cursor = next;
-		state.cursor = next;
+		paging.cursor = next;
 
-		// Pages may be shorter than asked (a plan's cap): the guard counts domains, not pages. More domains
-		// than the announced total, by more than one page (a live index may shift a domain while it is read),
-		// means cursors that move but never end.
+		// Pages may be shorter than asked (a plan's cap): the guard counts domains. More than the announced total, by
+		// more than a page (a live index may shift a domain while it is read), means cursors that never end.
+		const { total } = paging;
 		const runaway = total !== undefined ? received > total + pageSize : pages >= MAX_PAGES_WITHOUT_TOTAL;
 		if (runaway && read < limit) {
 			throw buildApiError(node, {
@@ -234,27 +239,24 @@ async function searchForItem(
 		}
 	}
 
-	if (state.includePagingInfo && read > 0) {
+	if (options.includePagingInfo === true && read > 0) {
 		const last = output[output.length - 1];
-		last.json = { ...last.json, _paging: pagingInfo(state) };
+		const hasMore = paging.cursor !== undefined;
+		last.json = { ...last.json, _paging: { total: paging.total ?? null, searchAfter: paging.cursor ?? null, hasMore } };
 	}
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	let state: PagingState;
+	// The paging of the item under way, when it shows paging info: its error item then tells where to go on.
+	let shown: Paging | undefined;
+	const errorFields = () => shown && { _paging: { total: shown.total ?? null, searchAfter: shown.cursor ?? null } };
 	return await forEachItem.call(
 		this,
 		items,
 		async (itemIndex, output) => {
-			state = { includePagingInfo: false, started: false };
-			await searchForItem.call(this, itemIndex, output, state);
+			shown = undefined;
+			await searchForItem.call(this, itemIndex, output, (paging) => (shown = paging));
 		},
-		{
-			// The domains read before a failure stay in the output; with paging info the error item tells where to go on.
-			errorFields: () =>
-				state.includePagingInfo && state.started
-					? { _paging: { total: state.total ?? null, searchAfter: state.cursor ?? null } }
-					: undefined,
-		},
+		{ errorFields },
 	);
 }

@@ -1,12 +1,11 @@
 /**
- * The answer of a tool call: the operation's records within TOOL_MAX_RECORDS and TOOL_MAX_BYTES, and a summary
- * in words (how many are shown, how many exist when the service says, how to narrow). Get and Enrich answer
- * with their one record itself; the others with `{ summary, <records>: [...] }`.
+ * The answer of a tool call: the operation's records within TOOL_MAX_RECORDS and TOOL_MAX_BYTES (compact ones when
+ * whole ones do not fit) and a summary in words (how many are shown, how many exist when the service says, how to
+ * narrow). Get and Enrich answer with their one record itself; the others with `{ summary, <records>: [...] }`.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { type BoundedRun, TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
-import { compactRecord, COMPACT_FIELDS_TEXT } from './compact';
 
 /** Per listing operation: the key of its records in the answer (also the summary's noun), and how to narrow. */
 const LISTINGS: Record<string, { key: string; narrow: string }> = {
@@ -19,6 +18,41 @@ const LISTINGS: Record<string, { key: string; narrow: string }> = {
 
 /** Fields every record of a listing shares (the snapshot labels): said once, in the answer, not per record. */
 const SHARED_FIELDS = ['label', 'baseLabel'];
+
+/** What a compact record keeps: the domain fields people ask about, then the fields of the other answer shapes. */
+const KEPT = (
+	'name rank title meta_description language language_code country_code categories technologies ' +
+	'found label value change reason record changes error'
+).split(' ');
+const MAX_TEXT = 160;
+const MAX_LIST = 10;
+
+export const COMPACT_FIELDS_TEXT =
+	'name, rank, title, description, language, country, categories and technologies; ' +
+	`texts cut at ${MAX_TEXT} characters, lists at ${MAX_LIST} entries`;
+
+function clip(value: unknown): unknown {
+	if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT - 1)}…` : value;
+	if (Array.isArray(value)) {
+		const kept = value.slice(0, MAX_LIST).map(clip);
+		return value.length > MAX_LIST ? [...kept, `… ${value.length - MAX_LIST} more`] : kept;
+	}
+	if (value && typeof value === 'object') {
+		return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, clip(entry)]));
+	}
+	return value;
+}
+
+function compactRecord(record: IDataObject): IDataObject {
+	const compact: IDataObject = {};
+	for (const field of KEPT) {
+		const value = record[field];
+		if (value === undefined) continue;
+		const nested = field === 'record' && value && typeof value === 'object' && !Array.isArray(value);
+		compact[field] = (nested ? compactRecord(value as IDataObject) : clip(value)) as IDataObject[keyof IDataObject];
+	}
+	return compact;
+}
 
 export type RecordsMode = 'full' | 'compact';
 
@@ -35,14 +69,16 @@ function takePaging(records: IDataObject[]): { total?: number; more: boolean } |
 	return { total: typeof paging.total === 'number' ? paging.total : undefined, more: paging.hasMore === true };
 }
 
-/** Moves fields that every record holds with the same value into `answer`. */
-function hoistShared(records: IDataObject[], answer: IDataObject): void {
+/** Takes out of the records the fields that all of them hold with the same value, to be said once. */
+function hoistShared(records: IDataObject[]): IDataObject {
+	const shared: IDataObject = {};
 	for (const field of SHARED_FIELDS) {
 		const value = records[0]?.[field];
 		if (value === undefined || !records.every((record) => record[field] === value)) continue;
-		answer[field] = value;
+		shared[field] = value;
 		for (const record of records) delete record[field];
 	}
+	return shared;
 }
 
 function changeCounts(records: IDataObject[]): string {
@@ -54,7 +90,7 @@ function changeCounts(records: IDataObject[]): string {
 function summarize(
 	operation: string,
 	shown: IDataObject[],
-	facts: { total?: number; more: boolean; left: number; compact: boolean; run: BoundedRun },
+	facts: { total?: number; more: boolean; left: number; compact: boolean; namesLeft: unknown[] },
 ): string {
 	const { key, narrow } = LISTINGS[operation];
 	const of = facts.total !== undefined ? ` of ${count(facts.total)}` : '';
@@ -65,7 +101,7 @@ function summarize(
 		parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. To narrow, ${narrow}.`);
 	if (facts.left > 0)
 		parts.push(`${count(facts.left)} more were left out to keep the answer under ${TOOL_MAX_BYTES / 1024} KB.`);
-	const namesLeft = facts.run.namesLeft;
+	const { namesLeft } = facts;
 	if (namesLeft.length > 0) {
 		const listed = namesLeft.slice(0, 10).map(String).join(', ') + (namesLeft.length > 10 ? ', …' : '');
 		parts.push(
@@ -85,12 +121,8 @@ function fit(
 	mode: RecordsMode,
 	build: (shown: IDataObject[], compact: boolean) => IDataObject,
 ): IDataObject {
-	let compact = mode === 'compact';
+	const compact = mode === 'compact' || answerBytes(build(records, false)) > TOOL_MAX_BYTES;
 	let shown = compact ? records.map(compactRecord) : records;
-	if (!compact && answerBytes(build(shown, false)) > TOOL_MAX_BYTES) {
-		compact = true;
-		shown = records.map(compactRecord);
-	}
 	while (shown.length > 1 && answerBytes(build(shown, compact)) > TOOL_MAX_BYTES) shown = shown.slice(0, -1);
 	return build(shown, compact);
 }
@@ -99,22 +131,15 @@ function fit(
 export function toolAnswer(operation: string, records: IDataObject[], mode: RecordsMode, run: BoundedRun): IDataObject {
 	if (!LISTINGS[operation]) {
 		// Get and Enrich: the record itself (one input item, one record).
-		if (records.length === 1) return fit(records, mode, ([record]) => record);
-		return fit(records, mode, (shown) => ({ records: shown }));
+		return fit(records, mode, (shown) => (records.length === 1 ? shown[0] : { records: shown }));
 	}
 	const paging = takePaging(records);
 	const more = paging?.more ?? records.length > TOOL_MAX_RECORDS;
 	const within = records.slice(0, TOOL_MAX_RECORDS);
-	const shared: IDataObject = {};
-	hoistShared(within, shared);
+	const shared = hoistShared(within);
+	const facts = { total: paging?.total, more, namesLeft: run.namesLeft };
 	return fit(within, mode, (shown, compact) => ({
-		summary: summarize(operation, shown, {
-			total: paging?.total,
-			more,
-			left: within.length - shown.length,
-			compact,
-			run,
-		}),
+		summary: summarize(operation, shown, { ...facts, left: within.length - shown.length, compact }),
 		...shared,
 		[LISTINGS[operation].key]: shown,
 	}));

@@ -1,8 +1,7 @@
 /**
- * When the node runs as a tool (AI Agent, MCP Server Trigger...), every operation runs with its own parameters
- * seen through these bounds, so that no call is made for records the answer cannot show: Return All off, the
- * Limit at most TOOL_MAX_RECORDS, Output "Items", Bulk Get's names cut to TOOL_MAX_RECORDS (one call).
- * The bounds are public: the README and the tool descriptions state them.
+ * As a tool, every operation reads its parameters through these bounds, so that no call is made for records the
+ * answer cannot show: Return All off, the Limit at most TOOL_MAX_RECORDS, Output "Items", Bulk Get's names cut to
+ * TOOL_MAX_RECORDS (one call). The bounds are public: the README and the tool descriptions state them.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -13,18 +12,16 @@ export const TOOL_MAX_RECORDS = 20;
 /** Bytes of one tool answer (its JSON, as the model receives it). */
 export const TOOL_MAX_BYTES = 48 * 1024;
 
-/** What the bounds left out, for the answer's words. */
+/** What the bounds left out, for the answer's words: Bulk Get's names past the bound, not looked up. */
 export interface BoundedRun {
-	/** Bulk Get names past the bound: not looked up. */
 	namesLeft: unknown[];
 }
 
 type Bound = (value: unknown) => unknown;
 
 /**
- * The Limit within the bound. `extra` asks for one record more than can be shown, where only that record can
- * tell that there is more (Search learns it from the service's cursor instead). A value that is not a whole
- * number is left to the operation, which refuses it in its own words.
+ * The Limit within the bound, plus `extra` records where only a record more than can be shown tells that there is
+ * more (Search learns it from the cursor). A value that is not a whole number is left to the operation to refuse.
  */
 function boundedLimit(extra: number): Bound {
 	return (value) => {
@@ -37,7 +34,7 @@ function withOptions(options: IDataObject): Bound {
 	return (value) => ({ ...((value ?? {}) as IDataObject), ...options });
 }
 
-/** The bounded value of each parameter that an operation reads and that could make it fetch more. */
+/** The bounded value of each parameter that could make an operation fetch more. */
 export function boundedParameters(operation: string, run: BoundedRun): Record<string, Bound> {
 	const bounds: Record<string, Bound> = {
 		returnAll: () => false,
@@ -56,10 +53,7 @@ export function boundedParameters(operation: string, run: BoundedRun): Record<st
 	return bounds;
 }
 
-/**
- * The execution context with bounded parameters. Continue On Fail is off inside: a failure reaches the tool
- * layer, which turns it into the text a model reads.
- */
+/** The context with bounded parameters; Continue On Fail off, so that a failure reaches the tool layer's words. */
 export function withBounds(context: IExecuteFunctions, bounds: Record<string, Bound>): IExecuteFunctions {
 	const getNodeParameter = (name: string, ...rest: unknown[]) => {
 		const value = (context.getNodeParameter as (...args: unknown[]) => unknown)(name, ...rest);

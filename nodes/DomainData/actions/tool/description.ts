@@ -1,14 +1,13 @@
 /**
- * What a model reads about the tool. On "Tool Description: Set Automatically" n8n describes the tool as
- * `<action of the operation> in Domain Data`: the same text n8n names new nodes with, so it stays short. The rest
- * reaches the model through the tool's parameters: in the tool (`@tool`), the main input of each operation is
- * filled by the model by default (`$fromAI`), with a description that says what to pass, what comes back and the
- * bounds. Each such parameter gets a twin shown only in the tool; the regular node keeps its own.
+ * What a model reads about the tool. n8n's automatic tool description is `<action> in Domain Data` (the text it
+ * names new nodes with, so it stays short); the rest reaches the model through the main input of each operation,
+ * which in the tool (`@tool`) the model fills (`$fromAI`): a twin shown only there says what to pass, what comes
+ * back and the bounds. The regular node keeps its own parameter.
  */
 import type { INodeProperties } from 'n8n-workflow';
 
+import { COMPACT_FIELDS_TEXT } from './answer';
 import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
-import { COMPACT_FIELDS_TEXT } from './compact';
 
 const KB = TOOL_MAX_BYTES / 1024;
 const BOUNDS = `at most ${TOOL_MAX_RECORDS} per call (${KB} KB)`;
@@ -32,8 +31,8 @@ const MODEL_INPUTS: Record<string, { parameter: string; description: string }> =
 		parameter: 'domains',
 		description:
 			`Up to ${TOOL_MAX_RECORDS} domain names, URLs or email addresses, separated by commas. The answer has one ` +
-			`entry ` +
-			'per name (title, language, country, rank, categories, technologies), found: false for a name not in the index.',
+			'entry per name (title, language, country, rank, categories, technologies), found: false for a name not in ' +
+			'the index.',
 	},
 	stream: {
 		parameter: 'label',
@@ -49,7 +48,7 @@ const MODEL_INPUTS: Record<string, { parameter: string; description: string }> =
 	},
 };
 
-/** `properties` with a tool twin of each parameter that the model fills (see the note at the top). */
+/** `properties` with a tool twin of each parameter that the model fills. */
 export function withModelInputs(properties: INodeProperties[]): INodeProperties[] {
 	return properties.flatMap((property) => {
 		const show = property.displayOptions?.show ?? {};
