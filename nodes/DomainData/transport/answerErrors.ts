@@ -13,17 +13,16 @@ export interface FailureContext {
 	method: string;
 	/** The path below /json/api/v1, encoded, e.g. /domain/example.com. */
 	path: string;
-	/** The service address as the credential names it (see baseUrl.ts). */
+	/** The service address as error messages show it (see baseUrl.ts). */
 	shown: string;
-	/** Requests made in a row without progress when the read gave up. */
+	/** Requests in a row without progress when the read gave up, and the failures met if of several kinds. */
 	attempts: number;
-	/** Every kind of failure met, when there was more than one, e.g. "2× HTTP 503, 1× connection dropped". */
 	failureSummary?: string;
 	itemIndex?: number;
 	badRequestDescription?: string;
 	/** Set when the last answer asked for a longer wait than the node allows. */
 	retryAfterNote?: string;
-	/** Masked in every text that came from the outside, in case the service echoes it. */
+	/** The API key: masked in every text that came from the outside, in case the service echoes it. */
 	secret?: string;
 }
 
@@ -46,12 +45,11 @@ export const BASE_URL_HINT =
 	'Check the Base URL of the Domain Data credential: it is the address of the service, ' +
 	'e.g. https://api.domain-data.example (a trailing /json/api/v1 is accepted).';
 
+/** `told` quotes what the answer said (`reason`) as a sentence; `label` is e.g. "503 Service Unavailable". */
 interface StatusFacts {
 	context: FailureContext;
-	/** What the answer said, if anything; `told` quotes it as a sentence. */
 	reason?: string;
 	told: string;
-	/** The status and its reason phrase, e.g. "503 Service Unavailable". */
 	label: string;
 }
 
@@ -177,9 +175,8 @@ export function clip(text: string, max = 300): string {
 }
 
 /**
- * What an error body says, as a short single-line text: the service's `{"error": ...}` (`fromService`), a
- * proxy's page title or first heading (e.g. "502 Bad Gateway"), or plain text. Decoded, masked, then cut, so
- * that no part of the key survives at the cut nor in an escape.
+ * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title
+ * or first heading, or plain text; decoded, masked, then cut, so no part of the key survives at the cut.
  */
 export function readServiceMessage(
 	body: unknown,
