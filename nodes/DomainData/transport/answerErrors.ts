@@ -1,30 +1,28 @@
 /**
- * Answers that came but cannot be used, turned into NodeApiErrors that say what went wrong and what to do:
- * a non-2xx status, a 2xx answer that is not the service's, an answer that holds the API key. The errors
- * themselves are built by ../errors.ts (from a clean object, the key masked), like every error of the package.
+ * Answers that came but cannot be used (a non-2xx status, a 2xx that is not the service's, one that holds the
+ * API key): what the answer says, and the error that names what to do. Texts from the other end are decoded
+ * before the key is masked (maskServiceText), and masked before they are cut.
  */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
-import { buildApiError, maskServiceText } from '../errors';
+import { buildApiError, maskServiceText, NAMED_ENTITIES } from '../errors';
 import { RETRYABLE_STATUSES } from './retry';
-import { clip, readServiceMessage, said } from './serviceMessage';
 
 /** What the transport knows about the request when it has to explain a failure. */
 export interface FailureContext {
 	method: string;
 	/** The path below /json/api/v1, encoded, e.g. /domain/example.com. */
 	path: string;
-	/** The service address as the credential names it (see baseUrl.ts). */
+	/** The service address as error messages show it (see baseUrl.ts). */
 	shown: string;
-	/** Requests made in a row without progress when the read gave up. */
+	/** Requests in a row without progress when the read gave up, and the failures met if of several kinds. */
 	attempts: number;
-	/** Every kind of failure met, when there was more than one, e.g. "2× HTTP 503, 1× connection dropped". */
 	failureSummary?: string;
 	itemIndex?: number;
 	badRequestDescription?: string;
 	/** Set when the last answer asked for a longer wait than the node allows. */
 	retryAfterNote?: string;
-	/** Removed from every text that came from the outside, in case the service echoes it. */
+	/** The API key: masked in every text that came from the outside, in case the service echoes it. */
 	secret?: string;
 }
 
@@ -41,108 +39,92 @@ export function tries(context: FailureContext): string {
 	return ` after ${context.attempts} tries${context.failureSummary ? ` (${context.failureSummary})` : ''}`;
 }
 
+const endpoint = (context: FailureContext) => `${context.method} /json/api/v1${context.path}`;
+
 export const BASE_URL_HINT =
 	'Check the Base URL of the Domain Data credential: it is the address of the service, ' +
 	'e.g. https://api.domain-data.example (a trailing /json/api/v1 is accepted).';
 
+/** `told` quotes what the answer said (`reason`) as a sentence; `label` is e.g. "503 Service Unavailable". */
+interface StatusFacts {
+	context: FailureContext;
+	reason?: string;
+	told: string;
+	label: string;
+}
+
+/** Message and description of a non-2xx answer, by status ("5xx" for every 500 and above). */
+const STATUS_TEXTS: Record<string, (facts: StatusFacts) => [message: string, description: string]> = {
+	400: ({ context, reason }) => [
+		`The service rejected the request: ${reason ?? 'bad request (400)'}`,
+		context.badRequestDescription ?? 'Check the parameters of the node.',
+	],
+	401: ({ told }) => [
+		'The Domain Data service rejected the API key',
+		`Check the API Key of the Domain Data credential: it may be mistyped, revoked or disabled.${told}`,
+	],
+	402: ({ told }) => [
+		'The request credits of this Domain Data account are used up',
+		`Wait until the monthly allowance renews, or upgrade the plan.${told}`,
+	],
+	403: ({ told }) => [
+		'The plan of this Domain Data account does not include this feature',
+		'Historical datasets (Dataset resource and the trigger) need a plan with the historical data feature; ' +
+			`upgrade the plan or use another API key.${told}`,
+	],
+	404: ({ context, told }) => [
+		`The address ${context.shown} has no Domain Data endpoint ${endpoint(context)} (404)`,
+		`${BASE_URL_HINT}${told}`,
+	],
+	429: ({ context, told }) => [
+		`The Domain Data service is still rate limiting the requests${tries(context)} (429)`,
+		'Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.' +
+			`${context.retryAfterNote ?? ''}${told}`,
+	],
+	'5xx': ({ context, told, label }) => [
+		`The Domain Data service failed with ${label}${tries(context)}`,
+		'The service, or a proxy in front of it, has a problem; this is usually temporary. ' +
+			`Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
+	],
+	other: ({ context, told, label }) => [
+		`Unexpected answer from the Domain Data service: HTTP ${label} to ${endpoint(context)}`,
+		`${BASE_URL_HINT}${told}`,
+	],
+};
+
 /** The error for a non-2xx answer that will not be tried again. */
 export function statusError(node: INode, answer: FailedAnswer, context: FailureContext): NodeApiError {
-	const { status } = answer;
-	const read = readServiceMessage(answer.body, answer.contentType, context.secret);
-	const reason = read.text;
-	const httpCode = String(status);
-	const base = { httpCode, itemIndex: context.itemIndex, serviceMessage: reason };
-	const told = said(reason, read.fromService);
-	// The reason phrase comes from the other end too: masked, then cut, like every text of the service.
-	const reasonPhrase = answer.statusText
-		? clip(maskServiceText(answer.statusText, context.secret).replace(/\s+/g, ' '), 60)
-		: '';
-	const statusLabel = `${status}${reasonPhrase ? ' ' + reasonPhrase : ''}`;
-
-	switch (true) {
-		case status === 400:
-			return buildApiError(node, {
-				...base,
-				transient: false,
-				message: `The service rejected the request: ${reason ?? 'bad request (400)'}`,
-				description: context.badRequestDescription ?? 'Check the parameters of the node.',
-			});
-		case status === 401:
-			return buildApiError(node, {
-				...base,
-				transient: false,
-				message: 'The Domain Data service rejected the API key',
-				description: `Check the API Key of the Domain Data credential: it may be mistyped, revoked or disabled.${told}`,
-			});
-		case status === 402:
-			return buildApiError(node, {
-				...base,
-				transient: false,
-				message: 'The request credits of this Domain Data account are used up',
-				description: `Wait until the monthly allowance renews, or upgrade the plan.${told}`,
-			});
-		case status === 403:
-			return buildApiError(node, {
-				...base,
-				transient: false,
-				message: 'The plan of this Domain Data account does not include this feature',
-				description:
-					'Historical datasets (Dataset resource and the trigger) need a plan with the historical data feature; ' +
-					`upgrade the plan or use another API key.${told}`,
-			});
-		case status === 404:
-			return buildApiError(node, {
-				...base,
-				transient: false,
-				message:
-					`The address ${context.shown} has no Domain Data endpoint ` +
-					`${context.method} /json/api/v1${context.path} (404)`,
-				description: `${BASE_URL_HINT}${told}`,
-			});
-		case status === 429:
-			return buildApiError(node, {
-				...base,
-				transient: true,
-				message: `The Domain Data service is still rate limiting the requests${tries(context)} (429)`,
-				description:
-					'Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.' +
-					`${context.retryAfterNote ?? ''}${told}`,
-			});
-		case status >= 500:
-			return buildApiError(node, {
-				...base,
-				transient: RETRYABLE_STATUSES.has(status),
-				message: `The Domain Data service failed with ${statusLabel}${tries(context)}`,
-				description:
-					'The service, or a proxy in front of it, has a problem; this is usually temporary. ' +
-					`Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
-			});
-		default:
-			return buildApiError(node, {
-				...base,
-				transient: false,
-				message:
-					`Unexpected answer from the Domain Data service: HTTP ${statusLabel} ` +
-					`to ${context.method} /json/api/v1${context.path}`,
-				description: `${BASE_URL_HINT}${told}`,
-			});
-	}
+	const { status, statusText } = answer;
+	const { text: reason, fromService } = readServiceMessage(answer.body, answer.contentType, context.secret);
+	// The reason phrase comes from the other end too: masked, then cut.
+	const phrase = statusText ? clip(maskServiceText(statusText, context.secret).replace(/\s+/g, ' '), 60) : '';
+	const texts = STATUS_TEXTS[status >= 500 ? '5xx' : status] ?? STATUS_TEXTS.other;
+	const [message, description] = texts({
+		context,
+		reason,
+		told: said(reason, fromService),
+		label: `${status}${phrase ? ' ' + phrase : ''}`,
+	});
+	return buildApiError(node, {
+		httpCode: String(status),
+		itemIndex: context.itemIndex,
+		serviceMessage: reason,
+		transient: RETRYABLE_STATUSES.has(status),
+		message,
+		description,
+	});
 }
 
 /** A 2xx answer that is not what the service sends (e.g. a web page at a wrong Base URL). */
 export function unexpectedBodyError(node: INode, context: FailureContext, what: string): NodeApiError {
 	return buildApiError(node, {
 		itemIndex: context.itemIndex,
-		transient: false,
 		message: `The address ${context.shown} did not answer like the Domain Data service (${what})`,
 		description: BASE_URL_HINT,
 	});
 }
 
-/**
- * Why an answer that holds the API key is refused (JSON answers here, stream lines in the snapshot reader):
- * no data of the service holds the user's own key, so whatever answered echoes the request, headers included.
- */
+/** Why an answer that holds the API key is refused (JSON answers here, stream lines in the snapshot reader). */
 export const KEY_ECHO_DESCRIPTION =
 	'No answer of the service holds your API key: whatever answered echoes the request, headers included. ' +
 	'Nothing of it is output (not as an item, not in a file). Check the Base URL of the credential; ' +
@@ -152,10 +134,7 @@ export const KEY_ECHO_DESCRIPTION =
 export function keyEchoError(node: INode, context: FailureContext): NodeApiError {
 	return buildApiError(node, {
 		itemIndex: context.itemIndex,
-		transient: false,
-		message:
-			`The answer of ${context.shown} to ${context.method} /json/api/v1${context.path} ` +
-			'contains the API key of the credential',
+		message: `The answer of ${context.shown} to ${endpoint(context)} contains the API key of the credential`,
 		description: KEY_ECHO_DESCRIPTION,
 	});
 }
@@ -167,4 +146,66 @@ export function unexpectedAnswerError(node: INode, what: string, itemIndex?: num
 		message: `The Domain Data service gave an unexpected answer (${what})`,
 		description: BASE_URL_HINT,
 	});
+}
+
+/** `{"error": "..."}` as the service sends it (or `message`). */
+function errorField(value: unknown): string | undefined {
+	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+	const { error, message } = value as { error?: unknown; message?: unknown };
+	if (typeof error === 'string' && error.trim()) return error.trim();
+	if (typeof message === 'string' && message.trim()) return message.trim();
+	return undefined;
+}
+
+/** The text of an HTML fragment: tags removed, character references decoded (they can spell the key). */
+function htmlText(html: string): string {
+	return html
+		.replace(/<[^>]*>/g, ' ')
+		.replace(/&#(x[0-9a-f]+|\d+);/gi, (all, code: string) => {
+			const value = /^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10);
+			return value > 0 && value <= 0x10ffff ? String.fromCodePoint(value) : all;
+		})
+		.replace(/&([a-z]+);/gi, (all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? all)
+		.replace(/\s+/g, ' ')
+		.trim();
+}
+
+export function clip(text: string, max = 300): string {
+	return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+
+/**
+ * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title
+ * or first heading, or plain text; decoded, masked, then cut, so no part of the key survives at the cut.
+ */
+export function readServiceMessage(
+	body: unknown,
+	contentType = '',
+	secret?: string,
+): { text?: string; fromService: boolean } {
+	const mask = (text: string) => maskServiceText(text, secret);
+	const direct = errorField(body);
+	if (direct) return { text: clip(mask(direct)), fromService: true };
+	if (typeof body !== 'string') return { fromService: false };
+	const text = body.trim();
+	if (!text) return { fromService: false };
+	if (text.startsWith('{')) {
+		try {
+			const parsed = errorField(JSON.parse(text));
+			if (parsed) return { text: clip(mask(parsed)), fromService: true };
+		} catch {
+			// not JSON after all: treated as text below
+		}
+	}
+	if (/html/i.test(contentType) || /^<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
+		const heading = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
+		const clean = heading ? mask(htmlText(heading)) : '';
+		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
+	}
+	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
+}
+
+function said(text: string | undefined, fromService: boolean): string {
+	if (!text) return '';
+	return fromService ? ` The service said: "${text}".` : ` The answer was: "${text}".`;
 }

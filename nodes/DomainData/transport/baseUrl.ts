@@ -1,10 +1,7 @@
 /**
- * URL rules of the transport: where the service lives (from the credential's Base URL) and how a path is
- * built so that no value (a domain name, a dataset label) can change the endpoint or the query.
+ * Where the service lives (the credential's Base URL), and path segments encoded so that no value (a domain name,
+ * a dataset label) can change the endpoint or the query.
  */
-
-/** Every endpoint of the service lives below this path. */
-export const API_PATH = '/json/api/v1';
 
 export type BaseUrlResult =
 	| {
@@ -16,67 +13,51 @@ export type BaseUrlResult =
 	  }
 	| { ok: false; problem: string };
 
+const refused = (problem: string): BaseUrlResult => ({ ok: false, problem });
+
 /**
- * Reads the credential's Base URL. A trailing slash and a trailing /json/api/v1 are tolerated, so that
- * both the address of the service and the API root copied from its documentation work. The credential's
- * test request applies the same rules in an n8n expression (see DomainDataApi.credentials.ts).
+ * Reads the credential's Base URL. A trailing slash and a trailing /json/api/v1 are tolerated (the address of the
+ * service and the API root both work); the credential's test request applies the same rules.
  */
 export function resolveBaseUrl(value: unknown): BaseUrlResult {
 	const text = typeof value === 'string' ? value.trim() : '';
-	if (!text) {
-		return { ok: false, problem: 'The Base URL of the Domain Data credential is empty' };
-	}
+	if (!text) return refused('The Base URL of the Domain Data credential is empty');
 	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
-		return {
-			ok: false,
-			problem: `The Base URL "${text}" of the Domain Data credential must start with https:// or http://`,
-		};
+		return refused(`The Base URL "${text}" of the Domain Data credential must start with https:// or http://`);
 	}
 	let url: URL;
 	try {
 		url = new URL(text);
 	} catch {
-		return {
-			ok: false,
-			problem: `The Base URL "${text}" of the Domain Data credential is not a valid address`,
-		};
+		return refused(`The Base URL "${text}" of the Domain Data credential is not a valid address`);
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		return {
-			ok: false,
-			problem:
-				`The Base URL of the Domain Data credential must start with https:// or http:// (it starts with ` +
-				`${url.protocol}//)`,
-		};
+		return refused(
+			'The Base URL of the Domain Data credential must start with https:// or http:// ' +
+				`(it starts with ${url.protocol}//)`,
+		);
 	}
-	// A user name or password in the address would be sent as basic authentication: never what is meant,
-	// and echoing the address would show it; name the problem without the value.
+	// A user name or password would be sent as basic authentication, never what is meant: named without the value.
 	if (url.username || url.password) {
-		return {
-			ok: false,
-			problem: 'The Base URL of the Domain Data credential must not contain a user name or password',
-		};
+		return refused('The Base URL of the Domain Data credential must not contain a user name or password');
 	}
 	if (url.search || url.hash) {
-		return {
-			ok: false,
-			problem:
-				`The Base URL "${url.origin}${url.pathname}" of the Domain Data credential must not contain a query ` +
-				`(?...) or a fragment (#...)`,
-		};
+		return refused(
+			`The Base URL "${url.origin}${url.pathname}" of the Domain Data credential must not contain a query ` +
+				'(?...) or a fragment (#...)',
+		);
 	}
 	const prefix = url.pathname
 		.replace(/\/+$/, '')
 		.replace(/\/json\/api\/v1$/i, '')
 		.replace(/\/+$/, '');
 	const shown = url.origin + prefix;
-	return { ok: true, root: shown + API_PATH, shown };
+	return { ok: true, root: shown + '/json/api/v1', shown };
 }
 
 /**
- * Encodes one path segment. `encodeURIComponent` turns "/", "?", "#" and "%" into escapes, but leaves
- * "." and ".." as they are, and URL parsers remove such dot-segments (also their %2E spellings): an empty,
- * "." or ".." segment could move the request to another endpoint, so it has no encoding (undefined).
+ * One path segment, encoded; undefined for an empty, "." or ".." segment (also spelt %2E), which URL parsers
+ * would resolve to another endpoint (`encodeURIComponent` leaves dots as they are).
  */
 export function encodePathSegment(segment: string): string | undefined {
 	if (segment === '' || /^(?:\.|%2e){1,2}$/i.test(segment)) return undefined;

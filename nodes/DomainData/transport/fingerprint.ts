@@ -1,25 +1,20 @@
 /**
- * The fingerprint of the lines a stream handed out, so that a stream sent again after a drop can be checked
- * to start with the same lines (ndjsonSource.ts): 12 bytes whatever the size, and 33 code units hashed per
- * line (its length, its first 24 and last 8 characters), so that it costs the stream next to nothing.
+ * The fingerprint of the lines a stream handed out, to check that a stream sent again after a drop starts with the
+ * same lines: 12 bytes whatever the size, and 33 code units hashed per line, so it costs next to nothing.
  */
 import type { LineBlock } from './ndjson';
 
-/** Code units of a line's start and end that go into the fingerprint: enough to tell records apart, cheap. */
+/** Code units of a line's start and end that go into the fingerprint: enough to tell records apart. */
 const HEAD = 24;
 const TAIL = 8;
 const CLOSING_BRACE = 0x7d;
 
-/**
- * Lines read cut short (no closing brace) whose positions are kept: such a line may come whole when the
- * stream is sent again, so it stays out of both fingerprints. Past this many, they count as they came.
- */
+/** Lines read cut short (no closing brace) may come whole next time: up to this many stay out of both fingerprints. */
 const DAMAGED_POSITIONS_KEPT = 4096;
 
 /**
- * A fingerprint of lines in order: an FNV-1a lane over each line's length, head and tail, and a second lane
- * that chains the first one's state line by line (so a swap of two lines changes it too), plus the count.
- * `damaged` (shared by the fingerprints of one read) holds the positions of lines left out of it.
+ * An FNV-1a lane over each line's length, head and tail, a second lane that chains the first one's state line by
+ * line (so a swap of two lines changes it too), and the count.
  */
 export class Fingerprint {
 	private a = 0x811c9dc5 | 0;
@@ -27,8 +22,8 @@ export class Fingerprint {
 	private lines = 0;
 
 	/**
-	 * Adds lines `from` to `to` of `block`, the first of them at stream position `position` (0-based). The
-	 * first read of a line (`resumed` false) notes a damaged one; a re-read leaves out the lines noted.
+	 * Adds lines `from` to `to` of `block`, the first at stream position `position`. The first read of a line notes
+	 * a damaged one in `damaged` (shared by the read's fingerprints); a re-read (`resumed`) leaves those out.
 	 */
 	add(block: LineBlock, from: number, to: number, position: number, damaged: Set<number>, resumed: boolean) {
 		let { a, b } = this;

@@ -1,8 +1,7 @@
 /**
- * JSON as the service writes it, with integers beyond 2^53 kept exact. `JSON.parse` rounds them
- * (9007199254740993 becomes …992) and Node 20 gives no access to a number's source text, so such literals
- * are turned into strings of their digits before parsing; a search cursor that holds one is sent back as
- * the same digits (`JsonInteger`), not as a string.
+ * JSON as the service writes it, with integers beyond 2^53 kept exact: `JSON.parse` rounds them and Node 20 gives
+ * no access to a number's source text, so such literals become strings of their digits before parsing; a search
+ * cursor that holds one is sent back as the same digits (`JsonInteger`), not as a string.
  */
 
 /** A run of 16 digits: without one, no integer in the text is beyond 2^53 (the common case: one search). */
@@ -20,7 +19,7 @@ function isDigit(code: number): boolean {
 }
 
 /** Whether a run of digits (no sign, no leading zero) is an integer that a JS number cannot hold exactly. */
-export function beyondSafeInteger(digits: string): boolean {
+function beyondSafeInteger(digits: string): boolean {
 	const { length } = MAX_SAFE_DIGITS;
 	return digits.length > length || (digits.length === length && digits > MAX_SAFE_DIGITS);
 }
@@ -63,10 +62,7 @@ function quoteLongIntegers(text: string): string {
 	return copied === 0 ? text : out + text.slice(copied);
 }
 
-/**
- * JSON.parse, except that integers beyond 2^53 become strings with their exact digits (a record's `id`,
- * a search cursor's element) instead of rounded numbers. Throws like JSON.parse on text that is not JSON.
- */
+/** JSON.parse, except that integers beyond 2^53 become strings of their exact digits (a record's `id`, a cursor's). */
 export function parseJsonExact(text: string): unknown {
 	return JSON.parse(LONG_DIGITS.test(text) ? quoteLongIntegers(text) : text) as unknown;
 }
@@ -76,10 +72,7 @@ export class JsonInteger {
 	constructor(readonly digits: string) {}
 }
 
-/**
- * A value of a search cursor as it goes back to the service: a string of digits beyond 2^53 is such an
- * integer as parseJsonExact gave it (the interface's cursors are integers), anything else is kept.
- */
+/** A search cursor's value as it goes back: a string of digits beyond 2^53 came as an integer (see parseJsonExact). */
 export function cursorValue(value: unknown): unknown {
 	if (typeof value !== 'string') return value;
 	const match = /^(-?)([1-9]\d*)$/.exec(value);
@@ -92,10 +85,7 @@ function holdsJsonInteger(value: unknown): boolean {
 	return Object.values(value).some(holdsJsonInteger);
 }
 
-/**
- * A request body for n8n's HTTP helper: the object itself, or, when it holds a JsonInteger, its JSON text
- * with those digits written as numbers.
- */
+/** A request body for n8n: the object itself, or, when it holds a JsonInteger, its JSON text with those digits. */
 export function requestBody<T extends object>(body: T | undefined): T | string | undefined {
 	if (body === undefined || !holdsJsonInteger(body)) return body;
 	const marker = `\u0000integer-${Math.random().toString(36).slice(2)}:`;

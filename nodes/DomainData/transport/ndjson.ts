@@ -1,16 +1,8 @@
 /**
- * Splits an NDJSON body that arrives as byte chunks into lines.
- *
- * The split happens on bytes, before decoding: '\n' (0x0A) never occurs inside a multi-byte UTF-8
- * character, so the run of complete lines of a chunk is decoded in one TextDecoder call, and a character
- * cut in two by a chunk boundary is simply carried over with the rest of its line. Per chunk the work is:
- * two native byte searches, one decode (two when a line was carried over), one `indexOf` walk over the
- * text. A line longer than a chunk is kept as a list of pieces and joined once, when its end arrives, so
- * very long lines cost O(length); nothing else is copied.
- *
- * A block hands out its lines as ranges of the decoded text (no string is made per line: a caller that
- * needs only some lines slices only those), and the raw bytes of exactly those lines, so that the file
- * output can store what the service sent without encoding it again.
+ * Splits an NDJSON body that arrives as byte chunks into lines, on bytes before decoding: '\n' never occurs inside
+ * a multi-byte UTF-8 character, so the complete lines of a chunk are decoded in one call and a character cut by a
+ * chunk boundary is carried over with the rest of its line. A line longer than a chunk is kept as pieces and joined
+ * once when its end arrives; nothing else is copied, and no string is made per line.
  */
 
 /** A line longer than this is refused instead of growing memory without bound (records are ~1 KB). */
@@ -26,24 +18,17 @@ export class LineBlock {
 	private pieces?: Uint8Array[];
 
 	constructor(
-		/**
-		 * The first line, with its line ending, when it began in an earlier chunk: it is decoded on its own
-		 * (from its joined pieces), so that the rest of the chunk is never copied.
-		 */
+		/** The first line when it began in an earlier chunk, decoded on its own so the chunk is never copied. */
 		readonly head: string | undefined,
 		/** The decoded text of the other lines, line endings included. */
 		readonly text: string,
-		/**
-		 * Line `i` is `textOf(i).slice(starts[i], ends[i])`: without its line ending (a '\r' before the '\n'
-		 * is left out too).
-		 */
+		/** Line `i` is `textOf(i).slice(starts[i], ends[i])`, without its '\n' or '\r\n'. */
 		readonly starts: readonly number[],
 		readonly ends: readonly number[],
-		/** The bytes of the lines as they came (the head line's, then the others'), each line ending with '\n'. */
+		/** The bytes of the lines as they came (the head line's, then the others'), each ending with '\n'. */
 		private readonly raw: readonly Uint8Array[],
 	) {}
 
-	/** Number of lines. */
 	get count(): number {
 		return this.starts.length;
 	}
@@ -53,12 +38,10 @@ export class LineBlock {
 		return index === 0 && this.head !== undefined ? this.head : this.text;
 	}
 
-	/** The text of line `index`. */
 	line(index: number): string {
 		return this.textOf(index).slice(this.starts[index], this.ends[index]);
 	}
 
-	/** Every line as a string, in order. */
 	get lines(): string[] {
 		const lines: string[] = [];
 		for (let index = 0; index < this.starts.length; index++) lines.push(this.line(index));
@@ -71,10 +54,8 @@ export class LineBlock {
 	}
 
 	/**
-	 * The bytes of exactly these lines as the service sent them, as consecutive pieces, except for line
-	 * endings: every line ends with a single '\n' ('\r\n' loses its '\r', a last line that came without
-	 * one gets it), so the pieces concatenate into a uniform NDJSON file. Made on first use: a reader
-	 * that wants only records never looks at them.
+	 * The bytes of these lines as the service sent them, except that every line ends with a single '\n' (so the
+	 * pieces make a uniform NDJSON file). Made on first use: a reader that wants only records never asks.
 	 */
 	get bytes(): Uint8Array[] {
 		return (this.pieces ??= this.raw.filter((piece) => piece.length > 0).map(withoutCarriageReturns));
@@ -91,13 +72,12 @@ export class LineTooLongError extends Error {
 
 export class NdjsonLineSplitter {
 	private readonly decoder = new TextDecoder('utf-8');
-	/** Bytes of the line that is not complete yet, as the pieces they arrived in. */
+	/** The line that is not complete yet, as the pieces it arrived in. */
 	private carry: Uint8Array[] = [];
 	private carryLength = 0;
 
 	constructor(private readonly maxLineBytes = MAX_LINE_BYTES) {}
 
-	/** Bytes held for a line that has not ended yet. */
 	get pendingBytes(): number {
 		return this.carryLength;
 	}
@@ -110,7 +90,6 @@ export class NdjsonLineSplitter {
 			return emptyBlock();
 		}
 		const last = chunk.lastIndexOf(LF);
-		// The line that was waiting ends in this chunk: its pieces are joined once.
 		const head = this.carryLength > 0 ? this.takeCarry(chunk.subarray(0, first + 1)) : undefined;
 		const rest = chunk.subarray(head ? first + 1 : 0, last + 1);
 		if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
@@ -164,10 +143,7 @@ export class NdjsonLineSplitter {
 	}
 }
 
-/**
- * `bytes` with every '\r' that ends a line removed. JSON text cannot hold a raw '\r' (it must be
- * escaped), so one native search tells whether there is anything to do; usually there is not.
- */
+/** `bytes` without the '\r' of each '\r\n'. JSON cannot hold a raw '\r', so one native search usually ends it. */
 function withoutCarriageReturns(bytes: Uint8Array): Uint8Array {
 	let cr = bytes.indexOf(CR);
 	if (cr === -1) return bytes;

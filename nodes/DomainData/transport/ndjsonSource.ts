@@ -1,18 +1,8 @@
 /**
- * The resumable NDJSON source: the lines of one snapshot stream, read to the end whatever the network does,
- * in memory bounded by a chunk of the body. The one place that decides whether a stream is asked again.
- *
- * - No gap, no duplicate: the endpoint has no offset, so after a drop the same request is sent again and its
- *   first N lines are skipped, N being the complete lines already handed out. A half-received line is
- *   dropped and read again.
- * - The same lines: the interface does not promise the same order twice. A fingerprint of the lines handed
- *   out (a hash chained over each line's length, head and tail; 16 bytes whatever the size) is compared
- *   with the skipped lines' when the skip ends: a stream sent again in another order, or with lines
- *   missing, ends the read with an error instead of lines output twice or lost.
- * - Bounded: one retry budget for the whole read (retry.ts): at most `maxAttempts` requests in a row
- *   without new lines, whatever failed (an HTTP status, a refused, dropped or silent connection).
- * - Not stalled: no byte for the idle timeout while the node waits for one (idle.ts), or bytes but no
- *   complete line for that long (a line that grows a byte at a time), counts as a dropped connection.
+ * The resumable NDJSON source: the lines of one snapshot stream, read to the end whatever the network does, in
+ * memory bounded by a chunk. The one place that decides whether a stream is asked again: after a drop, the same
+ * request skips the lines handed out, checked by their fingerprint (docs/dataset.md, "Resume after a dropped
+ * connection"), under one retry budget for the whole read.
  */
 import { asNodeError, buildApiError, redact } from '../errors';
 import {
@@ -33,26 +23,24 @@ import { ndjsonBody, send } from './send';
 export interface LineRange {
 	block: LineBlock;
 	from: number;
-	/** The line number (1-based) of line `from` in the stream. */
+	/** The 1-based line number of line `from` in the stream. */
 	firstLine: number;
 }
 
 export interface NdjsonStreamOptions {
-	/** The snapshot's label (a date): the path is /historical/domain/<label>; errors name it. */
+	/** The snapshot's label (a date): the path is /historical/domain/<label>. */
 	label: string;
 	qs?: Record<string, string | number>;
-	/** Requests in a row without new lines before the read gives up (default 4), whatever failed. */
+	/** Requests in a row without new lines before the read gives up, whatever failed. */
 	maxAttempts?: number;
-	/** No byte (or no complete line) for this long counts as a dropped connection (default 60 s). */
+	/** No byte (or no complete line) for this long counts as a dropped connection. */
 	idleTimeoutMs?: number;
-	/** Backoff timing (tests pass a faster one); default RETRY_TIMING. */
 	retryTiming?: RetryTiming;
 	itemIndex?: number;
-	/** The error for the service's "not found" (the caller knows which labels exist). */
+	/** The errors for the service's "not found" and for a cancelled execution (the caller knows more). */
 	notFound: () => Promise<Error>;
-	/** The error when the execution is cancelled during the read (the caller knows how far it got). */
 	cancelled: () => Error;
-	/** Counted while reading: stream requests sent, and how many of them resumed after a drop. */
+	/** Stream requests sent, and how many of them resumed after a drop. */
 	counts?: { requests: number; reconnects: number };
 }
 
@@ -61,18 +49,14 @@ interface Source {
 	options: NdjsonStreamOptions;
 	signal?: AbortSignal;
 	secret?: string;
-	/** Lines handed out so far, in stream order: the resume point. */
+	/** Lines handed out so far: the resume point. */
 	handled: number;
-	/** The fingerprint of those lines. */
 	fingerprint: Fingerprint;
-	/** Positions of lines read cut short, left out of the fingerprints (see Fingerprint). */
+	/** Positions of lines read cut short, left out of the fingerprints. */
 	damaged: Set<number>;
 }
 
-/**
- * Reads the stream of `options.label` to its end: yields each block of lines as it completes, with the
- * lines skipped on a resume left out (by `from`). Stop iterating at any time: the connection is closed.
- */
+/** Yields each block of lines of the stream as it completes, without those a resume skips; stopping closes it. */
 export async function* readNdjsonStream(
 	this: DomainDataFunctions,
 	options: NdjsonStreamOptions,
@@ -81,7 +65,7 @@ export async function* readNdjsonStream(
 	const fingerprint = new Fingerprint();
 	const source: Source = { context: this, options, signal, handled: 0, fingerprint, damaged: new Set() };
 	source.secret = await credentialSecret.call(this);
-	/** One budget for the whole read: the transport's retries and the resumes below spend it together. */
+	// One budget for the whole read: the transport's retries and the resumes below spend it together.
 	const budget = new RetryBudget(options.maxAttempts, options.retryTiming, signal);
 	for (;;) {
 		const handledBefore = source.handled;
@@ -89,7 +73,6 @@ export async function* readNdjsonStream(
 		if (options.counts) options.counts.requests++;
 		const failure = yield* readResponse(source, body);
 		if (failure === undefined) return;
-		// New lines read: the read got further, so the failures before do not count against the next ones.
 		if (source.handled > handledBefore) budget.progress();
 		await waitBeforeResume(source, budget, failure.error);
 	}
@@ -115,11 +98,7 @@ async function open(source: Source, budget: RetryBudget): Promise<AsyncIterable<
 	}
 }
 
-/**
- * Reads one response: yields its new lines, block by block. Returns undefined at the end of the stream, or
- * the failure when the body broke off or stalled (the caller decides about a resume). Leaving early closes
- * the connection.
- */
+/** Yields the new lines of one response; returns the failure when its body broke off or stalled, else undefined. */
 async function* readResponse(
 	source: Source,
 	body: AsyncIterable<Uint8Array>,
@@ -128,9 +107,9 @@ async function* readResponse(
 	const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
 	const splitter = new NdjsonLineSplitter();
 	const chunks = body[Symbol.asyncIterator]();
-	/** The skipped lines of a resume, checked against the fingerprint of the lines handed out before. */
+	// The skipped lines of a resume, checked against the fingerprint of the lines handed out before.
 	const skipped = source.handled > 0 ? new Fingerprint() : undefined;
-	/** Lines seen in this response (a resume starts at 0 again and skips up to `handled`). */
+	// Lines seen in this response (a resume starts at 0 again and skips up to `handled`).
 	let seen = 0;
 	let lineAt = Date.now();
 	let settled = false;
@@ -142,7 +121,6 @@ async function* readResponse(
 			} catch (error) {
 				// n8n aborts the body when the execution is cancelled.
 				if (signal?.aborted) throw options.cancelled();
-				// Only the body can fail here, after a 2xx: normally the connection dropped mid-stream.
 				settled = true;
 				return { error };
 			}
@@ -175,12 +153,12 @@ async function* readResponse(
 			}
 		}
 	} finally {
-		// Stopped early (the end of what the caller wants, an error, a stall): close the connection now.
+		// Stopped early (the caller has enough, an error, a stall): close the connection now.
 		if (!settled) await chunks.return?.();
 	}
 }
 
-/** The lines a chunk (or the end of the body) completed; a line too long to be a record is an error. */
+/** The lines a chunk (or the end of the body) completed. */
 function split(source: Source, splitter: NdjsonLineSplitter, step: IteratorResult<Uint8Array>): LineBlock {
 	try {
 		return step.done ? splitter.end() : splitter.push(step.value);
@@ -196,10 +174,7 @@ function split(source: Source, splitter: NdjsonLineSplitter, step: IteratorResul
 	}
 }
 
-/**
- * After a response broke off: gives up with an error when the failure is final or the budget is spent,
- * else waits before the next request (which re-reads and skips the lines already handed out).
- */
+/** After a response broke off: gives up when the failure is final or the budget is spent, else waits. */
 async function waitBeforeResume(source: Source, budget: RetryBudget, failure: unknown): Promise<void> {
 	const { context, options } = source;
 	if (isUndecodableBody(failure)) {

@@ -1,7 +1,4 @@
-/**
- * What a request of the package is, and what every request needs before it is sent: the credential's
- * address and key, the encoded path, the execution's cancel signal.
- */
+/** What a request of the package is, and what it needs before it is sent: address, key, path, cancel signal. */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 
 import { encodePathSegment, resolveBaseUrl } from './baseUrl';
@@ -12,44 +9,30 @@ export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IP
 
 export interface ApiRequest {
 	method: 'GET' | 'POST';
-	/** Path segments after /json/api/v1, for example ['domain', name]; each one is encoded here. */
+	/** Path segments after /json/api/v1, e.g. ['domain', name]; each one is encoded. */
 	path: string[];
 	qs?: Record<string, string | number>;
 	body?: IDataObject;
-	/** What to do about a 400 (the error's description), e.g. a hint to lower Page Size. */
+	/** The description of a 400 error, e.g. a hint to lower Page Size. */
 	badRequestDescription?: string;
-	/** Requests in a row without progress before giving up on 429, 5xx, refused and dropped connections. */
+	/** Requests in a row without progress before giving up (default DEFAULT_MAX_ATTEMPTS). */
 	maxAttempts?: number;
-	/**
-	 * The budget of a read that makes several requests (a stream and its resumes): the requests of this call
-	 * count against it. Without one, the call has a budget of its own (`maxAttempts`, `retryTiming`).
-	 */
+	/** The budget of a read of several requests (a stream and its resumes); else one of this request's own. */
 	budget?: RetryBudget;
-	/** Backoff timing (tests pass a faster one); default RETRY_TIMING. */
 	retryTiming?: RetryTiming;
 	itemIndex?: number;
-	/**
-	 * Idle timeout: no byte for this long while the node waits for the service (for the answer, or for the
-	 * next chunk of a stream) counts as a dropped connection, retried under the retry policy. Default
-	 * DEFAULT_IDLE_TIMEOUT_MS (60 s).
-	 */
+	/** Idle timeout: no byte for this long while waiting for the service counts as a dropped connection. */
 	timeoutMs?: number;
-	/**
-	 * A JSON answer that is not whole this long after the request was sent (one that trickles) counts as
-	 * failed, retried under the retry policy. Default DEFAULT_REQUEST_DEADLINE_MS (2 minutes).
-	 */
+	/** A JSON answer not whole this long after the request was sent counts as failed (one that trickles). */
 	deadlineMs?: number;
 	/** Told before each wait for another try (callers that run calls side by side hold back new ones). */
 	onRetry?: () => void;
 }
 
-export interface Target {
-	root: string;
-	shown: string;
-	secret?: string;
-}
-
-export async function resolveTarget(this: DomainDataFunctions, itemIndex?: number): Promise<Target> {
+export async function resolveTarget(
+	this: DomainDataFunctions,
+	itemIndex?: number,
+): Promise<{ root: string; shown: string; secret?: string }> {
 	const credentials = await this.getCredentials<{ baseUrl?: string; apiKey?: string }>('domainDataApi');
 	const resolved = resolveBaseUrl(credentials.baseUrl);
 	if (!resolved.ok) {
@@ -63,10 +46,7 @@ export async function resolveTarget(this: DomainDataFunctions, itemIndex?: numbe
 	return { root: resolved.root, shown: resolved.shown, secret: credentials.apiKey };
 }
 
-/**
- * The credential's API key, only so that callers can keep it out of texts and records built from what the
- * service sent (see redact and containsSecret).
- */
+/** The credential's API key, only so that callers can keep it out of what they build from the service's texts. */
 export async function credentialSecret(this: DomainDataFunctions): Promise<string | undefined> {
 	const credentials = await this.getCredentials<{ apiKey?: string }>('domainDataApi');
 	return typeof credentials.apiKey === 'string' ? credentials.apiKey : undefined;
@@ -89,8 +69,7 @@ export function encodePath(this: DomainDataFunctions, request: ApiRequest): stri
 }
 
 export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
-	const withSignal = context as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-	return typeof withSignal.getExecutionCancelSignal === 'function' ? withSignal.getExecutionCancelSignal() : undefined;
+	return (context as { getExecutionCancelSignal?: () => AbortSignal | undefined }).getExecutionCancelSignal?.();
 }
 
 export function header(headers: unknown, name: string): string | undefined {

@@ -1,20 +1,32 @@
 /**
- * Sends one request under the retry policy (retry.ts) and the timeouts (idle.ts), and reads what a caller
- * may see of the answer: a stream's body as chunks, a JSON answer whole (capped) and parsed.
+ * Sends one request under the retry policy (retry.ts) and the timeouts (idle.ts), and reads what a caller may see
+ * of the answer. Every body is asked for as a stream, so that none is read whole before the transport decides how
+ * much of it it wants: an error body up to what a message needs, a JSON answer up to a cap, a stream by chunks.
  */
-import type { IHttpRequestOptions, IN8nHttpFullResponse, INode, NodeApiError } from 'n8n-workflow';
+import type { IHttpRequestOptions, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 
-import { buildApiError, containsSecret, holdsSecret, maskServiceText } from '../errors';
-import { keyEchoError, statusError, unexpectedBodyError, type FailedAnswer, type FailureContext } from './answerErrors';
+import { containsSecret, holdsSecret, maskServiceText } from '../errors';
+import {
+	clip,
+	keyEchoError,
+	readServiceMessage,
+	statusError,
+	unexpectedBodyError,
+	type FailedAnswer,
+	type FailureContext,
+} from './answerErrors';
 import { parseJsonExact, requestBody } from './json';
-import { classifyNetworkCode, networkError, networkErrorCode, networkFailureLabel } from './networkFailures';
-import { clip, readServiceMessage } from './serviceMessage';
-import { BodyTooLargeError, isAsyncIterable, JSON_BODY_LIMIT, readHead, readWhole } from './body';
+import {
+	classifyNetworkCode,
+	deadlineError,
+	networkError,
+	networkErrorCode,
+	networkFailureLabel,
+} from './networkFailures';
 import {
 	answerWithin,
 	DEFAULT_IDLE_TIMEOUT_MS,
 	DEFAULT_REQUEST_DEADLINE_MS,
-	formatSeconds,
 	IdleTimeoutError,
 	RequestDeadlineError,
 	streamSocketTimeoutMs,
@@ -23,12 +35,17 @@ import {
 import { cancelSignal, encodePath, header, resolveTarget, type ApiRequest, type DomainDataFunctions } from './request';
 import { RETRYABLE_STATUSES, RetryBudget } from './retry';
 
+/** Enough of an error body to read `{"error": ...}` or a proxy's page title; the rest is not read. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** No JSON answer of the service comes near this (a search page of 1000 results is about 3 MB). */
+const JSON_BODY_LIMIT = 64 * 1024 * 1024;
+
+/** A 2xx answer. */
 export interface Answer {
 	status: number;
-	statusText?: string;
 	headers: unknown;
 	body: unknown;
-	/** What error messages need to know about the request. */
 	context: FailureContext;
 }
 
@@ -37,16 +54,15 @@ interface Failed {
 	answer?: FailedAnswer;
 	/** The system error code of a connection that failed, or of a body that broke. */
 	code?: string;
-	/** The body of a 2xx answer stayed silent for the idle timeout. */
+	/** The body of a 2xx answer stayed silent for the idle timeout, or missed the deadline. */
 	idle?: IdleTimeoutError;
 	retryAfter?: string;
 }
 
 /**
- * Sends one request under the retry policy (retry.ts) and returns the first 2xx answer: for a stream, its
- * body as chunks (watched by the idle timeout); for JSON, its body read whole (capped) as text. Any other
- * outcome throws an error that names what to do. A 404 with the service's own error body resolves to
- * undefined when `allowNotFound` is set.
+ * Sends `request` until a 2xx answer comes (a stream's body as chunks, a JSON answer read and parsed) or the
+ * retry budget says to stop, then throws the error that names what to do. With `allowNotFound`, the service's own
+ * 404 resolves to undefined.
  */
 export async function send(
 	this: DomainDataFunctions,
@@ -77,7 +93,6 @@ export async function send(
 			url: target.root + path,
 			qs: request.qs,
 			body: requestBody(request.body),
-			// Always a stream (body.ts): no body, not even an error page, is read whole before we decide.
 			json: false,
 			encoding: 'stream',
 			headers: { accept: mode.stream ? 'application/x-ndjson, application/json' : 'application/json' },
@@ -85,57 +100,43 @@ export async function send(
 			ignoreHttpStatusErrors: true,
 			// The bearer key stays with the service's own address, also when a proxy redirects elsewhere.
 			sendCredentialsOnCrossOriginRedirect: false,
-			// n8n's HTTP client applies `timeout` to a silent socket, also while the caller pauses a stream's body:
+			// n8n's client applies `timeout` to a silent socket, also while the caller pauses a stream's body:
 			// a stream gets a long one, and withIdleTimeout counts silence only while the node waits for a chunk.
 			timeout: mode.stream ? streamSocketTimeoutMs(idleMs) : idleMs,
 		};
 		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
 
-		let failed: Failed;
-		/** A 2xx answer that is not the service's and not worth another try: thrown after the network's catch. */
-		let refused: NodeApiError | undefined;
 		const sentAt = Date.now();
+		let response: IN8nHttpFullResponse | undefined;
+		let failed: Failed | undefined;
 		try {
 			const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
 			const waitMs = mode.stream ? idleMs : deadlineMs;
-			const response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, closeBody);
-			if (response === undefined)
-				throw mode.stream ? new IdleTimeoutError(idleMs) : new RequestDeadlineError(deadlineMs);
+			response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, closeBody);
+		} catch (error) {
+			// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
+			failed = { code: networkErrorCode(error) };
+		}
+		if (response) {
+			const { statusCode: status, headers } = response;
 			const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
 			const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleMs, deadline) : response.body;
-			const answer: Answer = {
-				status: response.statusCode,
-				statusText: response.statusMessage,
-				headers: response.headers,
-				body,
-				context,
-			};
-			if (answer.status >= 200 && answer.status < 300) {
+			if (status >= 200 && status < 300) {
+				const answer: Answer = { status, headers, body, context };
 				if (mode.stream) return answer;
-				const read = await readJsonAnswer(node, answer);
-				if (read.ok) return answer;
-				if ('refused' in read) refused = read.refused;
-				failed = read.failed ?? {};
+				failed = await readJsonAnswer(node, answer);
+				if (!failed) return answer;
 			} else {
+				const contentType = header(headers, 'content-type');
 				failed = {
-					answer: {
-						status: answer.status,
-						statusText: answer.statusText,
-						body: await readHead(body),
-						contentType: header(answer.headers, 'content-type'),
-					},
-					retryAfter: header(answer.headers, 'retry-after'),
+					answer: { status, statusText: response.statusMessage, body: await readHead(body), contentType },
+					retryAfter: header(headers, 'retry-after'),
 				};
 			}
-		} catch (error) {
+		} else {
 			// No answer in time: named as n8n's own timeout names it (a stream), or as the missed deadline.
-			if (error instanceof RequestDeadlineError) failed = { idle: error };
-			else if (error instanceof IdleTimeoutError) failed = { code: 'ECONNABORTED' };
-			// n8n wraps axios's error (which holds the request headers, so the key) into a NodeApiError:
-			// keep only the system error code.
-			else failed = { code: networkErrorCode(error) };
+			failed ??= mode.stream ? { code: 'ECONNABORTED' } : { idle: new RequestDeadlineError(deadlineMs) };
 		}
-		if (refused) throw refused;
 
 		const kind = failed.idle ? 'dropped' : classifyNetworkCode(failed.code);
 		const wait = budget.afterFailure({
@@ -149,17 +150,11 @@ export async function send(
 			context.attempts = budget.requests;
 			context.failureSummary = budget.kindsMet > 1 ? budget.summary() : undefined;
 			context.retryAfterNote = budget.retryAfterNote();
-			if (failed.idle instanceof RequestDeadlineError) throw deadlineError(node, failed.idle, context);
+			if (failed.idle instanceof RequestDeadlineError) throw deadlineError(node, failed.idle.ms, context);
 			if (!failed.answer) throw networkError(node, failed.idle ? 'ETIMEDOUT' : failed.code, context);
-			// Only the service's own "not found" answer means "not in the index"; a 404 page of some other
-			// server at a wrong Base URL stays an error.
-			if (
-				failed.answer.status === 404 &&
-				mode.allowNotFound &&
-				readServiceMessage(failed.answer.body, failed.answer.contentType).fromService
-			) {
-				return undefined;
-			}
+			// Only the service's own "not found" means "not in the index"; another server's 404 page stays an error.
+			const { status, body, contentType } = failed.answer;
+			if (status === 404 && mode.allowNotFound && readServiceMessage(body, contentType).fromService) return undefined;
 			throw statusError(node, failed.answer, context);
 		}
 
@@ -177,61 +172,35 @@ function closeBody(late: IN8nHttpFullResponse): void {
 	(late?.body as { destroy?: () => void } | undefined)?.destroy?.();
 }
 
-/** A JSON answer that was still not whole at its deadline, on every try. */
-function deadlineError(node: INode, error: RequestDeadlineError, context: FailureContext): NodeApiError {
-	const tries = context.attempts > 1 ? ` (${context.attempts} tries)` : '';
-	return buildApiError(node, {
-		itemIndex: context.itemIndex,
-		transient: true,
-		message:
-			`The Domain Data service at ${context.shown} did not send its whole answer within ` +
-			`${formatSeconds(error.ms)}${tries}`,
-		description:
-			'The answer kept arriving too slowly (a service or proxy that trickles). Try again later; if the service is ' +
-			'just slow, raise "Request Deadline" in the options.',
-	});
-}
-
 /**
- * Reads a 2xx JSON answer whole (capped) and parses it into `answer.body`. A body that breaks off or stays
- * silent is a failure to retry; a body too large or not JSON is not the service's (an error at once).
+ * Reads a 2xx JSON answer whole (capped) and parses it into `answer.body`. Returns the failure of a body that
+ * broke off or stalled (to retry); throws for one too large or holding the key (not the service's).
  */
-async function readJsonAnswer(
-	node: INode,
-	answer: Answer,
-): Promise<{ ok: true } | { ok: false; failed: Failed } | { ok: false; refused: NodeApiError; failed?: undefined }> {
-	let text: string;
+async function readJsonAnswer(node: INode, answer: Answer): Promise<Failed | undefined> {
+	let text: string | undefined;
 	try {
 		text = isAsyncIterable(answer.body) ? await readWhole(answer.body) : String(answer.body ?? '');
 	} catch (error) {
-		if (error instanceof BodyTooLargeError) {
-			return {
-				ok: false,
-				refused: unexpectedBodyError(
-					node,
-					answer.context,
-					`the answer is larger than ` + `${JSON_BODY_LIMIT / (1024 * 1024)} MB`,
-				),
-			};
-		}
-		if (error instanceof IdleTimeoutError) return { ok: false, failed: { idle: error } };
-		return { ok: false, failed: { code: networkErrorCode(error) ?? 'ECONNRESET' } };
+		if (error instanceof IdleTimeoutError) return { idle: error };
+		return { code: networkErrorCode(error) ?? 'ECONNRESET' };
 	}
-	// Checked on the text as it came, so that no field of a parsed answer can carry the key into an output.
-	// The key is looked for in the parsed strings (escapes such as \/ or \u0070 can spell it in the bytes),
-	// so that no field of the answer can carry it into an output; text without a backslash parses to no more.
-	const secret = answer.context.secret;
-	if (containsSecret(text, secret)) return { ok: false, refused: keyEchoError(node, answer.context) };
+	if (text === undefined) {
+		const what = `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`;
+		throw unexpectedBodyError(node, answer.context, what);
+	}
+	// The key is looked for in the text as it came, then in the parsed strings (escapes such as \/ or \u0070
+	// can spell it in the bytes), so that no field of the answer can carry it into an output.
+	const { secret } = answer.context;
+	if (containsSecret(text, secret)) throw keyEchoError(node, answer.context);
 	try {
 		answer.body = parseJsonExact(text);
 	} catch {
 		answer.body = text;
-		return { ok: true };
+		return undefined;
 	}
-	if (text.includes('\\') && holdsSecret(answer.body, secret)) {
-		return { ok: false, refused: keyEchoError(node, answer.context) };
-	}
-	return { ok: true };
+	// Text without a backslash parses to no more than it holds.
+	if (text.includes('\\') && holdsSecret(answer.body, secret)) throw keyEchoError(node, answer.context);
+	return undefined;
 }
 
 /** The body of a 2xx stream answer, unless it is something else than the service's records. */
@@ -252,4 +221,54 @@ export async function ndjsonBody(context: DomainDataFunctions, answer: Answer): 
 	}
 	if (isAsyncIterable(answer.body)) return answer.body as AsyncIterable<Uint8Array>;
 	throw unexpectedBodyError(context.getNode(), answer.context, 'the answer has no readable body');
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
+	return !!value && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+}
+
+function toBytes(chunk: Uint8Array | string): Uint8Array {
+	return typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
+}
+
+/** The first `limit` bytes of a body as text (leaving early closes the rest); one that breaks off gives what came. */
+async function readHead(body: unknown, limit = ERROR_BODY_LIMIT): Promise<string> {
+	if (!isAsyncIterable(body)) return typeof body === 'string' ? body.slice(0, limit) : '';
+	const decoder = new TextDecoder();
+	let text = '';
+	let size = 0;
+	try {
+		for await (const chunk of body) {
+			const bytes = toBytes(chunk);
+			const room = limit - size;
+			text += decoder.decode(bytes.length > room ? bytes.subarray(0, room) : bytes, { stream: true });
+			size += Math.min(bytes.length, room);
+			if (size >= limit) break;
+		}
+	} catch {
+		// broke off: keep what came
+	}
+	return text + decoder.decode();
+}
+
+/** A whole body as text, or undefined beyond `limit` (the rest is not read). Errors of the body are thrown. */
+async function readWhole(
+	body: AsyncIterable<Uint8Array | string>,
+	limit = JSON_BODY_LIMIT,
+): Promise<string | undefined> {
+	const pieces: Uint8Array[] = [];
+	let size = 0;
+	for await (const chunk of body) {
+		const bytes = toBytes(chunk);
+		size += bytes.length;
+		if (size > limit) return undefined;
+		pieces.push(bytes);
+	}
+	const whole = new Uint8Array(size);
+	let offset = 0;
+	for (const piece of pieces) {
+		whole.set(piece, offset);
+		offset += piece.length;
+	}
+	return new TextDecoder().decode(whole);
 }

@@ -15,7 +15,7 @@ import {
 	type ApiRequest,
 	type NdjsonStreamOptions,
 } from '../../../nodes/DomainData/transport';
-import { readServiceMessage } from '../../../nodes/DomainData/transport/serviceMessage';
+import { readServiceMessage } from '../../../nodes/DomainData/transport/answerErrors';
 import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../../../nodes/DomainData/transport/retry';
 import { createExecuteContext } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
