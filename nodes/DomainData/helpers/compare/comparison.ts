@@ -23,7 +23,7 @@ export const SELECTED = 1;
 export const SEEN_IN_BASE = 2;
 
 export class Comparison {
-	readonly table = new DomainTable();
+	readonly table: DomainTable;
 	/** Older records (JSON of the request fields) kept for pass 3, by ordinal; sized by startKeeping. */
 	kept = new KeptRecords(0, { maxBytes: 0, tooLarge: () => new Error('No record is kept before pass 2') });
 	/** Changes output so far. */
@@ -41,6 +41,8 @@ export class Comparison {
 	/** What explains an entered or left selection: the compared fields and those the filters read. */
 	private readonly explainFields: SnapshotField[];
 	private readonly compareRank: boolean;
+	/** Rank is asked for (compared, or read by a filter): else any rank the service sends anyway plays no part. */
+	private readonly readsRank: boolean;
 	/** With a Limit, kept ordinals from here on can never be output (enough smaller ones are kept). */
 	private keepBelow = Infinity;
 
@@ -54,6 +56,8 @@ export class Comparison {
 		this.requestFields = withFields(['name', ...spec.fields], this.filterFields);
 		this.explainFields = withFields(spec.fields, this.filterFields);
 		this.compareRank = spec.fields.includes('rank');
+		this.readsRank = this.requestFields.includes('rank');
+		this.table = new DomainTable(this.readsRank);
 		this.limit = spec.limit ?? Infinity;
 	}
 
@@ -99,14 +103,14 @@ export class Comparison {
 
 	/** Any number the service sent, exactly; NaN for anything else. */
 	rankOf(record: IDataObject): number {
-		return typeof record.rank === 'number' ? record.rank : NaN;
+		return this.readsRank && typeof record.rank === 'number' ? record.rank : NaN;
 	}
 
 	/** Whether rank is compared and moved enough to be a change (as diffField decides). */
 	rankMoved(ordinal: number, record: IDataObject): boolean {
 		if (!this.compareRank) return false;
 		const before = this.rankOf(record);
-		const after = this.table.rank[ordinal];
+		const after = this.table.rankAt(ordinal);
 		if (Number.isNaN(before) || Number.isNaN(after)) return Number.isNaN(before) !== Number.isNaN(after);
 		return before !== after && Math.abs(after - before) >= this.spec.minRankMove;
 	}

@@ -1,7 +1,7 @@
 /**
  * Compare's memory of the newer snapshot: per record, in stream order (its ordinal), 64-bit hashes of the name,
- * of the compared values and of the line as it came, the rank (a float64: any number, exactly; NaN for none) and
- * flag bits, in typed arrays (33 bytes), plus a hash index of the names (8 to 16 bytes): about 49 MB a million.
+ * of the compared values and of the line as it came, flag bits and, when rank is read, the rank (a float64: any
+ * number, exactly; NaN for none), in typed arrays (25 or 33 bytes), plus a hash index of the names (8 to 16 bytes).
  */
 import { hash64, type Hash64 } from './hash64';
 
@@ -14,7 +14,7 @@ export class DomainTable {
 	names = new Uint32Array(2 * INITIAL_CAPACITY);
 	values = new Uint32Array(2 * INITIAL_CAPACITY);
 	lines = new Uint32Array(2 * INITIAL_CAPACITY);
-	rank = new Float64Array(INITIAL_CAPACITY);
+	rank?: Float64Array;
 	flags = new Uint8Array(INITIAL_CAPACITY);
 	/** Lines staged ahead of `add`: the reader judges a whole block of lines before their records come. */
 	private staged = 0;
@@ -22,6 +22,10 @@ export class DomainTable {
 	private slots = new Uint32Array(2);
 	private mask = 0;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
+
+	constructor(keepsRank = true) {
+		if (keepsRank) this.rank = new Float64Array(INITIAL_CAPACITY);
+	}
 
 	/** Notes the hash of the next record's line, so that pass 2 knows a byte-identical line without parsing it. */
 	stageLine(text: string, start: number, end: number): void {
@@ -46,9 +50,14 @@ export class DomainTable {
 		this.staged = Math.max(this.staged, this.count);
 		this.put(this.values, at, values);
 		this.put(this.names, at, hash64(name, this.scratch));
-		this.rank[at] = rank;
+		if (this.rank) this.rank[at] = rank;
 		this.flags[at] = flags;
 		return at;
+	}
+
+	/** The rank of `ordinal` (NaN when the table keeps none). */
+	rankAt(ordinal: number): number {
+		return this.rank ? this.rank[ordinal] : NaN;
 	}
 
 	sameValues(ordinal: number, values: Hash64): boolean {
@@ -124,7 +133,7 @@ export class DomainTable {
 		this.names = bigger(this.names);
 		this.values = bigger(this.values);
 		this.lines = bigger(this.lines);
-		this.rank = bigger(this.rank);
+		if (this.rank) this.rank = bigger(this.rank);
 		this.flags = bigger(this.flags);
 	}
 }

@@ -188,7 +188,7 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 function sameAsFirst(run: Comparison, ordinal: number, record: IDataObject): boolean {
 	const { table } = run;
 	const rank = run.rankOf(record);
-	const stored = table.rank[ordinal];
+	const stored = table.rankAt(ordinal);
 	if (rank !== stored && !(Number.isNaN(rank) && Number.isNaN(stored))) return false;
 	if (((table.flags[ordinal] & SELECTED) !== 0) !== run.selects(record)) return false;
 	return table.sameValues(ordinal, run.hashOf(record));
