@@ -5,19 +5,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { buildApiError, containsSecret, holdsSecret, maskServiceText, mayHoldSecret } from '../errors';
-import {
-	bytesPerLine,
-	type DomainDataFunctions,
-	excerpt,
-	KEY_ECHO_DESCRIPTION,
-	type LineBlock,
-	type LineRange,
-} from '../transport';
-import type { RecordPredicate } from './recordFilter';
-import type { SnapshotField } from './snapshotFields';
-import type { ReadSnapshotOptions } from './snapshotReader';
-
-export type MalformedLineHandling = 'error' | 'skip';
+import { bytesPerLine, excerpt, KEY_ECHO_DESCRIPTION, type LineBlock, type LineRange } from '../transport';
+import type { LineSelector, Read } from './snapshotReader';
 
 /** Bytes that are not valid UTF-8 become U+FFFD (as TextDecoder makes them), in items and files alike. */
 const REPLACEMENT_CHARACTER = '\uFFFD';
@@ -25,56 +14,6 @@ const utf8 = new TextEncoder();
 
 /** Skipped line numbers remembered for messages (the count is always exact). */
 const SKIPPED_LINE_NUMBERS_KEPT = 20;
-
-/** What happened during a read; the reader fills it in as it goes (pass one in to see it). */
-export interface SnapshotReadStats {
-	label: string;
-	/** The fields asked from the service (output fields plus those filters read). */
-	requestedFields: SnapshotField[];
-	/** Lines of the snapshot handled, each counted once even when read again after a drop. */
-	lines: number;
-	/** Records handed out (after filters, at most `limit`). */
-	records: number;
-	/** Malformed lines skipped (with onMalformed 'skip'), and the first of their 1-based line numbers. */
-	skippedLines: number;
-	skippedLineNumbers: number[];
-	blankLines: number;
-	/** Stream requests sent (1 + reconnects), and times it was asked again after a drop. */
-	requests: number;
-	reconnects: number;
-	/** NDJSON bytes handed out by readSnapshotBytes. */
-	bytes: number;
-	/** True once the stream ended or the limit was reached (false if the caller stopped early). */
-	complete: boolean;
-}
-
-/**
- * The caller's verdict on the line `text.slice(start, end)`, asked after the resume, blank-line and API-key checks,
- * before parsing: true to parse it (also when unsure); false to decline it (counted, and it keeps the resume point,
- * but it is neither a record nor malformed); or the record that stands for it, handed out unparsed and unfiltered.
- */
-export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
-
-/** One read: the caller's options, what follows from them, and how far it got. */
-export interface Read {
-	// The options stay an object of their own: copied into this one, they made the per-line loop 5 % slower.
-	options: ReadSnapshotOptions;
-	context: DomainDataFunctions;
-	stats: SnapshotReadStats;
-	secret?: string;
-	requestFields: SnapshotField[];
-	/** Asked only for the filter: removed from every record before it is handed out. */
-	filterOnlyFields: SnapshotField[];
-	predicate?: RecordPredicate;
-	onMalformed: MalformedLineHandling;
-	/** Hand out the bytes of the kept lines instead of the records. */
-	bytes: boolean;
-	/** Re-serialise the kept records for the bytes (filter-only fields were removed from them). */
-	reencode: boolean;
-	/** Lines that were records, or that the caller declined: a snapshot without any is not a snapshot. */
-	recordLines: number;
-	limitReached: boolean;
-}
 
 /** What one body chunk gave: the records or the bytes of the lines it completed and kept. */
 export interface ReadBlock {
