@@ -11,7 +11,6 @@ interface PoolOutcome<R> {
 	/** By task index; undefined for tasks that failed or never started. */
 	results: Array<R | undefined>;
 	failures: Map<number, unknown>;
-	/** The first error. */
 	error?: unknown;
 	/** The error after which the pool stopped starting tasks. */
 	stoppedBy?: unknown;
@@ -28,7 +27,6 @@ interface TaskControl {
 }
 
 interface PoolOptions {
-	/** Tasks at a time. */
 	limit: number;
 	/** Whether further tasks start after a task failed with `error`. Default: never. */
 	goOnAfter?: (error: unknown) => boolean;
@@ -83,7 +81,6 @@ export async function runPool<R>(
 	};
 	const workers = Math.max(1, Math.min(Math.floor(limit) || 1, count));
 	await Promise.all(Array.from({ length: workers }, worker));
-	const notDone: number[] = [];
-	for (let index = 0; index < count; index++) if (!done[index]) notDone.push(index);
+	const notDone = [...done.keys()].filter((index) => !done[index]);
 	return { results, failures, error: firstError, stoppedBy, notDone };
 }

@@ -70,7 +70,6 @@ export interface ReadSnapshotOptions {
 	batchSize?: number;
 	/** For callers that need only some lines, or know some without parsing them (Compare). */
 	wanted?: LineSelector;
-	/** Filled in while reading. */
 	stats?: SnapshotReadStats;
 	itemIndex?: number;
 }
