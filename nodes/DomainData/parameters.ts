@@ -1,7 +1,6 @@
 /**
- * The one reader of whole-number parameters (Limit, Page Size, Batch Size, Max Rank, Max Attempts...), so
- * that every one of them refuses a bad value in the same words: which parameter, what it must be, what it got.
- * Below every layer, like ../errors.ts: helpers, operations and the trigger read through it.
+ * The one reader of whole-number parameters (Limit, Page Size, Max Rank...), so that each refuses a bad value in the
+ * same words: which parameter, what it must be, what it got. Bottom layer, like ./errors.ts.
  */
 import type { INode } from 'n8n-workflow';
 
@@ -12,10 +11,10 @@ export type ParameterLabel = `${'parameter' | 'option' | 'filter'} "${string}"`;
 
 export interface WholeNumberRule {
 	itemIndex?: number;
-	/** The smallest value allowed: 1 unless said (a positive integer). */
+	/** Default 1. */
 	min?: number;
 	max?: number;
-	/** Used when the value is not set (undefined, null or empty); without it, such a value is refused. */
+	/** Used when the value is unset (undefined, null or ''); without it, such a value is refused. */
 	fallback?: number;
 	/** What to do, when more can be said than the allowed range. */
 	description?: string;
@@ -25,7 +24,6 @@ function isUnset(value: unknown): boolean {
 	return value === undefined || value === null || value === '';
 }
 
-/** `value` as a whole number within the rule's range; anything else is refused with a NodeOperationError. */
 export function readWholeNumber(
 	node: INode,
 	value: unknown,
@@ -40,14 +38,11 @@ export function readWholeNumber(
 	throw operationError(node, `The ${label} must be a whole number ${range}, got ${describeValue(value)}`, {
 		itemIndex: rule.itemIndex,
 		description:
-			rule.description ?? `Enter a whole number ${range} (no decimals, no text), or an expression that ` + `gives one.`,
+			rule.description ?? `Enter a whole number ${range} (no decimals, no text), or an expression that gives one.`,
 	});
 }
 
-/**
- * `value` as a number greater than 0 (fractions allowed: a timeout in seconds), or `fallback` when it is not
- * set; anything else is refused in the words of readWholeNumber.
- */
+/** A number greater than 0 (fractions allowed: a timeout in seconds), or `fallback` when unset. */
 export function readPositiveNumber(
 	node: INode,
 	value: unknown,

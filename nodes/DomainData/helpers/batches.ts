@@ -2,9 +2,8 @@
 export const DEFAULT_BATCH_SIZE = 1000;
 
 /**
- * The one batching loop: cuts arrays of any size into arrays of exactly `size` (the last may be shorter),
- * after leaving out the first `skip` elements. An incoming array of the right size is handed on as it is
- * (no copy), so a source that already batches costs nothing here.
+ * The one batching loop: arrays of any size into arrays of `size` (the last may be shorter), without the first `skip`
+ * elements. An incoming array of the right size is handed on as it is: a source that already batches costs nothing.
  */
 export async function* rebatch<T>(source: AsyncIterable<T[]>, size: number, skip = 0): AsyncGenerator<T[]> {
 	let toSkip = skip;

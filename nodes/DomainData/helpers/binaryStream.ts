@@ -1,12 +1,8 @@
 /**
- * Hands a stream of bytes to n8n's binary helpers without Node's `stream` module (community nodes may not import
- * it) and without ever holding the whole file. `this.helpers.prepareBinaryData(data)` passes a Readable to n8n's
- * binary data service:
- * - filesystem mode (n8n's default for regular mode): `fs.promises.writeFile(path, data)`, which takes any async
- *   iterable and pulls the next chunk only when the previous one is written. Memory stays at one chunk.
- * - database, S3 and in-memory modes collect the stream into one Buffer (`streamToBuffer`, which listens to
- *   'data', 'end', 'error' and 'close', and in n8n 2.41 destroys a stream that sent nothing for 5 minutes).
- * The object below serves both: an async iterable that also emits those events, and stops when destroyed.
+ * Hands a byte stream to n8n's binary helpers without Node's `stream` module (community nodes may not import it) and
+ * without holding the whole file. n8n's filesystem mode writes it with `fs.promises.writeFile`, which pulls an async
+ * iterable chunk by chunk; its other modes collect it with `streamToBuffer`, which listens to 'data', 'end', 'error'
+ * and 'close' (and destroys a stream silent for 5 minutes). PullStream serves both.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -49,7 +45,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 		return this;
 	}
 
-	/** Stops reading the source at its next chunk (which closes its connection); nothing more is emitted. */
+	/** Stops reading the source at its next chunk (closing its connection); nothing more is emitted. */
 	destroy(): this {
 		this.destroyed = true;
 		return this;
@@ -80,9 +76,8 @@ class PullStream implements AsyncIterable<Uint8Array> {
 }
 
 /**
- * Reads the first chunk of `source` before it returns. n8n's filesystem mode creates the file before it pulls
- * the first chunk, and gives a node no way to delete a file whose writing failed: a source that fails at once
- * (a refused request, an unknown label, a service that is down) fails here instead, before any file exists.
+ * Reads the first chunk of `source` before it returns: n8n creates the file before it pulls the first chunk and gives
+ * a node no way to delete it, so a source that fails at once (refused, unknown label) fails before any file exists.
  */
 export async function startedBytes(source: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
 	const iterator = source[Symbol.asyncIterator]();
@@ -118,8 +113,8 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 }
 
 /**
- * Gzips a byte stream with the global CompressionStream (Web Streams, in Node since 18). The pipe keeps
- * backpressure, fails with the source's own error, and stops the source when the reader stops early.
+ * Gzips with the global CompressionStream (in Node since 18). The pipe keeps backpressure, fails with the source's
+ * own error, and stops the source when the reader stops early.
  */
 export function gzipBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
 	const iterator = source[Symbol.asyncIterator]();

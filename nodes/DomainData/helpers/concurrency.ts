@@ -7,40 +7,34 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 	return pieces;
 }
 
-export interface PoolOutcome<R> {
-	/** Result per task index; undefined for tasks that failed or never started. */
+interface PoolOutcome<R> {
+	/** By task index; undefined for tasks that failed or never started. */
 	results: Array<R | undefined>;
-	/** The error of every task that failed, by task index. */
 	failures: Map<number, unknown>;
-	/** The first error (undefined when every task completed). */
 	error?: unknown;
-	/** The error after which the pool stopped starting tasks; undefined when it went on to the end. */
+	/** The error after which the pool stopped starting tasks. */
 	stoppedBy?: unknown;
-	/** Indexes of the tasks that did not complete (failed or never started). */
+	/** The tasks that failed or never started. */
 	notDone: number[];
 }
 
-/** What a running task may tell the pool. */
-export interface TaskControl {
+interface TaskControl {
 	/**
-	 * The task is in trouble (a call of it is being tried again): until it settles, no new task starts.
-	 * A service that rate limits or fails gets no further load, and a task that finally fails stops the
-	 * pool before calls were paid for whose answers would be thrown away.
+	 * The task is in trouble (a call of it is tried again): no new task starts until it settles, so that a service
+	 * that rate limits gets no more load, and a task that finally fails stops the pool before more calls are paid for.
 	 */
 	holdOthers(): void;
 }
 
-export interface PoolOptions {
-	/** Tasks at a time. */
+interface PoolOptions {
 	limit: number;
 	/** Whether further tasks start after a task failed with `error`. Default: never. */
 	goOnAfter?: (error: unknown) => boolean;
 }
 
 /**
- * Runs `task` over `count` indexes with at most `limit` at a time. After a failure no new task starts
- * unless `goOnAfter` allows it (each call costs credits, and what failed one call, such as used-up
- * credits, fails the next); the tasks under way finish, and the outcome tells which ones did not complete.
+ * Runs `task` over `count` indexes, `limit` at a time. After a failure no new task starts unless `goOnAfter` allows
+ * it (each call costs credits, and what failed one, such as used-up credits, fails the next); those under way finish.
  */
 export async function runPool<R>(
 	count: number,
@@ -87,7 +81,6 @@ export async function runPool<R>(
 	};
 	const workers = Math.max(1, Math.min(Math.floor(limit) || 1, count));
 	await Promise.all(Array.from({ length: workers }, worker));
-	const notDone: number[] = [];
-	for (let index = 0; index < count; index++) if (!done[index]) notDone.push(index);
+	const notDone = [...done.keys()].filter((index) => !done[index]);
 	return { results, failures, error: firstError, stoppedBy, notDone };
 }

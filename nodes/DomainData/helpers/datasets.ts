@@ -1,7 +1,6 @@
 /**
- * Dataset labels: listing the snapshots and turning what a user typed (`latest`, `previous`, a date label, or a
- * snapshot id from the list's `value`) into the concrete date labels that are then read. Reading a concrete label
- * is what makes a retry or a resume land on the same snapshot even when a newer one appears meanwhile.
+ * Dataset labels: the list of snapshots, and what a user typed (`latest`, `previous`, a date label or a snapshot id)
+ * as the concrete date label read, so that a retry or a resume lands on the same snapshot when a newer one appears.
  */
 import type { NodeOperationError } from 'n8n-workflow';
 
@@ -9,31 +8,29 @@ import { operationError } from '../errors';
 import { apiRequest, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
 export interface Dataset {
-	/** Date of the snapshot, YYYY-MM-DD. */
+	/** YYYY-MM-DD */
 	label: string;
-	/** The service's internal snapshot id. */
+	/** The service's snapshot id. */
 	value: string;
 }
 
 export const LATEST_LABEL = 'latest';
 export const PREVIOUS_LABEL = 'previous';
 
-/** How many of the newest labels an "unknown label" error names. */
+/** How many of the newest labels an error names. */
 const LABELS_IN_ERRORS = 5;
 
 const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-export interface DatasetCallOptions {
+interface DatasetCallOptions {
 	maxAttempts?: number;
-	/** The deadline of the list request (option "Request Deadline"). */
 	deadlineMs?: number;
 	itemIndex?: number;
 }
 
 /**
- * The one date rule of the package (Stream, Compare, the trigger): a label is a snapshot date when it is
- * a real calendar date written YYYY-MM-DD. `2025-13-45` and `2025-02-29` have the form but are no date.
- * Such labels compare as dates when compared as strings.
+ * The one date rule of the package: a label is a snapshot date when it is a real calendar date written YYYY-MM-DD
+ * (`2025-02-29` is not). Such labels compare as dates when compared as strings.
  */
 export function isCalendarDate(label: unknown): label is string {
 	if (typeof label !== 'string') return false;
@@ -45,10 +42,7 @@ export function isCalendarDate(label: unknown): label is string {
 	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/**
- * The datasets with a calendar-date label, newest first as dates (the list's order plays no part), one
- * per label (the first listed wins); the labels left out because they are not dates are named.
- */
+/** The datasets with a date label, newest first whatever the list's order, one per label (the first listed wins). */
 export function datedNewestFirst(listed: readonly Dataset[]): { dated: Dataset[]; undatedLabels: string[] } {
 	const byLabel = new Map<string, Dataset>();
 	const undatedLabels: string[] = [];
@@ -63,51 +57,51 @@ export function datedNewestFirst(listed: readonly Dataset[]): { dated: Dataset[]
 	return { dated, undatedLabels };
 }
 
-/** What `latest` means: the newest calendar-date label listed, wherever the list puts it; undefined if none. */
+/** What `latest` means: the newest date label listed, wherever the list puts it. */
 export function newestDateLabel(listed: readonly Dataset[]): string | undefined {
 	return datedNewestFirst(listed).dated[0]?.label;
 }
 
 /** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
 export async function listDatasets(this: DomainDataFunctions, options: DatasetCallOptions = {}): Promise<Dataset[]> {
+	const { maxAttempts, deadlineMs, itemIndex } = options;
 	const response: unknown = await apiRequest.call(this, {
 		method: 'GET',
 		path: ['historical', 'domain'],
-		maxAttempts: options.maxAttempts,
-		deadlineMs: options.deadlineMs,
-		itemIndex: options.itemIndex,
+		maxAttempts,
+		deadlineMs,
+		itemIndex,
 	});
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;
 	if (!Array.isArray(datasets)) {
-		throw unexpectedAnswerError(this.getNode(), 'the dataset list has no "datasets" array', options.itemIndex);
+		throw unexpectedAnswerError(this.getNode(), 'the dataset list has no "datasets" array', itemIndex);
 	}
 	return datasets
 		.filter((entry): entry is Dataset => typeof entry?.label === 'string')
 		.map((entry) => ({ label: entry.label, value: String(entry.value ?? '') }));
 }
 
-/** The newest labels that exist, for messages: dated ones when there are any. */
-function newestLabels(datasets: readonly Dataset[]): string {
-	const { dated } = datedNewestFirst(datasets);
-	return (dated.length > 0 ? dated : datasets)
+function firstLabels(datasets: readonly Dataset[]): string {
+	return datasets
 		.slice(0, LABELS_IN_ERRORS)
 		.map((dataset) => dataset.label)
 		.join(', ');
 }
 
-/** The error for a label the service does not know, naming the newest labels that exist. */
+/** The error for a label the service does not know, naming the newest labels that exist (dated ones if any). */
 export function unknownLabelError(
 	this: DomainDataFunctions,
 	label: string,
 	datasets: Dataset[],
 	itemIndex?: number,
 ): NodeOperationError {
-	const newest = newestLabels(datasets);
+	const { dated } = datedNewestFirst(datasets);
+	const newest = firstLabels(dated.length > 0 ? dated : datasets);
 	const undated = `the service lists no dataset with a date label (YYYY-MM-DD), only ${newest}`;
 	const message =
 		datasets.length === 0
 			? `The dataset "${label}" does not exist: the service lists no datasets at all`
-			: label === LATEST_LABEL && newestDateLabel(datasets) === undefined
+			: label === LATEST_LABEL && dated.length === 0
 				? `The dataset "latest" does not exist: ${undated}`
 				: `The dataset "${label}" does not exist. The newest datasets are: ${newest}`;
 	return operationError(this.getNode(), message, {
@@ -132,16 +126,15 @@ function pickLabel(this: DomainDataFunctions, label: string, datasets: Dataset[]
 	return found.label;
 }
 
-/** Dataset → Compare's two snapshots as concrete date labels: the newer `label` and the older `baseLabel`. */
+/** Dataset → Compare's two snapshots: the newer `label` and the older `baseLabel`. */
 export interface SnapshotPair {
 	label: string;
 	baseLabel: string;
 }
 
 /**
- * Resolves labels on one dataset list per execution, fetched when an item first needs it, so that `latest`
- * and `previous` mean the same snapshots for every item. A failed list call is not remembered: the next item
- * may try again.
+ * Resolves labels on one dataset list per execution, fetched when an item first needs it, so that `latest` and
+ * `previous` mean the same snapshots for every item. A failed list call is not kept: the next item tries again.
  */
 export class DatasetLabels {
 	private listed?: Promise<Dataset[]>;
@@ -202,10 +195,8 @@ export class DatasetLabels {
 	/** Compare orders its two snapshots by date: a label that is no date cannot take part. */
 	private dated(label: string, parameter: string, datasets: Dataset[], itemIndex?: number): string {
 		if (isCalendarDate(label)) return label;
-		const dated = datedNewestFirst(datasets)
-			.dated.slice(0, LABELS_IN_ERRORS)
-			.map((dataset) => dataset.label);
-		const choices = dated.length > 0 ? `The newest dated ones are: ${dated.join(', ')}.` : 'The service lists none.';
+		const { dated } = datedNewestFirst(datasets);
+		const choices = dated.length > 0 ? `The newest dated ones are: ${firstLabels(dated)}.` : 'The service lists none.';
 		const message = `The dataset "${label}" chosen in ${parameter} has no date label (YYYY-MM-DD)`;
 		throw operationError(this.context.getNode(), message, {
 			itemIndex,

@@ -1,14 +1,9 @@
 /**
- * Turns what users hold (a bare name, a URL, an email address, a name in Unicode) into the name the
- * service indexes: lower-case ASCII, IDN labels in punycode, no trailing dot. Pure functions.
+ * Turns what users hold (a bare name, a URL, an email address, a name in Unicode) into the name the service indexes:
+ * lower-case ASCII, IDN labels in punycode, no trailing dot.
  */
 
-export interface NormalizeOptions {
-	/** Drop a leading "www." (websites are indexed under their registrable name). Default true. */
-	removeWww?: boolean;
-}
-
-export type NormalizedName = { ok: true; name: string } | { ok: false; reason: string };
+type NormalizedName = { ok: true; name: string } | { ok: false; reason: string };
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -17,7 +12,7 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
  * The host part of a value: `https://user@Shop.Example.com:8080/p?q#f` → `shop.example.com`,
  * `jane@example.com` → `example.com`, `münchen.de` → `xn--mnchen-3ya.de`.
  */
-export function normalizeDomainName(value: unknown, options: NormalizeOptions = {}): NormalizedName {
+export function normalizeDomainName(value: unknown, options: { removeWww?: boolean } = {}): NormalizedName {
 	if (typeof value !== 'string') {
 		if (value === undefined || value === null) return { ok: false, reason: 'it is empty' };
 		const kind = Array.isArray(value) ? 'list' : typeof value;
@@ -45,25 +40,22 @@ export function normalizeDomainName(value: unknown, options: NormalizeOptions = 
 	if (host.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(host)) {
 		return { ok: false, reason: 'it is an IP address, not a domain name' };
 	}
+	// Websites are indexed under their registrable name.
 	if ((options.removeWww ?? true) && /^www\.[^.]+\.[^.]/.test(host)) host = host.slice(4);
 
 	const labels = host.split('.');
 	if (labels.length < 2) {
 		return { ok: false, reason: 'a domain name has at least two parts, like example.com' };
 	}
-	if (host.length > 253 || !labels.every((label) => LABEL.test(label))) {
-		return { ok: false, reason: 'it is not a valid domain name' };
-	}
-	if (/^\d+$/.test(labels[labels.length - 1])) {
+	if (host.length > 253 || !labels.every((label) => LABEL.test(label)) || /^\d+$/.test(labels[labels.length - 1])) {
 		return { ok: false, reason: 'it is not a valid domain name' };
 	}
 	return { ok: true, name: host };
 }
 
 /**
- * The names of a Bulk Get list: a string separated by commas, semicolons, spaces or new lines, or an array
- * (from an expression) whose entries may themselves be such strings. Entries that are not text are kept
- * as they are so that the caller can name them in its error.
+ * The names of a Bulk Get list: text separated by commas, semicolons, spaces or new lines, or an array of such texts.
+ * Entries that are not text are kept as they are, for the caller's error to name.
  */
 export function splitDomainList(value: unknown): unknown[] {
 	if (value === undefined || value === null) return [];

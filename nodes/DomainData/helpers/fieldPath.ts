@@ -1,7 +1,4 @@
-/**
- * Reading and writing item fields by name or dot path ("company.website", "contacts[0].email"), the way
- * n8n's own nodes accept field names. Pure functions; writing never changes the input object.
- */
+/** Item fields by name or dot path ("company.website", "contacts[0].email"), as n8n's own nodes accept them. */
 import type { IDataObject } from 'n8n-workflow';
 
 function pathParts(path: string): string[] {
@@ -11,10 +8,7 @@ function pathParts(path: string): string[] {
 		.filter((part) => part.length > 0);
 }
 
-/**
- * The value at `path`. A key that holds the dots itself ("company.website" as one column name, common in
- * CSV files) wins over the path.
- */
+/** The value at `path`; a key that holds the dots itself (a CSV column "company.website") wins over the path. */
 export function getFieldValue(json: IDataObject, path: string): unknown {
 	if (Object.prototype.hasOwnProperty.call(json, path)) return json[path];
 	let current: unknown = json;

@@ -1,9 +1,6 @@
 /**
- * Filters applied to snapshot records while they stream, so that a million-record snapshot can shrink
- * to the few records a workflow wants in bounded memory. The stream endpoint has no filters of its own:
- * every record still crosses the network, but only matches are kept.
- *
- * A record matches when it passes every criterion that is set; list criteria match any of their values.
+ * Filters on snapshot records while they stream (the stream endpoint has none): every record crosses the network,
+ * only matches are kept. A record must pass every criterion set; a list criterion matches any of its values.
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
@@ -40,11 +37,6 @@ const FIELD_OF: Record<keyof RecordFilter, SnapshotField> = {
 	tld1: 'tld1',
 };
 
-/** True when the filter has at least one criterion. */
-export function hasCriteria(filter: RecordFilter | undefined): filter is RecordFilter {
-	return filter !== undefined && Object.keys(FIELD_OF).some((key) => filter[key as keyof RecordFilter] !== undefined);
-}
-
 /** The fields the filter reads, in no particular order. */
 export function fieldsReadBy(filter: RecordFilter | undefined): SnapshotField[] {
 	if (!filter) return [];
@@ -53,18 +45,21 @@ export function fieldsReadBy(filter: RecordFilter | undefined): SnapshotField[] 
 		.map((key) => FIELD_OF[key]);
 }
 
+export function hasCriteria(filter: RecordFilter | undefined): filter is RecordFilter {
+	return fieldsReadBy(filter).length > 0;
+}
+
 const lowerOf = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : '');
 
-/** Builds the test for one record; undefined when the filter has no criterion (everything matches). */
+/** The test of one record; undefined when the filter has no criterion. */
 export function compileRecordFilter(filter: RecordFilter | undefined): RecordPredicate | undefined {
 	if (!hasCriteria(filter)) return undefined;
 	const tests: RecordPredicate[] = [];
-	/** The field's value is one of `values`, compared in lower case (no value is empty: '' never matches). */
+	// No value is empty: '' (what lowerOf makes of a missing field) never matches.
 	const oneOf = (field: SnapshotField, values: string[] | undefined) => {
 		const wanted = values && new Set(values.map((value) => value.toLowerCase()));
 		if (wanted) tests.push((record) => wanted.has(lowerOf(record[field])));
 	};
-	/** Some entry of the field's list, in lower case, passes `matches`. */
 	const anyEntry = (field: SnapshotField, matches: (lower: string) => boolean) =>
 		tests.push((record) => {
 			const list = record[field];
@@ -103,7 +98,7 @@ function listOf(value: unknown, separator: RegExp): string[] | undefined {
 
 const TWO_LETTERS = /^[a-z]{2}$/i;
 
-/** A list filter: `normalize` gives an entry as the records hold it, or undefined when it cannot match. */
+/** A list filter; `normalize` gives an entry as the records hold it, or undefined when it cannot match. */
 interface ListRule {
 	filter: string;
 	what: string;
@@ -153,9 +148,8 @@ function normalizedList(node: INode, itemIndex: number, value: unknown, rule: Li
 }
 
 /**
- * Reads and checks the `filters` collection; throws a NodeOperationError naming the filter and what to
- * type when a value cannot be right (so that a typo fails at once instead of matching nothing after a
- * whole snapshot was read).
+ * Reads and checks the `filters` collection: a value that cannot be right fails at once, naming the filter and what
+ * to type, instead of matching nothing after a whole snapshot was read.
  */
 export function parseRecordFilter(node: INode, parameters: RecordFilterParameters, itemIndex: number): RecordFilter {
 	const filter: RecordFilter = {};

@@ -1,7 +1,6 @@
 /**
- * The fields a snapshot record can hold (interface section 2.2) and the names users may type for them.
- * The service accepts the aliases too, but we map them here so that filters, outputs and error
- * messages always speak canonical names.
+ * The fields a snapshot record can hold (interface section 2.2) and the names users may type for them. The service
+ * accepts the aliases too; mapped here, filters, outputs and error messages speak canonical names only.
  */
 import { quoteFew } from './quoteFew';
 
@@ -28,18 +27,8 @@ export const SNAPSHOT_FIELDS = [
 
 export type SnapshotField = (typeof SNAPSHOT_FIELDS)[number];
 
-/** What the service streams when no `fields` are asked for. */
-export const DEFAULT_SNAPSHOT_FIELDS: SnapshotField[] = [
-	'name',
-	'rank',
-	'title',
-	'meta_description',
-	'country_code',
-	'language_code',
-	'categories',
-	'technologies',
-	'tld1',
-];
+/** What the service streams when no `fields` are asked for: `name` to `tld1`. */
+export const DEFAULT_SNAPSHOT_FIELDS: SnapshotField[] = SNAPSHOT_FIELDS.slice(0, SNAPSHOT_FIELDS.indexOf('tld1') + 1);
 
 export const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
 	domain: 'name',
@@ -48,16 +37,13 @@ export const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
 	language: 'language_code',
 };
 
-export type FieldNamesResult =
-	{ ok: true; fields: SnapshotField[] } | { ok: false; unknown: string[]; message: string };
+type FieldNamesResult = { ok: true; fields: SnapshotField[] } | { ok: false; unknown: string[]; message: string };
 
 const CANONICAL = new Set<string>(SNAPSHOT_FIELDS);
 
 /**
- * Reads a field selection as it can arrive from the editor or an expression: an array of names, or one
- * string with names separated by commas (blanks ignored). Aliases become canonical names, duplicates
- * collapse, and the result is in the service's order, so that the same selection always builds the
- * same request.
+ * A field selection from the editor or an expression (an array of names, or names separated by commas) as canonical
+ * names in the service's order, so that the same selection always builds the same request.
  */
 export function toCanonicalFields(value: unknown): FieldNamesResult {
 	const raw: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
