@@ -120,7 +120,8 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 				context.log('compare: profiling our node');
 				profile = [
 					'Our node alone (the fastest reader is in the table above), File output. Pass 1 (the newer snapshot into the ' +
-						'table: `hashCompared`, `DomainTable`), pass 2 (the older snapshot looked up: `find`, `keep`) and pass 3 (the newer ' +
+						'table: `hashCompared`, `stageLine`, `DomainTable`), pass 2 (the older snapshot: `sameLineSelector` knows the ' +
+						'unchanged lines by their hash, the others are parsed and looked up: `find`, `keep`) and pass 3 (the newer ' +
 						'snapshot again: `lineSelector` decides on raw lines, `diffRecords` and the file output for the changes) share the ' +
 						'reading code (`classifyLine` holds JSON.parse; `decode` is the TextDecoder).',
 					...(await profileOperation(sim.url, PARAMETERS, 'file', 1)),
@@ -169,8 +170,9 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 		`The simulator's two newest snapshots (default: 4 weekly snapshots; about 3 % of the domains come and go between two, ` +
 			`and a few percent change technologies, title, categories, country or language), compared on ${FIELDS.join(', ')}, ` +
 			"all changes, File output (n8n's binary store in filesystem mode). Our node requests the newer snapshot twice and the older " +
-			'once (see docs/dataset.md, Dataset → Compare), and its second read of the newer one parses only the lines of ' +
-			'changes (the name is read from the raw line); the reader reads each once with the same fields and keeps one ' +
+			'once (see docs/dataset.md, Dataset → Compare); its read of the older one parses only the lines that are not the ' +
+			"newer one's byte for byte, and its second read of the newer one only the lines of changes (the name is read from " +
+			'the raw line); the reader reads each once with the same fields and keeps one ' +
 			`snapshot's records at a time, as a script would. Time: ${rounds} interleaved rounds after a warm-up run of each, ` +
 			'in this process; ratio = median over rounds of ' +
 			"(our time ÷ the reader's time in the same round); the same by client CPU time, which leaves out waiting and moves less when " +
@@ -186,7 +188,8 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 			]),
 		),
 		`Memory: each measurement is a fresh process (see Memory above for the method), medians of ${memoryRuns} run(s). What the ` +
-			'node holds: about 41 bytes a domain of the newer snapshot in typed arrays (hashes of name and compared values, rank, flags, ' +
+			'node holds: about 41 bytes a domain of the newer snapshot in typed arrays (hashes of the name, the compared values and the ' +
+			'line, flags, ' +
 			'a hash table of the names) and, between the second and third pass, the older records of the domains that changed (their compared ' +
 			'and filter fields as UTF-8 JSON): these grow with the number of changes, not with the snapshot.',
 		markdownTable(

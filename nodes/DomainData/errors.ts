@@ -122,6 +122,21 @@ export function describeValue(value: unknown): string {
 	}
 }
 
+const NAMED_IN_MESSAGES = 5;
+
+/** `"a", "b", "c", "d", "e" and 199,995 more`: a list from an expression can hold a million entries. */
+export function quoteFew(values: readonly unknown[], total = values.length): string {
+	const named = values.slice(0, NAMED_IN_MESSAGES).map(describeValue).join(', ');
+	const rest = total - Math.min(values.length, NAMED_IN_MESSAGES);
+	return rest > 0 ? `${named} and ${rest.toLocaleString('en-US')} more` : named;
+}
+
+/** Adds a sentence to an error's description (what was done before it failed, how to go on). */
+export function withNote<E extends { description?: string | null }>(error: E, note: string): E {
+	error.description = error.description ? `${error.description} ${note}` : note;
+	return error;
+}
+
 interface ErrorParts {
 	message: string;
 	description: string;

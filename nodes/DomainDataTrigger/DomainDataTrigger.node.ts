@@ -1,9 +1,8 @@
 import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
-import { asNodeError, buildApiError, operationError } from '../DomainData/errors';
+import { asNodeError, buildApiError, operationError, quoteFew, withNote } from '../DomainData/errors';
 import { listDatasets } from '../DomainData/helpers/datasets';
-import { quoteFew } from '../DomainData/helpers/quoteFew';
 import { createReadStats, readSnapshot, type SnapshotReadStats } from '../DomainData/helpers/snapshotReader';
 import { eventProperties, getTriggerOptions, type TriggerOptions } from './description';
 import { loadState, newestDataset, planPoll, saveState, stateAfter, type NewDataset } from './pollState';
@@ -83,10 +82,8 @@ export class DomainDataTrigger implements INodeType {
 
 /** A read that failed after events fired: they stay fired, and the dataset is read again at the next poll. */
 function readLater(context: IPollFunctions, caught: unknown, label: string) {
-	const error = triggerError(context, caught);
 	const next = `The events before the dataset "${label}" fired; it and the datasets after it come at the next poll.`;
-	error.description = error.description ? `${error.description} ${next}` : next;
-	return error;
+	return withNote(triggerError(context, caught), next);
 }
 
 /** Reports an error as n8n reports a failed poll (a failed execution, the error workflow) while the poll emits. */

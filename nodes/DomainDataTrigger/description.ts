@@ -4,6 +4,7 @@ import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow'
 import {
 	idleTimeoutOption,
 	maxAttemptsOption,
+	optionsCollection,
 	readIdleTimeoutMs,
 	readMaxAttempts,
 	readRequestDeadlineMs,
@@ -71,19 +72,12 @@ export const eventProperties: INodeProperties[] = [
 			'preselected here). From an expression: an array or a comma-separated list; domain, tld, country and ' +
 			'language are accepted for name, tld1, country_code and language_code.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{ ...idleTimeoutOption, displayOptions: WITH_RECORDS },
-			requestDeadlineOption,
-			maxAttemptsOption,
-			{ ...onMalformedLineOption, displayOptions: WITH_RECORDS },
-		],
-	},
+	optionsCollection([
+		{ ...idleTimeoutOption, displayOptions: WITH_RECORDS },
+		requestDeadlineOption,
+		maxAttemptsOption,
+		{ ...onMalformedLineOption, displayOptions: WITH_RECORDS },
+	]),
 ];
 
 export interface TriggerOptions {

@@ -96,3 +96,13 @@ export function readLimit(this: IExecuteFunctions, itemIndex: number): number | 
 	const limit = this.getNodeParameter('limit', itemIndex, 50);
 	return readWholeNumber(this.getNode(), limit, 'parameter "Limit"', { itemIndex });
 }
+
+/** The Options collection of an operation (or of the trigger). */
+export const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options,
+});

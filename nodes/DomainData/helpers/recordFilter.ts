@@ -4,10 +4,9 @@
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { operationError } from '../errors';
+import { operationError, quoteFew } from '../errors';
 import { readWholeNumber } from '../parameters';
 import { normalizeDomainName } from './domainName';
-import { quoteFew } from './quoteFew';
 import type { SnapshotField } from './snapshotFields';
 
 export interface RecordFilter {

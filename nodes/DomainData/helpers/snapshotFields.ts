@@ -2,7 +2,7 @@
  * The fields a snapshot record can hold (interface section 2.2) and the names users may type for them. The service
  * accepts the aliases too; mapped here, filters, outputs and error messages speak canonical names only.
  */
-import { quoteFew } from './quoteFew';
+import { quoteFew } from '../errors';
 
 /** Every selectable field, in the order the service writes them. */
 export const SNAPSHOT_FIELDS = [

@@ -5,12 +5,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { operationError } from '../../errors';
+import { operationError, quoteFew } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
-import { quoteFew } from '../../helpers/quoteFew';
 import type { SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';

@@ -3,20 +3,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DatasetLabels } from '../../helpers/datasets';
-import { maxAttemptsOption, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
+import { maxAttemptsOption, optionsCollection, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
 import { requestDeadlineOption, returnAllOrLimit } from '../common';
 import { forEachItem } from '../perItem';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [maxAttemptsOption, requestDeadlineOption],
-	},
+	optionsCollection([maxAttemptsOption, requestDeadlineOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['list'] } }, properties);

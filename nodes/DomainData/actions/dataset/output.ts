@@ -8,7 +8,7 @@ import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
-import { idleTimeoutOption, maxAttemptsOption, requestDeadlineOption } from '../common';
+import { idleTimeoutOption, maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
 
 const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
 const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
@@ -112,72 +112,65 @@ export function readOptionsCollection(
 	own: INodeProperties[] = [],
 ): INodeProperties {
 	const onSubWorkflow = { show: { '/output': [SUB_WORKFLOW_OUTPUT] } };
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{
-				displayName: 'Compression',
-				name: 'compression',
-				type: 'options',
-				default: 'none',
-				displayOptions: { show: { '/output': ['file'] } },
-				options: [
-					{
-						name: 'None',
-						value: 'none',
-						description: `A plain NDJSON file named after the label, e.g. ${fileExample}.ndjson`,
-					},
-					{
-						name: 'Gzip',
-						value: 'gzip',
-						description: `A gzip-compressed file, e.g. ${fileExample}.ndjson.gz, several times smaller`,
-					},
-				],
-			},
-			...own,
-			{
-				displayName: 'Max Records in Memory',
-				name: 'maxRecords',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: DEFAULT_MAX_RECORDS_IN_MEMORY,
-				displayOptions: { show: { '/output': ['items', 'batches'] } },
-				description:
-					`The node stops with an error rather than output more ${words.many} than this in all (n8n keeps every ` +
-					'output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
-			},
-			idleTimeoutOption,
-			requestDeadlineOption,
-			maxAttemptsOption,
-			{
-				displayName: 'Skip Records',
-				name: 'skipRecords',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: 0,
-				displayOptions: onSubWorkflow,
-				description:
-					'Read this many records first without sending them, then go on. To resume a run that stopped, use the ' +
-					'number its error (or its summary item) gives.',
-			},
-			{
-				displayName: 'Put Batch Info in Field',
-				name: 'batchInfoField',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. batch',
-				displayOptions: onSubWorkflow,
-				description:
-					'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
-					'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',
-			},
-			onMalformedLineOption,
-		],
-	};
+	return optionsCollection([
+		{
+			displayName: 'Compression',
+			name: 'compression',
+			type: 'options',
+			default: 'none',
+			displayOptions: { show: { '/output': ['file'] } },
+			options: [
+				{
+					name: 'None',
+					value: 'none',
+					description: `A plain NDJSON file named after the label, e.g. ${fileExample}.ndjson`,
+				},
+				{
+					name: 'Gzip',
+					value: 'gzip',
+					description: `A gzip-compressed file, e.g. ${fileExample}.ndjson.gz, several times smaller`,
+				},
+			],
+		},
+		...own,
+		{
+			displayName: 'Max Records in Memory',
+			name: 'maxRecords',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_MAX_RECORDS_IN_MEMORY,
+			displayOptions: { show: { '/output': ['items', 'batches'] } },
+			description:
+				`The node stops with an error rather than output more ${words.many} than this in all (n8n keeps every ` +
+				'output item in memory; a record takes about 1-3 KB). For whole snapshots use the File output.',
+		},
+		idleTimeoutOption,
+		requestDeadlineOption,
+		maxAttemptsOption,
+		{
+			displayName: 'Skip Records',
+			name: 'skipRecords',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 0,
+			displayOptions: onSubWorkflow,
+			description:
+				'Read this many records first without sending them, then go on. To resume a run that stopped, use the ' +
+				'number its error (or its summary item) gives.',
+		},
+		{
+			displayName: 'Put Batch Info in Field',
+			name: 'batchInfoField',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. batch',
+			displayOptions: onSubWorkflow,
+			description:
+				'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
+				'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',
+		},
+		onMalformedLineOption,
+	]);
 }
 
 export interface OutputParameters {

@@ -3,9 +3,9 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { describeValue, operationError } from '../../errors';
 import { normalizeDomainName, splitDomainList } from '../../helpers/domainName';
-import { maxAttemptsOption, requestDeadlineOption } from '../common';
+import { maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
 import { readItemsThenLookUp } from './lookup';
-import { concurrencyOption, optionsCollection, removeWwwOption, type DomainOptions } from './options';
+import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{

@@ -4,9 +4,15 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 import { buildApiError, describeValue, operationError } from '../../errors';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
-import { maxAttemptsOption, readMaxAttempts, readRequestDeadlineMs, requestDeadlineOption } from '../common';
+import {
+	maxAttemptsOption,
+	optionsCollection,
+	readMaxAttempts,
+	readRequestDeadlineMs,
+	requestDeadlineOption,
+} from '../common';
 import { forEachItem } from '../perItem';
-import { optionsCollection, removeWwwOption, type DomainOptions } from './options';
+import { removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{

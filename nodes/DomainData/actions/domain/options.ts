@@ -1,16 +1,7 @@
-/** Pieces of the Domain operations' parameters: the Options collection and the options several of them share. */
+/** The options several Domain operations share. */
 import type { INode, INodeProperties } from 'n8n-workflow';
 
 import { readWholeNumber } from '../../parameters';
-
-export const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
-	displayName: 'Options',
-	name: 'options',
-	type: 'collection',
-	placeholder: 'Add option',
-	default: {},
-	options,
-});
 
 /** Two bulk calls at a time stay within rate limits of about 5 requests per second. */
 const DEFAULT_CONCURRENCY = 2;

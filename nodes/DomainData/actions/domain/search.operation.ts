@@ -11,9 +11,9 @@ import {
 	readRequestDeadlineMs,
 	requestDeadlineOption,
 	returnAllOrLimit,
+	optionsCollection,
 } from '../common';
 import { forEachItem } from '../perItem';
-import { optionsCollection } from './options';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 const DEFAULT_PAGE_SIZE = 100;

@@ -1,7 +1,7 @@
 /** The File output: the records as an NDJSON file in n8n's binary storage, written as they come. */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { asNodeError } from '../../../errors';
+import { asNodeError, withNote } from '../../../errors';
 import { countedBytes, gzipBytes, startedBytes, toBinaryInput } from '../../../helpers/binaryStream';
 import type { OutputParameters } from '../output';
 import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
@@ -18,8 +18,7 @@ function withPartialFileNote<E extends { description?: string | null }>(error: E
 		`${size} had been written: in n8n's filesystem binary data mode, that partial file stays with this execution's ` +
 		'binary data until n8n deletes the execution (by its pruning of old executions, or at once when failed ' +
 		'executions are not saved).';
-	error.description = error.description ? `${error.description} ${note}` : note;
-	return error;
+	return withNote(error, note);
 }
 
 function serialised(records: AsyncIterable<IDataObject[]>) {

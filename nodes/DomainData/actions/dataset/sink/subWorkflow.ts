@@ -4,7 +4,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { isNodeError, operationError } from '../../../errors';
+import { isNodeError, operationError, withNote } from '../../../errors';
 import type { OutputParameters, SubWorkflowTarget } from '../output';
 import { addHints, count, type DatasetSource, factsOfReads } from './source';
 import { memoryModeNote, type SpoolFacts, spooledBatches, spoolText } from './spool';
@@ -116,11 +116,8 @@ function batchFailedError(
 
 /** Reading stopped (the service, the network): the sent batches are done, say where to resume. */
 function withResumeHint(error: unknown, done: number): unknown {
-	if (isNodeError(error) && done > 0) {
-		const note = `${count(done)} records were sent to the sub-workflow before this. ${resumeHint(done)}`;
-		error.description = error.description ? `${error.description} ${note}` : note;
-	}
-	return error;
+	if (!isNodeError(error) || done === 0) return error;
+	return withNote(error, `${count(done)} records were sent to the sub-workflow before this. ${resumeHint(done)}`);
 }
 
 /** Counts what passes (skipped records included), to tell a Skip Records beyond the end. */
