@@ -1,5 +1,5 @@
 /**
- * The memory bounds of Dataset → Compare (helpers/compare/limits.ts): the kept older records, exact past 2,048
+ * The memory bounds of Dataset → Compare (helpers/compare/refusals.ts): the kept older records, exact past 2,048
  * chunks and bounded in bytes, and the domains of a snapshot. The data structure with small chunks and a small
  * bound; the operation over HTTP with the bounds lowered (restored after each test).
  */

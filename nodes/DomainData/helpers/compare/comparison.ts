@@ -1,5 +1,5 @@
 /**
- * The state one comparison carries through its three passes (indexNewer.ts, readOlder.ts, outputNewer.ts) and the
+ * The state one comparison carries through its three passes (indexNewer, readOlder, outputNewer in index.ts) and the
  * helpers they share: reading a snapshot, hashing and keeping records, making a change, the memory guard.
  */
 import type { IDataObject } from 'n8n-workflow';
