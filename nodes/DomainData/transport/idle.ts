@@ -66,9 +66,16 @@ function watchdog(ms: number, expired: () => boolean): () => void {
 	const tick = Math.max(10, Math.min(1000, Math.floor(ms / 4)));
 	let watching = true;
 	void (async () => {
+		let last = Date.now();
+		let skipped = false;
 		while (watching) {
 			await sleep(tick);
-			if (!watching || expired()) return;
+			// After the process was held up (a busy n8n, a starved machine), timers run before the socket's data that
+			// came meanwhile is read: judge the silence one tick later, once that data had its turn.
+			const stalled: boolean = Date.now() - last > 2 * tick && !skipped;
+			last = Date.now();
+			skipped = stalled;
+			if (!watching || (!stalled && expired())) return;
 		}
 	})();
 	return () => {

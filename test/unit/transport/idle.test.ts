@@ -2,6 +2,7 @@
  * The idle timeout's watchdog (nodes/DomainData/transport/idle.ts): silence counts only while a read is
  * pending. A caller that holds a chunk for long (a sub-workflow run per batch) is no silence of the service.
  */
+import { createServer, type Socket, connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -65,5 +66,35 @@ describe('withIdleTimeout', () => {
 			}
 		}
 		expect(stillHeld).toBe(0);
+	});
+
+	test('after the process was held up, data that came meanwhile is read before the silence is judged', async () => {
+		// A busy n8n (or a starved machine) holds the event loop for longer than the timeout while a read is pending
+		// and the service's next bytes arrive: timers run before sockets, so the watchdog must not call that silence.
+		let serverSide: Socket | undefined;
+		const server = createServer((socket) => {
+			serverSide = socket;
+			socket.write('a');
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as { port: number };
+		const client = connect(port, '127.0.0.1');
+		const seen: string[] = [];
+		try {
+			for await (const chunk of withIdleTimeout(client as AsyncIterable<Buffer>, 400)) {
+				seen.push(chunk.toString());
+				if (seen.length === 1) {
+					setImmediate(() => {
+						serverSide?.write('b');
+						for (const until = Date.now() + 1000; Date.now() < until;); // held up, with a read pending
+						setTimeout(() => serverSide?.end(), 50);
+					});
+				}
+			}
+		} finally {
+			client.destroy();
+			await new Promise((resolve) => server.close(resolve));
+		}
+		expect(seen).toEqual(['a', 'b']);
 	});
 });
