@@ -1,14 +1,12 @@
 /**
- * Answers that came but cannot be used (a non-2xx status, a 2xx that is not the service's, one that holds the
- * API key): what the answer says, and the error that names what to do. Texts from the other end are decoded
- * before the key is masked (maskServiceText), and masked before they are cut.
+ * Answers that came but cannot be used (a non-2xx status, a 2xx that is not the service's, one that holds the API
+ * key): what they say, and the error that names what to do. Their texts are decoded, masked, then cut.
  */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
 import { buildApiError, maskServiceText, NAMED_ENTITIES } from '../errors';
 import { RETRYABLE_STATUSES } from './retry';
 
-/** What the transport knows about the request when it has to explain a failure. */
 export interface FailureContext {
 	method: string;
 	/** The path below /json/api/v1, encoded, e.g. /domain/example.com. */
@@ -102,7 +100,7 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 	const [message, description] = texts({
 		context,
 		reason,
-		told: said(reason, fromService),
+		told: reason ? ` The ${fromService ? 'service said' : 'answer was'}: "${reason}".` : '',
 		label: `${status}${phrase ? ' ' + phrase : ''}`,
 	});
 	return buildApiError(node, {
@@ -203,9 +201,4 @@ export function readServiceMessage(
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}
 	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
-}
-
-function said(text: string | undefined, fromService: boolean): string {
-	if (!text) return '';
-	return fromService ? ` The service said: "${text}".` : ` The answer was: "${text}".`;
 }

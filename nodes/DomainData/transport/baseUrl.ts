@@ -1,17 +1,5 @@
-/**
- * Where the service lives (the credential's Base URL), and path segments encoded so that no value (a domain name,
- * a dataset label) can change the endpoint or the query.
- */
-
-export type BaseUrlResult =
-	| {
-			ok: true;
-			/** Origin and path prefix followed by /json/api/v1, without a trailing slash. */
-			root: string;
-			/** The address as error messages show it (no user info, no API path). */
-			shown: string;
-	  }
-	| { ok: false; problem: string };
+/** `root`: origin, path prefix and /json/api/v1, no trailing slash; `shown`: without the API path, for messages. */
+export type BaseUrlResult = { ok: true; root: string; shown: string } | { ok: false; problem: string };
 
 const refused = (problem: string): BaseUrlResult => ({ ok: false, problem });
 
@@ -53,13 +41,4 @@ export function resolveBaseUrl(value: unknown): BaseUrlResult {
 		.replace(/\/+$/, '');
 	const shown = url.origin + prefix;
 	return { ok: true, root: shown + '/json/api/v1', shown };
-}
-
-/**
- * One path segment, encoded; undefined for an empty, "." or ".." segment (also spelt %2E), which URL parsers
- * would resolve to another endpoint (`encodeURIComponent` leaves dots as they are).
- */
-export function encodePathSegment(segment: string): string | undefined {
-	if (segment === '' || /^(?:\.|%2e){1,2}$/i.test(segment)) return undefined;
-	return encodeURIComponent(segment);
 }

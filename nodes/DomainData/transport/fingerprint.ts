@@ -1,7 +1,3 @@
-/**
- * The fingerprint of the lines a stream handed out, to check that a stream sent again after a drop starts with the
- * same lines: 12 bytes whatever the size, and 33 code units hashed per line, so it costs next to nothing.
- */
 import type { LineBlock } from './ndjson';
 
 /** Code units of a line's start and end that go into the fingerprint: enough to tell records apart. */
@@ -13,8 +9,9 @@ const CLOSING_BRACE = 0x7d;
 const DAMAGED_POSITIONS_KEPT = 4096;
 
 /**
- * An FNV-1a lane over each line's length, head and tail, a second lane that chains the first one's state line by
- * line (so a swap of two lines changes it too), and the count.
+ * The fingerprint of the lines a stream handed out, to check that a stream sent again after a drop starts with the
+ * same lines: 12 bytes, 33 code units hashed per line. An FNV-1a lane over each line's length, head and tail, a
+ * second lane that chains the first one's state line by line (so a swap of two lines changes it too), the count.
  */
 export class Fingerprint {
 	private a = 0x811c9dc5 | 0;

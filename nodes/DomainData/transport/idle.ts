@@ -1,7 +1,4 @@
-/**
- * Our own idle timeout and request deadline: a body that sends no byte for `ms` counts as a dropped connection
- * (retried), instead of waiting for n8n's or the operating system's much longer limits.
- */
+/** Our idle timeout and request deadline, instead of waiting for n8n's or the operating system's much longer limits. */
 import { sleep } from 'n8n-workflow';
 
 /** No byte for this long counts as a dropped connection, for JSON answers and streams alike. */
@@ -13,10 +10,7 @@ export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
 /** Node's timers hold 2^31 - 1 ms (a longer one fires at once); the editor options are refused above it. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-/**
- * The socket timeout n8n's client gets for a stream. It counts while the body is paused too (a sub-workflow
- * working on a batch), so it only frees a socket that an abandoned request still holds.
- */
+/** n8n's socket timeout for a stream: it counts while the body is paused too, so it only frees an abandoned socket. */
 export function streamSocketTimeoutMs(idleMs: number): number {
 	return Math.min(MAX_TIMER_MS, Math.max(idleMs, 60 * 60_000));
 }
@@ -86,23 +80,15 @@ function watchdog(ms: number, expired: () => boolean): () => void {
 const IDLE = Symbol('idle');
 
 /**
- * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms` while a read is pending (the
- * time the caller holds a chunk does not count), and with RequestDeadlineError once `deadline.at` has passed.
- * Call it as soon as the answer's headers came: the silence counts from then.
+ * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms` while a read is pending (the time the
+ * caller holds a chunk does not count), and with RequestDeadlineError once `deadline.at` has passed. Call it when the
+ * answer's headers came: silence counts from `answeredAt`, a default set at the call, not at the first read.
  */
-export function withIdleTimeout<T>(
+export async function* withIdleTimeout<T>(
 	body: AsyncIterable<T>,
 	ms: number,
 	deadline?: { at: number; ms: number },
-): AsyncGenerator<T> {
-	return watch(body, ms, Date.now(), deadline);
-}
-
-async function* watch<T>(
-	body: AsyncIterable<T>,
-	ms: number,
-	answeredAt: number,
-	deadline?: { at: number; ms: number },
+	answeredAt = Date.now(),
 ): AsyncGenerator<T> {
 	const chunks = body[Symbol.asyncIterator]();
 	let finished = false;

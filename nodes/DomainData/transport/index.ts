@@ -1,7 +1,6 @@
 /**
- * The one place where the package talks HTTP: JSON requests (`apiRequest`) and NDJSON streams (`readNdjsonStream`),
- * under one retry policy, with errors that say what to do and never hold the API key. The service's interface as
- * this client implements it: docs/service-interface.md.
+ * The one place where the package talks HTTP: JSON requests (`apiRequest`) and NDJSON streams (`readNdjsonStream`)
+ * under one retry policy, with errors that say what to do and never hold the API key (docs/service-interface.md).
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -33,7 +33,6 @@ export class LineBlock {
 		return this.starts.length;
 	}
 
-	/** The text that holds line `index`. */
 	textOf(index: number): string {
 		return index === 0 && this.head !== undefined ? this.head : this.text;
 	}

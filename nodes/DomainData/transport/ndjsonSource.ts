@@ -1,8 +1,7 @@
 /**
- * The resumable NDJSON source: the lines of one snapshot stream, read to the end whatever the network does, in
- * memory bounded by a chunk. The one place that decides whether a stream is asked again: after a drop, the same
- * request skips the lines handed out, checked by their fingerprint (docs/dataset.md, "Resume after a dropped
- * connection"), under one retry budget for the whole read.
+ * One snapshot stream read to the end whatever the network does, in memory bounded by a chunk: the one place that
+ * asks a stream again. After a drop, the same request skips the lines handed out, checked by their fingerprint
+ * (docs/dataset.md, "Resume after a dropped connection"), under one retry budget for the whole read.
  */
 import { asNodeError, buildApiError, redact } from '../errors';
 import {
@@ -15,8 +14,8 @@ import {
 import { Fingerprint } from './fingerprint';
 import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
 import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
-import { cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
-import { RetryBudget, type RetryTiming } from './retry';
+import { type ApiRequest, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
+import { RetryBudget } from './retry';
 import { ndjsonBody, send } from './send';
 
 /** The lines of `block` from `from` on: those before it were handed out before a drop. */
@@ -27,16 +26,11 @@ export interface LineRange {
 	firstLine: number;
 }
 
-export interface NdjsonStreamOptions {
+export interface NdjsonStreamOptions extends Pick<ApiRequest, 'qs' | 'maxAttempts' | 'retryTiming' | 'itemIndex'> {
 	/** The snapshot's label (a date): the path is /historical/domain/<label>. */
 	label: string;
-	qs?: Record<string, string | number>;
-	/** Requests in a row without new lines before the read gives up, whatever failed. */
-	maxAttempts?: number;
 	/** No byte (or no complete line) for this long counts as a dropped connection. */
 	idleTimeoutMs?: number;
-	retryTiming?: RetryTiming;
-	itemIndex?: number;
 	/** The errors for the service's "not found" and for a cancelled execution (the caller knows more). */
 	notFound: () => Promise<Error>;
 	cancelled: () => Error;
@@ -177,11 +171,11 @@ function split(source: Source, splitter: NdjsonLineSplitter, step: IteratorResul
 /** After a response broke off: gives up when the failure is final or the budget is spent, else waits. */
 async function waitBeforeResume(source: Source, budget: RetryBudget, failure: unknown): Promise<void> {
 	const { context, options } = source;
-	if (isUndecodableBody(failure)) {
-		throw undecodableBodyError(context.getNode(), networkErrorCode(failure), options.itemIndex);
-	}
+	const code = networkErrorCode(failure);
+	if (isUndecodableBody(failure)) throw undecodableBodyError(context.getNode(), code, options.itemIndex);
 	if (!isTransientError(failure)) throw asNodeError(context.getNode(), failure, options.itemIndex);
-	const wait = budget.afterFailure({ label: dropLabel(failure), retryable: true });
+	const label = failure instanceof IdleTimeoutError ? failure.label : networkFailureLabel(code ?? 'ECONNRESET');
+	const wait = budget.afterFailure({ label, retryable: true });
 	if (wait === undefined) {
 		const cause = redact(failure instanceof Error ? failure.message : String(failure), source.secret);
 		const requests = budget.requests;
@@ -200,12 +194,6 @@ async function waitBeforeResume(source: Source, budget: RetryBudget, failure: un
 	} catch (error) {
 		throw failedWhile(source, error);
 	}
-}
-
-/** How the final error names a failure of the body: "connection dropped", "no data for 60 s"... */
-function dropLabel(error: unknown): string {
-	if (error instanceof IdleTimeoutError) return error.label;
-	return networkFailureLabel(networkErrorCode(error) ?? 'ECONNRESET');
 }
 
 function dataError(source: Source, message: string, description: string) {

@@ -26,6 +26,7 @@ const TIMEOUT_CODES: ReadonlySet<string | undefined> = new Set(['ETIMEDOUT', 'EC
 /** Connections that could not be made: a couple of tries ride out a restart, then the Base URL is named. */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/** Every code of a connection that could not be made (ENOTFOUND too, not retried), as the error explains it. */
 const CONNECT_PROBLEMS: Record<string, string> = {
 	ECONNREFUSED: 'Nothing accepted the connection at this address (ECONNREFUSED)',
 	EHOSTUNREACH: 'The host cannot be reached (EHOSTUNREACH)',
@@ -57,10 +58,7 @@ export function networkFailureLabel(code: string | undefined): string {
 	}
 }
 
-/**
- * The system error code behind a failed request or a broken stream: n8n wraps axios errors into a
- * NodeApiError whose `cause` is the AxiosError, whose `cause` is the socket error.
- */
+/** The system error code of a failure: n8n's NodeApiError wraps the AxiosError (`cause`), which wraps the socket's. */
 export function networkErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
@@ -74,9 +72,7 @@ export function networkErrorCode(error: unknown): string | undefined {
 			if (/socket hang up|^aborted$|premature close/i.test(text)) return 'ECONNRESET';
 			if (/^timeout of \d+ms exceeded/i.test(text)) return 'ECONNABORTED';
 			const named = /\b(E[A-Z]{3,}[A-Z_]*)\b/.exec(text)?.[1];
-			if (named && (DROPPED_CODES.has(named) || UNREACHABLE_CODES.has(named) || named === 'ENOTFOUND')) {
-				return named;
-			}
+			if (named && (DROPPED_CODES.has(named) || CONNECT_PROBLEMS[named] !== undefined)) return named;
 		}
 		current = (current as { cause?: unknown }).cause;
 	}
@@ -155,13 +151,11 @@ export function deadlineError(node: INode, ms: number, context: FailureContext):
 	});
 }
 
-/** Whether an error is a body that claims a compression it does not have. */
 export function isUndecodableBody(error: unknown): boolean {
 	const code = networkErrorCode(error);
 	return code !== undefined && UNDECODABLE_CODES.has(code);
 }
 
-/** An answer whose Content-Encoding header says compressed (gzip...) while its bytes are not. */
 export function undecodableBodyError(node: INode, code: string | undefined, itemIndex?: number): NodeApiError {
 	return buildApiError(node, {
 		itemIndex,

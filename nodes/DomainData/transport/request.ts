@@ -1,7 +1,7 @@
 /** What a request of the package is, and what it needs before it is sent: address, key, path, cancel signal. */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 
-import { encodePathSegment, resolveBaseUrl } from './baseUrl';
+import { resolveBaseUrl } from './baseUrl';
 import { operationError } from '../errors';
 import type { RetryBudget, RetryTiming } from './retry';
 
@@ -55,15 +55,15 @@ export async function credentialSecret(this: DomainDataFunctions): Promise<strin
 export function encodePath(this: DomainDataFunctions, request: ApiRequest): string {
 	let path = '';
 	for (const segment of request.path) {
-		const encoded = encodePathSegment(String(segment));
-		if (encoded === undefined) {
+		// URL parsers resolve "", "." and ".." (also spelt %2E) to another endpoint; encodeURIComponent leaves dots.
+		if (segment === '' || /^(?:\.|%2e){1,2}$/i.test(segment)) {
 			throw operationError(
 				this.getNode(),
 				`The value "${segment}" cannot be sent to the Domain Data service: it is empty, "." or ".."`,
 				{ itemIndex: request.itemIndex },
 			);
 		}
-		path += '/' + encoded;
+		path += '/' + encodeURIComponent(segment);
 	}
 	return path;
 }

@@ -60,9 +60,8 @@ interface Failed {
 }
 
 /**
- * Sends `request` until a 2xx answer comes (a stream's body as chunks, a JSON answer read and parsed) or the
- * retry budget says to stop, then throws the error that names what to do. With `allowNotFound`, the service's own
- * 404 resolves to undefined.
+ * Sends `request` until a 2xx answer comes (a stream's body as chunks, a JSON answer read and parsed) or the retry
+ * budget says to stop, then throws the error that names what to do (`allowNotFound`: undefined for the service's 404).
  */
 export async function send(
 	this: DomainDataFunctions,
@@ -256,19 +255,14 @@ async function readWhole(
 	body: AsyncIterable<Uint8Array | string>,
 	limit = JSON_BODY_LIMIT,
 ): Promise<string | undefined> {
-	const pieces: Uint8Array[] = [];
+	const decoder = new TextDecoder();
+	let text = '';
 	let size = 0;
 	for await (const chunk of body) {
 		const bytes = toBytes(chunk);
 		size += bytes.length;
 		if (size > limit) return undefined;
-		pieces.push(bytes);
+		text += decoder.decode(bytes, { stream: true });
 	}
-	const whole = new Uint8Array(size);
-	let offset = 0;
-	for (const piece of pieces) {
-		whole.set(piece, offset);
-		offset += piece.length;
-	}
-	return new TextDecoder().decode(whole);
+	return text + decoder.decode();
 }
