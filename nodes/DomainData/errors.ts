@@ -4,7 +4,7 @@
  * masked service texts go in. The message is set again after the constructor: NodeError replaces one that contains a
  * system error code (EPERM, ENOENT...) by a generic text, and user input holds such codes ("deeperm.com").
  */
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** Very short keys would blank out ordinary words; real keys are long. */
@@ -16,7 +16,6 @@ export function containsSecret(text: string, secret?: string): boolean {
 	return isMaskable(secret) && text.includes(secret);
 }
 
-/** `text` with every occurrence of the API key replaced by ***. */
 export function redact(text: string, secret?: string): string {
 	return containsSecret(text, secret) ? text.split(secret as string).join('***') : text;
 }
@@ -91,9 +90,8 @@ function skeleton(text: string): string {
 }
 
 /**
- * A text of the service, ready to quote in an error: the key masked (***), and the whole text withheld when it still
- * spells the key once decoded (`probe\/key`, `&#112;robe`, `pro<b></b>be`). Mask before cutting: a cut key is not
- * found any more.
+ * A service text ready to quote in an error: the key masked (***), the whole text withheld when it still spells the
+ * key once decoded (`probe\/key`, `&#112;robe`, `pro<b></b>be`). Mask before cutting: a cut key is not found.
  */
 export function maskServiceText(text: string, secret?: string): string {
 	const masked = redact(text, secret);
@@ -180,16 +178,10 @@ export function isNodeError(error: unknown): error is NodeApiError | NodeOperati
 	return error instanceof NodeApiError || error instanceof NodeOperationError;
 }
 
-/**
- * What leaves an operation: a node error as it is, anything else as a NodeOperationError with its item, built from
- * its message alone (its cause may be an axios error).
- */
+/** What leaves an operation: a node error as it is, else one built from its message alone (not its axios cause). */
 export function asNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
 	if (isNodeError(error)) return error;
-	const { message, description } = (typeof error === 'object' && error !== null ? error : {}) as {
-		message?: unknown;
-		description?: unknown;
-	};
+	const { message, description } = (typeof error === 'object' && error !== null ? error : {}) as IDataObject;
 	return operationError(node, typeof message === 'string' ? message : String(error), {
 		itemIndex,
 		description: typeof description === 'string' ? description : undefined,

@@ -1,7 +1,4 @@
-/**
- * The one reader of whole-number parameters (Limit, Page Size, Max Rank...), so that each refuses a bad value in the
- * same words: which parameter, what it must be, what it got. Bottom layer, like ./errors.ts.
- */
+/** The one reader of number parameters: each refuses a bad value in the same words. Bottom layer, like ./errors.ts. */
 import type { INode } from 'n8n-workflow';
 
 import { describeValue, operationError } from './errors';

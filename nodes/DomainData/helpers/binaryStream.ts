@@ -6,7 +6,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-export type BinaryInput = Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
+type BinaryInput = Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
 
 type Listener = (...args: unknown[]) => void;
 
@@ -96,7 +96,6 @@ export async function startedBytes(source: AsyncIterable<Uint8Array>): Promise<A
 	})();
 }
 
-/** Passes `source` through and adds up the bytes that went by in `tally.bytes`. */
 export async function* countedBytes(
 	source: AsyncIterable<Uint8Array>,
 	tally: { bytes: number },
@@ -112,10 +111,7 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 	return new PullStream(source) as unknown as BinaryInput;
 }
 
-/**
- * Gzips with the global CompressionStream (in Node since 18). The pipe keeps backpressure, fails with the source's
- * own error, and stops the source when the reader stops early.
- */
+/** Gzips with the global CompressionStream (Node 18+), keeping backpressure, the source's error and an early stop. */
 export function gzipBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
 	const iterator = source[Symbol.asyncIterator]();
 	const bytes = new ReadableStream<Uint8Array<ArrayBuffer>>({

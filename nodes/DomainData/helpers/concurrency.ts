@@ -1,6 +1,5 @@
 /** Bounded concurrency for batches of calls. Pure: no timers, no I/O of its own. */
 
-/** `items` cut into pieces of at most `size`, in order. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
 	const pieces: T[][] = [];
 	for (let start = 0; start < items.length; start += size) pieces.push(items.slice(start, start + size));
@@ -11,6 +10,7 @@ interface PoolOutcome<R> {
 	/** By task index; undefined for tasks that failed or never started. */
 	results: Array<R | undefined>;
 	failures: Map<number, unknown>;
+	/** The first failure. */
 	error?: unknown;
 	/** The error after which the pool stopped starting tasks. */
 	stoppedBy?: unknown;
@@ -48,7 +48,6 @@ export async function runPool<R>(
 	/** Tasks in trouble, with the promise that settles when they do. */
 	const holding = new Map<number, Promise<void>>();
 	let next = 0;
-	let firstError: unknown;
 	let stoppedBy: unknown;
 	let stopped = false;
 
@@ -61,7 +60,6 @@ export async function runPool<R>(
 			done[index] = true;
 		} catch (caught) {
 			failures.set(index, caught);
-			if (failures.size === 1) firstError = caught;
 			if (!stopped && !(goOnAfter?.(caught) ?? false)) {
 				stopped = true;
 				stoppedBy = caught;
@@ -82,5 +80,5 @@ export async function runPool<R>(
 	const workers = Math.max(1, Math.min(Math.floor(limit) || 1, count));
 	await Promise.all(Array.from({ length: workers }, worker));
 	const notDone = [...done.keys()].filter((index) => !done[index]);
-	return { results, failures, error: firstError, stoppedBy, notDone };
+	return { results, failures, error: failures.values().next().value, stoppedBy, notDone };
 }

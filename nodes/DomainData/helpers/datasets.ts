@@ -5,7 +5,7 @@
 import type { NodeOperationError } from 'n8n-workflow';
 
 import { operationError } from '../errors';
-import { apiRequest, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
+import { type ApiRequest, apiRequest, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
 export interface Dataset {
 	/** YYYY-MM-DD */
@@ -22,16 +22,9 @@ const LABELS_IN_ERRORS = 5;
 
 const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-interface DatasetCallOptions {
-	maxAttempts?: number;
-	deadlineMs?: number;
-	itemIndex?: number;
-}
+type DatasetCallOptions = Pick<ApiRequest, 'maxAttempts' | 'deadlineMs' | 'itemIndex'>;
 
-/**
- * The one date rule of the package: a label is a snapshot date when it is a real calendar date written YYYY-MM-DD
- * (`2025-02-29` is not). Such labels compare as dates when compared as strings.
- */
+/** The one date rule: a real calendar date written YYYY-MM-DD (not `2025-02-29`); as strings they sort as dates. */
 export function isCalendarDate(label: unknown): label is string {
 	if (typeof label !== 'string') return false;
 	const match = DATE_LABEL.exec(label);
@@ -64,17 +57,10 @@ export function newestDateLabel(listed: readonly Dataset[]): string | undefined 
 
 /** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
 export async function listDatasets(this: DomainDataFunctions, options: DatasetCallOptions = {}): Promise<Dataset[]> {
-	const { maxAttempts, deadlineMs, itemIndex } = options;
-	const response: unknown = await apiRequest.call(this, {
-		method: 'GET',
-		path: ['historical', 'domain'],
-		maxAttempts,
-		deadlineMs,
-		itemIndex,
-	});
+	const response: unknown = await apiRequest.call(this, { method: 'GET', path: ['historical', 'domain'], ...options });
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;
 	if (!Array.isArray(datasets)) {
-		throw unexpectedAnswerError(this.getNode(), 'the dataset list has no "datasets" array', itemIndex);
+		throw unexpectedAnswerError(this.getNode(), 'the dataset list has no "datasets" array', options.itemIndex);
 	}
 	return datasets
 		.filter((entry): entry is Dataset => typeof entry?.label === 'string')

@@ -1,7 +1,4 @@
-/**
- * Turns what users hold (a bare name, a URL, an email address, a name in Unicode) into the name the service indexes:
- * lower-case ASCII, IDN labels in punycode, no trailing dot.
- */
+/** A name, URL, email address or Unicode name as the service indexes it: lower-case ASCII, punycode, no final dot. */
 
 type NormalizedName = { ok: true; name: string } | { ok: false; reason: string };
 
@@ -26,8 +23,7 @@ export function normalizeDomainName(value: unknown, options: { removeWww?: boole
 		// An email address: the domain is what follows the @.
 		text = text.slice(text.lastIndexOf('@') + 1);
 	}
-	// Any scheme (ftp://, sftp://, a custom one) is replaced by http:// so that the URL parser applies the
-	// rules of web hosts, IDNA to punycode included.
+	// Any scheme (ftp://, a custom one) becomes http://, so that the URL parser applies web hosts' rules (IDNA too).
 	const withoutScheme = text.replace(SCHEME, '').replace(/^\/\//, '');
 	let host: string;
 	try {
@@ -53,10 +49,7 @@ export function normalizeDomainName(value: unknown, options: { removeWww?: boole
 	return { ok: true, name: host };
 }
 
-/**
- * The names of a Bulk Get list: text separated by commas, semicolons, spaces or new lines, or an array of such texts.
- * Entries that are not text are kept as they are, for the caller's error to name.
- */
+/** Bulk Get's names: text (or texts) split at commas, semicolons, white space; non-text entries kept for the error. */
 export function splitDomainList(value: unknown): unknown[] {
 	if (value === undefined || value === null) return [];
 	if (Array.isArray(value)) return value.flatMap((entry) => splitDomainList(entry));

@@ -146,10 +146,7 @@ function normalizedList(node: INode, itemIndex: number, value: unknown, rule: Li
 	return [...new Set(entries as string[])];
 }
 
-/**
- * Reads and checks the `filters` collection: a value that cannot be right fails at once, naming the filter and what
- * to type, instead of matching nothing after a whole snapshot was read.
- */
+/** Reads the `filters` collection: a wrong value fails at once, not after a whole snapshot matched nothing. */
 export function parseRecordFilter(node: INode, parameters: RecordFilterParameters, itemIndex: number): RecordFilter {
 	const filter: RecordFilter = {};
 	const { maxRank } = parameters;

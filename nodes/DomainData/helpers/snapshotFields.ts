@@ -41,10 +41,7 @@ type FieldNamesResult = { ok: true; fields: SnapshotField[] } | { ok: false; unk
 
 const CANONICAL = new Set<string>(SNAPSHOT_FIELDS);
 
-/**
- * A field selection from the editor or an expression (an array of names, or names separated by commas) as canonical
- * names in the service's order, so that the same selection always builds the same request.
- */
+/** Field names (an array, or text with commas) as canonical names in the service's order: same choice, same request. */
 export function toCanonicalFields(value: unknown): FieldNamesResult {
 	const raw: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
 	const names = raw

@@ -1,7 +1,4 @@
-/**
- * The lines of a snapshot read, one block at a time: what each line is (blank, holding the API key, declined by the
- * caller, malformed, or a record), the selection (filter, fields), and what goes out (records or bytes).
- */
+/** A read's lines, one block at a time: what each line is, whether it is kept (filter, fields), what goes out. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { buildApiError, containsSecret, holdsSecret, maskServiceText, mayHoldSecret } from '../errors';
@@ -21,10 +18,7 @@ export interface ReadBlock {
 	bytes: Uint8Array[];
 }
 
-/**
- * Takes the new lines of a block in order (those before `range.from` were handed out before a drop) and returns what
- * of them is kept (undefined when nothing is).
- */
+/** What is kept of a block's new lines (those before `range.from` went out before a drop); undefined if nothing. */
 export function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 	const { stats } = read;
 	const { wanted, limit, label } = read.options;
@@ -44,16 +38,6 @@ export function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 		const index = taken++;
 		stats.lines = range.firstLine + index - from;
 		const verdict = classifyLine(block.textOf(index), starts[index], ends[index], keyInBlock, wanted);
-		if (verdict === BLANK) {
-			stats.blankLines++;
-			leaveOut(index);
-			continue;
-		}
-		if (verdict === DECLINED) {
-			read.recordLines++;
-			leaveOut(index);
-			continue;
-		}
 		if (verdict === HOLDS_KEY) {
 			// No record of the index holds the user's own API key: the other end echoes the request.
 			throw serviceDataError(
@@ -62,20 +46,22 @@ export function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 				KEY_ECHO_DESCRIPTION,
 			);
 		}
-		if (verdict instanceof NotARecord) {
+		if (verdict === BLANK) {
+			stats.blankLines++;
+		} else if (verdict instanceof NotARecord) {
 			skipMalformed(read, block.line(index), verdict.problem);
-			leaveOut(index);
-			continue;
+		} else {
+			// A record or a declined line: either way, the snapshot has records.
+			read.recordLines++;
+			if (verdict !== DECLINED && (!read.predicate || read.predicate(verdict))) {
+				for (const field of read.filterOnlyFields) delete verdict[field];
+				records.push(verdict);
+				stats.records++;
+				if (limit !== undefined && stats.records >= limit) read.limitReached = true;
+				continue;
+			}
 		}
-		read.recordLines++;
-		const record = selected(read, verdict);
-		if (record === undefined) {
-			leaveOut(index);
-			continue;
-		}
-		records.push(record);
-		stats.records++;
-		if (limit !== undefined && stats.records >= limit) read.limitReached = true;
+		leaveOut(index);
 	}
 	if (!read.bytes) return records.length > 0 ? { records, bytes: [] } : undefined;
 	const bytes = keptBytes(read, block, records, taken, leftOut);
@@ -136,17 +122,9 @@ function skipMalformed(read: Read, line: string, problem: string): void {
 	read.options.onSkippedLine?.(line);
 }
 
-/** The record as handed out (without the filter-only fields), or undefined when the filter leaves it out. */
-function selected(read: Read, record: IDataObject): IDataObject | undefined {
-	if (read.predicate && !read.predicate(record)) return undefined;
-	for (const field of read.filterOnlyFields) delete record[field];
-	return record;
-}
-
 /**
- * The bytes of the kept lines among the first `taken` of the block: the service's bytes as they came when every line
- * is kept and valid UTF-8 (the usual case); else line by line, with the lines the decoder repaired as the items read
- * them; or the kept records re-serialised (`reencode`).
+ * The bytes of the kept lines among the first `taken`: the block's as they came when all are kept and valid UTF-8
+ * (usually); else line by line, lines the decoder repaired as the items read them; or the records re-serialised.
  */
 function keptBytes(
 	read: Read,

@@ -1,12 +1,11 @@
 /**
- * Reads one snapshot from the stream endpoint in memory bounded by a body chunk. The caller gives a concrete date
- * label (resolve `latest` first, datasets.ts) so that every re-request reads the same snapshot; transport's resumable
- * source (readNdjsonStream) resumes after a drop without gap or duplicate; snapshotLines.ts judges each line once.
+ * Reads one snapshot in memory bounded by a body chunk. A concrete date label (`latest` resolved in datasets.ts) makes
+ * every re-request read the same snapshot; readNdjsonStream resumes after a drop without gap or duplicate.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { operationError } from '../errors';
-import { credentialSecret, type DomainDataFunctions, readNdjsonStream, type RetryTiming } from '../transport';
+import { credentialSecret, type DomainDataFunctions, type NdjsonStreamOptions, readNdjsonStream } from '../transport';
 import { DEFAULT_BATCH_SIZE, rebatch } from './batches';
 import { listDatasets, unknownLabelError } from './datasets';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
@@ -48,7 +47,10 @@ export function createReadStats(label = '') {
 
 export type SnapshotReadStats = ReturnType<typeof createReadStats>;
 
-export interface ReadSnapshotOptions {
+export interface ReadSnapshotOptions extends Pick<
+	NdjsonStreamOptions,
+	'maxAttempts' | 'idleTimeoutMs' | 'retryTiming' | 'itemIndex'
+> {
 	/** A concrete date label (not `latest`). */
 	label: string;
 	/** Canonical field names (aliases are accepted too); the records hold exactly these. */
@@ -57,11 +59,6 @@ export interface ReadSnapshotOptions {
 	limit?: number;
 	/** Only records that match; fields the filter reads but `fields` lacks are asked for and removed again. */
 	filter?: RecordFilter;
-	/** Requests in a row without new lines before the read gives up (default 4), whatever failed. */
-	maxAttempts?: number;
-	/** No byte for this long counts as a dropped connection (default 60 s). */
-	idleTimeoutMs?: number;
-	retryTiming?: RetryTiming;
 	/** A line that is not a JSON object: fail (default) or skip it and count it in `stats`. */
 	onMalformed?: MalformedLineHandling;
 	/** Told each line skipped as malformed (with onMalformed 'skip'). */
@@ -71,7 +68,6 @@ export interface ReadSnapshotOptions {
 	/** For callers that need only some lines, or know some without parsing them (Compare). */
 	wanted?: LineSelector;
 	stats?: SnapshotReadStats;
-	itemIndex?: number;
 }
 
 /** One read: the caller's options, what follows from them, and how far it got. */
@@ -103,10 +99,7 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 	};
 }
 
-/**
- * Yields what each block of lines completed (nothing for blocks without a kept line). A snapshot without a single
- * record is an error.
- */
+/** Yields what each block of lines kept (blocks without a kept line yield nothing); no record at all is an error. */
 async function* readBlocks(read: Read): AsyncGenerator<ReadBlock> {
 	const { context, stats, options } = read;
 	const { label, limit, itemIndex, maxAttempts } = options;
@@ -187,10 +180,7 @@ async function* recordsOf(blocks: AsyncIterable<ReadBlock>): AsyncGenerator<IDat
 	for await (const block of blocks) yield block.records;
 }
 
-/**
- * Yields the NDJSON bytes of the kept lines as the service sent them (re-serialised when the filter read fields not
- * in `fields`). Each piece ends at a line end.
- */
+/** The kept lines' NDJSON bytes as sent (re-serialised if the filter read other fields); each piece ends a line. */
 export async function* readSnapshotBytes(
 	this: DomainDataFunctions,
 	options: ReadSnapshotOptions,

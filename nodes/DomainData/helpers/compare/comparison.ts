@@ -1,11 +1,7 @@
-/**
- * The state one comparison carries through its three passes (indexNewer, readOlder, outputNewer in index.ts) and the
- * helpers they share: reading a snapshot, hashing and keeping records, making a change, the memory guard.
- */
+/** The state one comparison carries through its three passes (index.ts), and the helpers they share. */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { DomainDataFunctions } from '../../transport';
-import { DEFAULT_BATCH_SIZE } from '../batches';
 import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
 import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
@@ -75,7 +71,6 @@ export class Comparison {
 			itemIndex,
 			wanted,
 			stats: readStats,
-			batchSize: DEFAULT_BATCH_SIZE,
 			onSkippedLine: (line) => onSkipped(readableName(line)),
 		});
 		return { readStats, batches };
@@ -121,11 +116,6 @@ export class Comparison {
 		else if (this.unreadable.add(name)) this.stats.unreadableDomains++;
 	}
 
-	countChange(): void {
-		this.output++;
-		if (this.spec.guard && this.output > this.spec.guard.max) throw this.spec.guard.error();
-	}
-
 	/** Refuses when `more` changes to come would pass the memory guard. */
 	checkRoomFor(more: number): void {
 		const { guard } = this.spec;
@@ -150,8 +140,11 @@ export class Comparison {
 		this.stats.keptBytesPeak = Math.max(this.stats.keptBytesPeak, kept.byteLength);
 	}
 
+	/** A change to output, counted at once (against the Limit and the memory guard). */
 	change(change: ChangeKind, reason: ChangeReason, name: string, record: IDataObject, changes = {}): DomainChange {
-		const { label, baseLabel, fields } = this.spec;
+		const { label, baseLabel, fields, guard } = this.spec;
+		this.output++;
+		if (guard && this.output > guard.max) throw guard.error();
 		// The record as output: the name and the compared fields, as the service sent them.
 		const picked: IDataObject = { name: record.name };
 		for (const field of fields) picked[field] = record[field] === undefined ? null : record[field];

@@ -18,12 +18,10 @@ import { NOT_FOUND } from './domainTable';
 import { lineSelector, SameLine, sameLineSelector } from './lineSelector';
 import { NameSet } from './nameSet';
 import { diffRecords } from './recordDiff';
-import { COMPARE_LIMITS, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
+import { COMPARE_LIMITS, count, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
 import { type CompareSpec, type CompareStats, createCompareStats, type DomainChange } from './types';
 
 export * from './types';
-
-const count = (value: number) => value.toLocaleString('en-US');
 
 /** Yields the changes one by one, in the documented order. Stop iterating at any time. */
 export async function* compareSnapshots(
@@ -63,10 +61,7 @@ async function indexNewer(run: Comparison): Promise<void> {
 	run.startKeeping();
 }
 
-/**
- * Pass 2. A name listed twice is refused, found or not; a domain whose line either side skipped as malformed is left
- * out (unknown, not gone).
- */
+/** Pass 2. A name listed twice is refused, found or not; one skipped as malformed either side is unknown, not gone. */
 async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 	const { spec, table } = run;
 	const { baseLabel, kinds, itemIndex } = spec;
@@ -98,7 +93,6 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 			seen(name, ordinal);
 			if (ordinal === NOT_FOUND) {
 				if (!inBase || !kinds.has('removed') || run.skippedNew.has(name)) continue;
-				run.countChange();
 				yield run.change('removed', 'goneFromIndex', name, record);
 				if (run.output >= run.limit) return;
 				continue;
@@ -167,7 +161,6 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 			const change = changeOf(run, ordinal, record, isNew(ordinal));
 			settled(ordinal);
 			if (!change) continue;
-			run.countChange();
 			yield change;
 			if (run.output >= run.limit || kept.size + newToIndex === 0) return;
 		}

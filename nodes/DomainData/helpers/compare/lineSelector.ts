@@ -1,7 +1,4 @@
-/**
- * Lines judged from their raw text, without parsing them: the line selectors of pass 2 and pass 3, and the name of
- * a line the reader skipped as malformed.
- */
+/** Lines judged from their raw text, unparsed: the selectors of passes 2 and 3, and the name of a skipped line. */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LineSelector } from '../snapshotReader';

@@ -10,11 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { SnapshotField } from '../snapshotFields';
 import { type Hash64, Hasher64 } from './hash64';
 
-const LIST_FIELDS: ReadonlySet<SnapshotField> = new Set<SnapshotField>([
-	'technologies',
-	'categories',
-	'contact_information',
-]);
+const LIST_FIELDS = new Set<SnapshotField>(['technologies', 'categories', 'contact_information']);
 
 export type FieldChange = { added: unknown[]; removed: unknown[] } | { from: unknown; to: unknown };
 

@@ -13,7 +13,7 @@ export const COMPARE_LIMITS = {
 	maxKeptBytes: 512 * 1024 * 1024,
 };
 
-const count = (value: number) => value.toLocaleString('en-US');
+export const count = (value: number) => value.toLocaleString('en-US');
 const megabytes = (bytes: number) => `${count(Math.round(bytes / (1024 * 1024)))} MB`;
 
 export function noNameError(node: INode, itemIndex: number | undefined, label: string, record: number) {
@@ -66,7 +66,6 @@ export function keptTooLargeError(node: INode, itemIndex: number | undefined, la
 	);
 }
 
-/** The newer snapshot's second read differs from its first. */
 export function secondReadError(node: INode, itemIndex: number | undefined, label: string, detail: string) {
 	return buildApiError(node, {
 		message: `The service sent the dataset "${label}" differently on the second read: ${detail}`,

@@ -1,9 +1,10 @@
 /** The shapes of Dataset → Compare: what is asked (CompareSpec), what comes out (DomainChange), what it did. */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { SnapshotPair } from '../datasets';
 import type { RecordFilter } from '../recordFilter';
 import type { SnapshotField } from '../snapshotFields';
-import type { MalformedLineHandling, SnapshotReadStats } from '../snapshotReader';
+import type { ReadSnapshotOptions, SnapshotReadStats } from '../snapshotReader';
 import type { FieldChange } from './recordDiff';
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
@@ -22,10 +23,9 @@ export interface DomainChange extends IDataObject {
 	changes: Record<string, FieldChange>;
 }
 
-export interface CompareSpec {
-	/** Concrete date labels of the newer and the older snapshot. */
-	label: string;
-	baseLabel: string;
+/** Its two labels are concrete date labels (as DatasetLabels.pair resolves them). */
+export interface CompareSpec
+	extends SnapshotPair, Pick<ReadSnapshotOptions, 'maxAttempts' | 'idleTimeoutMs' | 'onMalformed' | 'itemIndex'> {
 	/** Compared fields (canonical, without `name`). */
 	fields: SnapshotField[];
 	kinds: ReadonlySet<ChangeKind>;
@@ -35,10 +35,6 @@ export interface CompareSpec {
 	limit?: number;
 	/** The memory guard of the Items and Batches outputs: `error()` once more than `max` changes are certain. */
 	guard?: { max: number; error: () => Error };
-	maxAttempts?: number;
-	idleTimeoutMs?: number;
-	onMalformed?: MalformedLineHandling;
-	itemIndex?: number;
 }
 
 export interface CompareStats {
