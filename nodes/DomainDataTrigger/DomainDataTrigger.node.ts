@@ -36,8 +36,7 @@ export class DomainDataTrigger implements INodeType {
 	/** One list call, and a slice read per new dataset with records attached; the state moves past what fired. */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = getTriggerOptions.call(this);
-		const { maxAttempts, deadlineMs } = options;
-		const datasets = await listDatasets.call(this, { maxAttempts, deadlineMs }).catch((error: unknown) => {
+		const datasets = await listDatasets.call(this, options).catch((error: unknown) => {
 			throw triggerError(this, error);
 		});
 

@@ -14,8 +14,7 @@ import { fieldOptions } from '../DomainData/actions/dataset/fieldOptions';
 import { onMalformedLineOption } from '../DomainData/actions/dataset/output';
 import { operationError } from '../DomainData/errors';
 import { readWholeNumber } from '../DomainData/parameters';
-import { DEFAULT_SNAPSHOT_FIELDS, toCanonicalFields, type SnapshotField } from '../DomainData/helpers/snapshotFields';
-import type { MalformedLineHandling } from '../DomainData/helpers/snapshotReader';
+import { DEFAULT_SNAPSHOT_FIELDS, toCanonicalFields } from '../DomainData/helpers/snapshotFields';
 
 /** Records per event are kept small: they travel inside the execution data. More: Dataset → Stream. */
 const MAX_ATTACHED_RECORDS = 1000;
@@ -80,30 +79,26 @@ export const eventProperties: INodeProperties[] = [
 	]),
 ];
 
-export interface TriggerOptions {
-	maxAttempts: number;
-	idleTimeoutMs: number;
-	/** Of the dataset list. */
-	deadlineMs: number;
-	/** Set when records are attached. */
-	records?: { count: number; fields: SnapshotField[]; onMalformed: MalformedLineHandling };
-}
-
-export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
+/** What a poll reads: the bounds of its calls (`deadlineMs` that of the dataset list), and `records` if attached. */
+export function getTriggerOptions(this: IPollFunctions) {
 	const node = this.getNode();
 	const parameters = this.getNodeParameter('options', {}) as IDataObject;
-	const options: TriggerOptions = {
+	return {
 		maxAttempts: readMaxAttempts(node, parameters),
 		idleTimeoutMs: readIdleTimeoutMs(node, parameters),
 		deadlineMs: readRequestDeadlineMs(node, parameters),
+		records: this.getNodeParameter('attachRecords', false) ? readRecordOptions.call(this, parameters) : undefined,
 	};
-	if (!(this.getNodeParameter('attachRecords', false) as boolean)) return options;
+}
 
+export type TriggerOptions = ReturnType<typeof getTriggerOptions>;
+
+function readRecordOptions(this: IPollFunctions, parameters: IDataObject) {
+	const node = this.getNode();
 	const count = readWholeNumber(node, this.getNodeParameter('recordCount', 100), 'parameter "Number of Records"', {
 		max: MAX_ATTACHED_RECORDS,
 		description: 'For more records, read the snapshot with Dataset → Stream after the trigger.',
 	});
-	const onMalformed = parameters.onMalformedLine === 'skip' ? 'skip' : 'error';
 	const selected = this.getNodeParameter('fields', []) as string[] | string;
 	// None selected: the service's default selection.
 	const fields = toCanonicalFields(
@@ -114,5 +109,5 @@ export function getTriggerOptions(this: IPollFunctions): TriggerOptions {
 			description: "Pick fields from the list, or leave it empty for the service's default selection.",
 		});
 	}
-	return { ...options, records: { count, fields: fields.fields, onMalformed } };
+	return { count, fields: fields.fields, onMalformed: parameters.onMalformedLine === 'skip' ? 'skip' : 'error' };
 }

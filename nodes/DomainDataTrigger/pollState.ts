@@ -80,9 +80,8 @@ export function newestDataset(listed: readonly Dataset[], now: Date = new Date()
 }
 
 export function planPoll(state: TriggerState | undefined, listed: readonly Dataset[], now = new Date()): PollPlan {
-	const { published, ignoredLabels, futureLabels } = publishedDatasets(listed, now);
+	const { published, ...setAside } = publishedDatasets(listed, now);
 	const labels = published.map((dataset) => dataset.label);
-	const setAside = { ignoredLabels, futureLabels };
 	if (!state) {
 		const nextState: TriggerState = { version: STATE_VERSION, lastLabel: labels[0] ?? null, seen: newest(labels) };
 		return { kind: 'baseline', newDatasets: [], nextState, ...setAside };

@@ -74,28 +74,23 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}
 		const { name } = normalized;
 
-		let domain = answers.get(name);
-		if (domain === undefined) {
-			const answer = await apiRequestOrNotFound.call(this, {
+		if (!answers.has(name)) {
+			const answer = (await apiRequestOrNotFound.call(this, {
 				method: 'GET',
 				path: ['domain', name],
 				maxAttempts,
 				deadlineMs,
 				itemIndex,
-			});
-			if (answer === undefined) {
-				domain = null;
-			} else {
-				const found = (answer as { domain?: unknown }).domain;
-				if (!found || typeof found !== 'object' || Array.isArray(found)) {
-					throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
-				}
-				domain = found as IDataObject;
+			})) as { domain?: unknown } | undefined;
+			const found = answer?.domain;
+			if (answer && (!found || typeof found !== 'object' || Array.isArray(found))) {
+				throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
 			}
-			answers.set(name, domain);
+			answers.set(name, (found as IDataObject | undefined) ?? null);
 		}
+		const domain = answers.get(name);
 
-		if (domain !== null) {
+		if (domain) {
 			output.push({ json: deepCopy(domain), pairedItem: { item: itemIndex } });
 		} else if (options.onNotFound === 'returnNotFound') {
 			output.push({ json: { name, found: false }, pairedItem: { item: itemIndex } });

@@ -88,10 +88,7 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 	return { found, failed };
 }
 
-/**
- * Reads every input item first (a bad value stops the node before any credit is spent), then looks up the distinct
- * names of all items together.
- */
+/** Reads all input items first (a bad value stops the node before any credit is spent), then looks up their names. */
 export async function readItemsThenLookUp<T>(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],

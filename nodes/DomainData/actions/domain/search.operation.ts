@@ -183,11 +183,8 @@ async function searchForItem(
 		// Anything but a JSON object would become a broken item (a string spreads into "0", "1"…).
 		const notDomain = results.findIndex((result) => !result || typeof result !== 'object' || Array.isArray(result));
 		if (notDomain >= 0) {
-			throw unexpectedAnswerError(
-				node,
-				`search result ${notDomain + 1} of page ${pages} is ${kindOf(results[notDomain])}, not a domain object`,
-				itemIndex,
-			);
+			const what = `search result ${notDomain + 1} of page ${pages} is ${kindOf(results[notDomain])}`;
+			throw unexpectedAnswerError(node, `${what}, not a domain object`, itemIndex);
 		}
 		if (typeof page.total === 'number') paging.total = Math.max(paging.total ?? 0, page.total);
 		received += results.length;
@@ -227,13 +224,11 @@ async function searchForItem(
 		const { total } = paging;
 		const runaway = total !== undefined ? received > total + pageSize : pages >= MAX_PAGES_WITHOUT_TOTAL;
 		if (runaway && read < limit) {
+			const announced =
+				total !== undefined ? `${total} results in all but sent ${received}` : 'no total and kept giving further pages';
 			throw buildApiError(node, {
 				itemIndex,
-				message:
-					total !== undefined
-						? `The search stopped after ${pages} pages: the service announced ${total} results in all but sent ` +
-							`${received}`
-						: `The search stopped after ${pages} pages: the service announced no total and kept giving further pages`,
+				message: `The search stopped after ${pages} pages: the service announced ${announced}`,
 				description: `${read} domains were read. This is a fault of the service; try again later.`,
 			});
 		}
@@ -250,13 +245,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	// The paging of the item under way, when it shows paging info: its error item then tells where to go on.
 	let shown: Paging | undefined;
 	const errorFields = () => shown && { _paging: { total: shown.total ?? null, searchAfter: shown.cursor ?? null } };
-	return await forEachItem.call(
-		this,
-		items,
-		async (itemIndex, output) => {
-			shown = undefined;
-			await searchForItem.call(this, itemIndex, output, (paging) => (shown = paging));
-		},
-		{ errorFields },
-	);
+	const run = async (itemIndex: number, output: INodeExecutionData[]) => {
+		shown = undefined;
+		await searchForItem.call(this, itemIndex, output, (paging) => (shown = paging));
+	};
+	return await forEachItem.call(this, items, run, { errorFields });
 }

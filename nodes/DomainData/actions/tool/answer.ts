@@ -112,10 +112,7 @@ function summarize(
 	return parts.join(' ');
 }
 
-/**
- * Full records while they fit TOOL_MAX_BYTES; else compact ones (or always, in compact mode); then as many as
- * fit. `build` makes the answer from the records and whether they are compact.
- */
+/** Full records while they fit TOOL_MAX_BYTES, else (or in compact mode) compact ones; then as many as fit. */
 function fit(
 	records: IDataObject[],
 	mode: RecordsMode,
@@ -127,7 +124,6 @@ function fit(
 	return build(shown, compact);
 }
 
-/** The answer to a tool call of `operation`, from the records the bounded operation output. */
 export function toolAnswer(operation: string, records: IDataObject[], mode: RecordsMode, run: BoundedRun): IDataObject {
 	if (!LISTINGS[operation]) {
 		// Get and Enrich: the record itself (one input item, one record).

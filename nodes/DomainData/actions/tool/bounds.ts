@@ -19,26 +19,21 @@ export interface BoundedRun {
 
 type Bound = (value: unknown) => unknown;
 
-/**
- * The Limit within the bound, plus `extra` records where only a record more than can be shown tells that there is
- * more (Search learns it from the cursor). A value that is not a whole number is left to the operation to refuse.
- */
-function boundedLimit(extra: number): Bound {
-	return (value) => {
-		const limit = Number(value ?? TOOL_MAX_RECORDS);
-		return Number.isInteger(limit) && limit >= 1 ? Math.min(limit, TOOL_MAX_RECORDS) + extra : value;
-	};
-}
-
 function withOptions(options: IDataObject): Bound {
 	return (value) => ({ ...((value ?? {}) as IDataObject), ...options });
 }
 
 /** The bounded value of each parameter that could make an operation fetch more. */
 export function boundedParameters(operation: string, run: BoundedRun): Record<string, Bound> {
+	// The Limit within the bound, plus a record where only a record more than can be shown tells that there is more
+	// (Search learns it from the cursor). A value that is not a whole number is left to the operation to refuse.
+	const extra = operation === 'search' ? 0 : 1;
 	const bounds: Record<string, Bound> = {
 		returnAll: () => false,
-		limit: boundedLimit(operation === 'search' ? 0 : 1),
+		limit: (value) => {
+			const limit = Number(value ?? TOOL_MAX_RECORDS);
+			return Number.isInteger(limit) && limit >= 1 ? Math.min(limit, TOOL_MAX_RECORDS) + extra : value;
+		},
 		output: () => 'items',
 	};
 	if (operation === 'search') bounds.options = withOptions({ includePagingInfo: true });

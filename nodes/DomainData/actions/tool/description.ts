@@ -1,8 +1,7 @@
 /**
- * What a model reads about the tool. n8n's automatic tool description is `<action> in Domain Data` (the text it
- * names new nodes with, so it stays short); the rest reaches the model through the main input of each operation,
- * which in the tool (`@tool`) the model fills (`$fromAI`): a twin shown only there says what to pass, what comes
- * back and the bounds. The regular node keeps its own parameter.
+ * What a model reads about the tool. n8n's own tool description is `<action> in Domain Data` (also the name of new
+ * nodes, so it stays short); the rest comes through each operation's main input, which the model fills (`$fromAI`)
+ * in a twin shown only in the tool (`@tool`): what to pass, what comes back and the bounds.
  */
 import type { INodeProperties } from 'n8n-workflow';
 
