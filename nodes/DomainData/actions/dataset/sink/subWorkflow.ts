@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { isNodeError, operationError, withNote } from '../../../errors';
 import type { OutputParameters, SubWorkflowTarget } from '../output';
 import { addHints, count, type DatasetSource, factsOfReads } from './source';
-import { memoryModeNote, type SpoolFacts, spooledBatches, spoolText } from './spool';
+import { type SpoolFacts, spooledBatches } from './spool';
 
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
 const MAX_CALL_DEPTH = 20;
@@ -150,11 +150,13 @@ export async function runSubWorkflow(
 	let spool: SpoolFacts | undefined;
 	const spooled = (facts: SpoolFacts) => {
 		spool = facts;
-		if (facts.inMemory) return memoryModeNote.call(this);
 		progress.expected = Math.ceil(facts.records / batchSize);
 		progress.exact = true;
-		const feeding = `feeding ${progress.expected} batches to the sub-workflow`;
-		if (facts.files > 0) this.logger?.info(`Domain Data: ${spoolText(label, facts)}; ${feeding}`);
+		if (facts.files === 0) return;
+		const megabytes = (facts.bytes / 1024 / 1024).toFixed(1);
+		const files = `${facts.files} file${facts.files === 1 ? '' : 's'}`;
+		const spooledInto = `dataset "${label}": ${count(facts.records)} records (${megabytes} MB) spooled into ${files}`;
+		this.logger?.info(`Domain Data: ${spooledInto}; feeding ${progress.expected} batches to the sub-workflow`);
 	};
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
