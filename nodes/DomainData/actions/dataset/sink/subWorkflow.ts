@@ -178,17 +178,16 @@ export async function runSubWorkflow(
 		for await (const batch of batches) {
 			if (cancel?.aborted) throw operationError(this.getNode(), 'The execution was cancelled', { itemIndex });
 			const items = toItems(batch, label, batchInfoField, progress);
-			// Only whether it waits matters: the sub-workflow's output items are dropped here.
-			let waitTill: unknown;
 			try {
-				({ waitTill } = await this.executeWorkflow({ id: workflowId }, items, undefined, links));
+				// Only whether it waits matters: the sub-workflow's output items are dropped here.
+				const { waitTill } = await this.executeWorkflow({ id: workflowId }, items, undefined, links);
+				if (waitTill) {
+					throw new Error(
+						'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node',
+					);
+				}
 			} catch (error) {
 				throw batchFailedError.call(this, label, progress, batch.length, error, itemIndex);
-			}
-			if (waitTill) {
-				const wait =
-					'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node';
-				throw batchFailedError.call(this, label, progress, batch.length, new Error(wait), itemIndex);
 			}
 			progress.sent += batch.length;
 			progress.batches++;
