@@ -1,7 +1,4 @@
-/**
- * Dataset → Compare: what changed between two snapshots (added, removed and changed domains), streamed in bounded
- * memory. The passes and the output order are in helpers/compare/.
- */
+/** Dataset → Compare: what changed between two snapshots, in bounded memory (passes and order: helpers/compare/). */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -164,7 +161,6 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 	};
 }
 
-/** Reads and checks every parameter of one item before any call is made. */
 function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
 	const node = this.getNode();
 	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_COMPARED_FIELDS);

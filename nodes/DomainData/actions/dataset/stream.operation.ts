@@ -41,7 +41,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['stream'] } }, properties);
 
-/** Reads and checks every parameter of one item before any call is made. */
 function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
 	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_SNAPSHOT_FIELDS);
 	const output = readOutputParameters.call(this, itemIndex, [...selection.fields, 'label']);
