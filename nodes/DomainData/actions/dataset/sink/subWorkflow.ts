@@ -2,7 +2,7 @@
  * The Sub-Workflow output: one run of the chosen workflow per batch, through n8n's API for nodes (`executeWorkflow`),
  * each awaited before the next, fed from the spool (./spool.ts). n8n runs it in the process that runs this node.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { isNodeError, operationError, withNote } from '../../../errors';
 import type { OutputParameters, SubWorkflowTarget } from '../output';
@@ -12,8 +12,9 @@ import { type SpoolFacts, spooledBatches } from './spool';
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
 const MAX_CALL_DEPTH = 20;
 
-/** Records read (skipped ones included), then sent and done; batches `expected` about, or `exact` once spooled. */
+/** Of the dataset `label`: records read (skipped ones included), sent and done; batches `expected`, or `exact`. */
 interface Progress {
+	label: string;
 	skipRecords: number;
 	read: number;
 	sent: number;
@@ -89,21 +90,14 @@ function resumeHint(records: number): string {
 }
 
 /** The sub-workflow failed on a batch: name the batch, its records and where to resume. */
-function batchFailedError(
-	this: IExecuteFunctions,
-	label: string,
-	progress: Progress,
-	size: number,
-	cause: unknown,
-	itemIndex: number,
-) {
+function batchFailedError(node: INode, progress: Progress, size: number, cause: unknown, itemIndex: number) {
 	const records = done(progress);
 	const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/[.\s]+$/, '');
 	const id = (cause as { executionId?: unknown } | undefined)?.executionId;
 	const execution = typeof id === 'string' || typeof id === 'number' ? ` (execution ${id})` : '';
-	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${label}"`;
+	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${progress.label}"`;
 	return operationError(
-		this.getNode(),
+		node,
 		`The sub-workflow failed at batch ${progress.batches + 1} (${range}); ${count(records)} records were done`,
 		{
 			itemIndex,
@@ -146,7 +140,7 @@ export async function runSubWorkflow(
 	const started = Date.now();
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
 	const expected = toSend > 0 ? Math.ceil(toSend / batchSize) : undefined;
-	const progress: Progress = { skipRecords, read: 0, sent: 0, batches: 0, expected };
+	const progress: Progress = { label, skipRecords, read: 0, sent: 0, batches: 0, expected };
 	let spool: SpoolFacts | undefined;
 	const spooled = (facts: SpoolFacts) => {
 		spool = facts;
@@ -177,7 +171,7 @@ export async function runSubWorkflow(
 		const batches = spooledBatches.call(this, records, { batchSize, skip: skipRecords, itemIndex, spooled });
 		for await (const batch of batches) {
 			if (cancel?.aborted) throw operationError(this.getNode(), 'The execution was cancelled', { itemIndex });
-			const items = toItems(batch, label, batchInfoField, progress);
+			const items = toItems(batch, batchInfoField, progress);
 			try {
 				// Only whether it waits matters: the sub-workflow's output items are dropped here.
 				const { waitTill } = await this.executeWorkflow({ id: workflowId }, items, undefined, links);
@@ -187,11 +181,11 @@ export async function runSubWorkflow(
 					);
 				}
 			} catch (error) {
-				throw batchFailedError.call(this, label, progress, batch.length, error, itemIndex);
+				throw batchFailedError(this.getNode(), progress, batch.length, error, itemIndex);
 			}
 			progress.sent += batch.length;
 			progress.batches++;
-			logProgress.call(this, label, progress);
+			logProgress.call(this, progress);
 		}
 	} catch (error) {
 		const resumeAt = skipRecords + progress.sent;
@@ -208,7 +202,7 @@ export async function runSubWorkflow(
 }
 
 /** One item per record (the record parsed for this run: adding keys costs less than a copy). */
-function toItems(batch: IDataObject[], label: string, infoField: string, progress: Progress): INodeExecutionData[] {
+function toItems(batch: IDataObject[], infoField: string, progress: Progress): INodeExecutionData[] {
 	const first = done(progress) + 1;
 	const info = infoField
 		? {
@@ -220,15 +214,15 @@ function toItems(batch: IDataObject[], label: string, infoField: string, progres
 			}
 		: undefined;
 	return batch.map((record) => {
-		record.label = label;
+		record.label = progress.label;
 		if (info) record[infoField] = { ...info };
 		return { json: record };
 	});
 }
 
 /** A log line about every 5% of the batches (every 10th when the total is not known), and at the last one. */
-function logProgress(this: IExecuteFunctions, label: string, progress: Progress): void {
-	const { batches, expected, exact } = progress;
+function logProgress(this: IExecuteFunctions, progress: Progress): void {
+	const { label, batches, expected, exact } = progress;
 	const every = exact && expected ? Math.max(1, Math.ceil(expected / 20)) : 10;
 	if (batches % every !== 0 && !(exact && batches === expected)) return;
 	const text = progressText(batches, expected, exact);
