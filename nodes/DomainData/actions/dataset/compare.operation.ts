@@ -1,5 +1,5 @@
 /** Dataset → Compare: what changed between two snapshots, in bounded memory (passes and order: helpers/compare/). */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { operationError, quoteFew } from '../../errors';
@@ -189,6 +189,4 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	return { output, limit, open };
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await deliverEach.call(this, items, WORDS, plan);
-}
+export const execute = deliverEach(WORDS, plan);
