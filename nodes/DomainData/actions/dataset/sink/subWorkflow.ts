@@ -12,7 +12,7 @@ import { type SpoolFacts, spooledBatches } from './spool';
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
 const MAX_CALL_DEPTH = 20;
 
-/** Of the dataset `label`: records read (skipped ones included), sent and done; batches `expected`, or `exact`. */
+/** Of dataset `label`: records read (skipped ones too), sent, done; batches `expected` about, `exact` once spooled. */
 interface Progress {
 	label: string;
 	skipRecords: number;
@@ -123,9 +123,8 @@ async function* counted(records: AsyncIterable<IDataObject[]>, progress: Progres
 }
 
 /**
- * Runs the chosen workflow once per batch and returns the summary item `{ label, records, batches, skippedRecords,
- * durationMs, progress, ... }` (records: sent in this run). On a failure the summary fields, with `skipRecords`
- * (where to resume), go into `run.failed` for the error item under Continue On Fail.
+ * Runs the chosen workflow once per batch and returns the summary item (`records`: sent in this run). On a failure
+ * the summary fields, with `skipRecords` (where to resume), go into `run.failed` for the error item (Continue On Fail).
  */
 export async function runSubWorkflow(
 	this: IExecuteFunctions,
