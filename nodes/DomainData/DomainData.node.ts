@@ -5,7 +5,7 @@ import * as dataset from './actions/dataset/Dataset.resource';
 import * as domain from './actions/domain/Domain.resource';
 import { router } from './actions/router';
 import { toolRecordsProperty, withModelInputs } from './actions/tool/description';
-import { loadOptions } from './methods';
+import * as loadOptions from './methods/loadOptions';
 
 export class DomainData implements INodeType {
 	description: INodeTypeDescription = {

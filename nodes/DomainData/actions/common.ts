@@ -97,7 +97,6 @@ export function readLimit(this: IExecuteFunctions, itemIndex: number): number | 
 	return readWholeNumber(this.getNode(), limit, 'parameter "Limit"', { itemIndex });
 }
 
-/** The Options collection of an operation (or of the trigger). */
 export const optionsCollection = (options: INodeProperties[]): INodeProperties => ({
 	displayName: 'Options',
 	name: 'options',

@@ -1,8 +1,5 @@
-/**
- * Dataset → Compare: what changed between two snapshots (added, removed and changed domains), streamed in bounded
- * memory. The passes and the output order are in helpers/compare/.
- */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+/** Dataset → Compare: what changed between two snapshots, in bounded memory (passes and order: helpers/compare/). */
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { operationError, quoteFew } from '../../errors';
@@ -164,7 +161,6 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 	};
 }
 
-/** Reads and checks every parameter of one item before any call is made. */
 function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
 	const node = this.getNode();
 	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_COMPARED_FIELDS);
@@ -193,6 +189,4 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	return { output, limit, open };
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await deliverEach.call(this, items, WORDS, plan);
-}
+export const execute = deliverEach(WORDS, plan);

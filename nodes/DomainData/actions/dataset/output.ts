@@ -1,7 +1,4 @@
-/**
- * The output parameters that Dataset → Stream and Dataset → Compare share (Items, Batches, File, Sub-Workflow),
- * as the editor shows them and as one item reads them. Each operation passes the words that describe its items.
- */
+/** The output of Stream and Compare (Items, Batches, File, Sub-Workflow): its fields, and how one item reads them. */
 import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
@@ -180,7 +177,6 @@ export interface OutputParameters {
 	compression: 'none' | 'gzip';
 	maxRecords: number;
 	onMalformed: MalformedLineHandling;
-	/** Set for the Sub-Workflow output. */
 	subWorkflow?: SubWorkflowTarget;
 }
 

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
-import type { RecordFilter, RecordFilterParameters } from '../../helpers/recordFilter';
+import type { RecordFilterParameters } from '../../helpers/recordFilter';
 import { hasCriteria, parseRecordFilter } from '../../helpers/recordFilter';
 import { toCanonicalFields, type SnapshotField } from '../../helpers/snapshotFields';
 import { readIdleTimeoutMs, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
@@ -89,22 +89,8 @@ export function filtersProperty(description: string): INodeProperties {
 	};
 }
 
-export interface SelectionParameters {
-	label: string;
-	fields: SnapshotField[];
-	limit?: number;
-	filter?: RecordFilter;
-	maxAttempts: number;
-	idleTimeoutMs: number;
-	deadlineMs: number;
-}
-
 /** Reads and checks label, fields, Return All / Limit, filters and the read options of one item. */
-export function readSelectionParameters(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	defaultFields: SnapshotField[],
-): SelectionParameters {
+export function readSelectionParameters(this: IExecuteFunctions, itemIndex: number, defaultFields: SnapshotField[]) {
 	const node = this.getNode();
 	const label = String(this.getNodeParameter('label', itemIndex, '') ?? '').trim();
 	if (!label) {

@@ -1,5 +1,5 @@
 /** Dataset → Stream: one snapshot's records, as items, batches, an NDJSON file or sub-workflow runs. */
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { DatasetLabels } from '../../helpers/datasets';
@@ -41,7 +41,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['stream'] } }, properties);
 
-/** Reads and checks every parameter of one item before any call is made. */
 function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
 	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_SNAPSHOT_FIELDS);
 	const output = readOutputParameters.call(this, itemIndex, [...selection.fields, 'label']);
@@ -72,6 +71,4 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	return { output, limit, limitIsCount: !filter, open };
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await deliverEach.call(this, items, WORDS, plan);
-}
+export const execute = deliverEach(WORDS, plan);

@@ -5,6 +5,7 @@ import { operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/batches';
 import { DatasetLabels } from '../../../helpers/datasets';
 import { forEachItem } from '../../perItem';
+import type { OperationExecute } from '../../types';
 import type { OutputParameters, OutputWording } from '../output';
 import { toFile } from './file';
 import { addHints, count, type DatasetSource, sum } from './source';
@@ -85,35 +86,35 @@ async function toMemory(
 }
 
 /**
- * Runs an operation over its input items on one dataset list per execution. Items and Batches count their records
- * across all input items: n8n holds the whole output of the node at once.
+ * The execute of an operation that reads datasets: its input items on one dataset list per execution. Items and
+ * Batches count their records across all input items: n8n holds the whole output of the node at once.
  */
-export async function deliverEach(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
+export function deliverEach(
 	words: OutputWording,
 	planItem: (this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels) => ItemPlan,
-): Promise<INodeExecutionData[]> {
-	const labels = new DatasetLabels(this);
-	let callers: Promise<ReadonlySet<string>> | undefined;
-	let held = 0;
-	/** Summary fields of a failed Sub-Workflow item, for its error item. */
-	const failed = new Map<number, IDataObject>();
-	const deliver = async (itemIndex: number, output: INodeExecutionData[]) => {
-		const plan = planItem.call(this, itemIndex, labels);
-		const { output: parameters, limit } = plan;
-		const target = parameters.subWorkflow;
-		if (target) {
-			await assertCallable.call(this, target.workflowId, itemIndex, () => (callers ??= runningWorkflows.call(this)));
-			const run = { target, itemIndex, limit, many: words.many, failed };
-			output.push(await runSubWorkflow.call(this, await plan.open(), parameters, run));
-		} else if (parameters.output === 'file') {
-			output.push(await toFile.call(this, await plan.open(), parameters, itemIndex));
-		} else {
-			const { items: memory, delivered } = await toMemory.call(this, plan, words, held, itemIndex);
-			for (const entry of memory) output.push(entry);
-			held += delivered;
-		}
+): OperationExecute {
+	return async function (items) {
+		const labels = new DatasetLabels(this);
+		let callers: Promise<ReadonlySet<string>> | undefined;
+		let held = 0;
+		/** Summary fields of a failed Sub-Workflow item, for its error item. */
+		const failed = new Map<number, IDataObject>();
+		const deliver = async (itemIndex: number, output: INodeExecutionData[]) => {
+			const plan = planItem.call(this, itemIndex, labels);
+			const { output: parameters, limit } = plan;
+			const target = parameters.subWorkflow;
+			if (target) {
+				await assertCallable.call(this, target.workflowId, itemIndex, () => (callers ??= runningWorkflows.call(this)));
+				const run = { target, itemIndex, limit, many: words.many, failed };
+				output.push(await runSubWorkflow.call(this, await plan.open(), parameters, run));
+			} else if (parameters.output === 'file') {
+				output.push(await toFile.call(this, await plan.open(), parameters, itemIndex));
+			} else {
+				const { items: memory, delivered } = await toMemory.call(this, plan, words, held, itemIndex);
+				for (const entry of memory) output.push(entry);
+				held += delivered;
+			}
+		};
+		return await forEachItem.call(this, items, deliver, { errorFields: (itemIndex) => failed.get(itemIndex) });
 	};
-	return await forEachItem.call(this, items, deliver, { errorFields: (itemIndex) => failed.get(itemIndex) });
 }

@@ -4,12 +4,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
 import type { OutputParameters } from '../output';
 
-/** Refuse with `error()` as soon as more than `max` records are certain: the memory guard, handed to the source. */
-export interface Guard {
-	max: number;
-	error: () => Error;
-}
-
 /** What an operation's item reads, once its labels are resolved. */
 export interface DatasetSource {
 	/** Named first in every Batches, File and summary item: `{ label }` or `{ label, baseLabel }`. */
@@ -18,8 +12,11 @@ export interface DatasetSource {
 	subject: string;
 	/** The File output's name, without `.ndjson`. */
 	fileName: string;
-	/** Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. */
-	records(request: { batchSize?: number; guard?: Guard }): AsyncIterable<IDataObject[]>;
+	/**
+	 * Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. `guard`, the
+	 * memory guard: refuse with `error()` as soon as more than `max` records are certain.
+	 */
+	records(request: { batchSize?: number; guard?: { max: number; error: () => Error } }): AsyncIterable<IDataObject[]>;
 	/** The File output's NDJSON, for a source that has the bytes cheaper than serialising its records. */
 	ndjson?(): { bytes: AsyncIterable<Uint8Array>; records: () => number };
 	/** The snapshot reads behind the records, filled in as they go. */

@@ -9,17 +9,15 @@ import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { asNodeError } from '../../../errors';
 import { rebatch } from '../../../helpers/batches';
 import { toBinaryInput } from '../../../helpers/binaryStream';
-import { addHint, count, Serialiser } from './source';
+import { addHint, Serialiser } from './source';
 
-export const SEGMENT_BYTES = 8 * 1024 * 1024;
+const SEGMENT_BYTES = 8 * 1024 * 1024;
 
 export interface SpoolFacts {
 	/** Records in the spool (the skipped ones are not written). */
 	records: number;
 	bytes: number;
 	files: number;
-	/** n8n keeps binary data in memory and the selection is larger than one file: the rest is not spooled. */
-	inMemory: boolean;
 }
 
 /** One spool file: pieces until the file holds SEGMENT_BYTES. The first piece is read before the file exists. */
@@ -81,7 +79,8 @@ export async function* spooledBatches(
 			if (!file.id) {
 				// Binary data in memory: what is written stays in the item, so stop spooling and stream the rest
 				// (when the whole selection fit in that one file, it was read at full speed all the same).
-				options.spooled({ records: serialiser.records, bytes, files: 0, inMemory: !serialiser.ended });
+				if (serialiser.ended) options.spooled({ records: serialiser.records, bytes, files: 0 });
+				else memoryModeNote.call(this);
 				yield* rebatch(concat(fromFiles.call(this, files, itemIndex, batchSize), serialiser.rest()), batchSize);
 				return;
 			}
@@ -90,7 +89,7 @@ export async function* spooledBatches(
 		await serialiser.close().catch(() => undefined);
 		throw asNodeError(this.getNode(), error, itemIndex);
 	}
-	options.spooled({ records: serialiser.records, bytes, files: files.length, inMemory: false });
+	options.spooled({ records: serialiser.records, bytes, files: files.length });
 	yield* rebatch(fromFiles.call(this, files, itemIndex, batchSize), batchSize);
 }
 
@@ -98,15 +97,8 @@ async function* concat<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T
 	for (const source of sources) yield* source;
 }
 
-/** `dataset "2025-06-30": 1,000 records (0.1 MB) spooled into 1 file`, for the log. */
-export function spoolText(label: string, facts: SpoolFacts): string {
-	const megabytes = (facts.bytes / 1024 / 1024).toFixed(1);
-	const files = `${facts.files} file${facts.files === 1 ? '' : 's'}`;
-	return `dataset "${label}": ${count(facts.records)} records (${megabytes} MB) spooled into ${files}`;
-}
-
 /** n8n keeps binary data in memory: say that the records were not spooled, and how to have them spooled. */
-export function memoryModeNote(this: IExecuteFunctions): void {
+function memoryModeNote(this: IExecuteFunctions): void {
 	const message =
 		'The records went straight from the stream to the sub-workflow, without a spool: this n8n keeps binary data ' +
 		'in memory (N8N_DEFAULT_BINARY_DATA_MODE=default). With a slow sub-workflow the stream may be cut and resumed ' +

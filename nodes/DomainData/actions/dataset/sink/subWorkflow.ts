@@ -2,18 +2,19 @@
  * The Sub-Workflow output: one run of the chosen workflow per batch, through n8n's API for nodes (`executeWorkflow`),
  * each awaited before the next, fed from the spool (./spool.ts). n8n runs it in the process that runs this node.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { isNodeError, operationError, withNote } from '../../../errors';
 import type { OutputParameters, SubWorkflowTarget } from '../output';
 import { addHints, count, type DatasetSource, factsOfReads } from './source';
-import { memoryModeNote, type SpoolFacts, spooledBatches, spoolText } from './spool';
+import { type SpoolFacts, spooledBatches } from './spool';
 
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
 const MAX_CALL_DEPTH = 20;
 
-/** Records read (skipped ones included), then sent and done; batches `expected` about, or `exact` once spooled. */
+/** Of dataset `label`: records read (skipped ones too), sent, done; batches `expected` about, `exact` once spooled. */
 interface Progress {
+	label: string;
 	skipRecords: number;
 	read: number;
 	sent: number;
@@ -89,21 +90,14 @@ function resumeHint(records: number): string {
 }
 
 /** The sub-workflow failed on a batch: name the batch, its records and where to resume. */
-function batchFailedError(
-	this: IExecuteFunctions,
-	label: string,
-	progress: Progress,
-	size: number,
-	cause: unknown,
-	itemIndex: number,
-) {
+function batchFailedError(node: INode, progress: Progress, size: number, cause: unknown, itemIndex: number) {
 	const records = done(progress);
 	const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/[.\s]+$/, '');
 	const id = (cause as { executionId?: unknown } | undefined)?.executionId;
 	const execution = typeof id === 'string' || typeof id === 'number' ? ` (execution ${id})` : '';
-	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${label}"`;
+	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${progress.label}"`;
 	return operationError(
-		this.getNode(),
+		node,
 		`The sub-workflow failed at batch ${progress.batches + 1} (${range}); ${count(records)} records were done`,
 		{
 			itemIndex,
@@ -129,9 +123,8 @@ async function* counted(records: AsyncIterable<IDataObject[]>, progress: Progres
 }
 
 /**
- * Runs the chosen workflow once per batch and returns the summary item `{ label, records, batches, skippedRecords,
- * durationMs, progress, ... }` (records: sent in this run). On a failure the summary fields, with `skipRecords`
- * (where to resume), go into `run.failed` for the error item under Continue On Fail.
+ * Runs the chosen workflow once per batch and returns the summary item (`records`: sent in this run). On a failure
+ * the summary fields, with `skipRecords` (where to resume), go into `run.failed` for the error item (Continue On Fail).
  */
 export async function runSubWorkflow(
 	this: IExecuteFunctions,
@@ -146,15 +139,17 @@ export async function runSubWorkflow(
 	const started = Date.now();
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
 	const expected = toSend > 0 ? Math.ceil(toSend / batchSize) : undefined;
-	const progress: Progress = { skipRecords, read: 0, sent: 0, batches: 0, expected };
+	const progress: Progress = { label, skipRecords, read: 0, sent: 0, batches: 0, expected };
 	let spool: SpoolFacts | undefined;
 	const spooled = (facts: SpoolFacts) => {
 		spool = facts;
-		if (facts.inMemory) return memoryModeNote.call(this);
 		progress.expected = Math.ceil(facts.records / batchSize);
 		progress.exact = true;
-		const feeding = `feeding ${progress.expected} batches to the sub-workflow`;
-		if (facts.files > 0) this.logger?.info(`Domain Data: ${spoolText(label, facts)}; ${feeding}`);
+		if (facts.files === 0) return;
+		const megabytes = (facts.bytes / 1024 / 1024).toFixed(1);
+		const files = `${facts.files} file${facts.files === 1 ? '' : 's'}`;
+		const spooledInto = `dataset "${label}": ${count(facts.records)} records (${megabytes} MB) spooled into ${files}`;
+		this.logger?.info(`Domain Data: ${spooledInto}; feeding ${progress.expected} batches to the sub-workflow`);
 	};
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
@@ -175,22 +170,21 @@ export async function runSubWorkflow(
 		const batches = spooledBatches.call(this, records, { batchSize, skip: skipRecords, itemIndex, spooled });
 		for await (const batch of batches) {
 			if (cancel?.aborted) throw operationError(this.getNode(), 'The execution was cancelled', { itemIndex });
-			const items = toItems(batch, label, batchInfoField, progress);
-			// Only whether it waits matters: the sub-workflow's output items are dropped here.
-			let waitTill: unknown;
+			const items = toItems(batch, batchInfoField, progress);
 			try {
-				({ waitTill } = await this.executeWorkflow({ id: workflowId }, items, undefined, links));
+				// Only whether it waits matters: the sub-workflow's output items are dropped here.
+				const { waitTill } = await this.executeWorkflow({ id: workflowId }, items, undefined, links);
+				if (waitTill) {
+					throw new Error(
+						'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node',
+					);
+				}
 			} catch (error) {
-				throw batchFailedError.call(this, label, progress, batch.length, error, itemIndex);
-			}
-			if (waitTill) {
-				const wait =
-					'it went into a Wait state, which a batch cannot do (the stream cannot wait); remove the Wait node';
-				throw batchFailedError.call(this, label, progress, batch.length, new Error(wait), itemIndex);
+				throw batchFailedError(this.getNode(), progress, batch.length, error, itemIndex);
 			}
 			progress.sent += batch.length;
 			progress.batches++;
-			logProgress.call(this, label, progress);
+			logProgress.call(this, progress);
 		}
 	} catch (error) {
 		const resumeAt = skipRecords + progress.sent;
@@ -207,7 +201,7 @@ export async function runSubWorkflow(
 }
 
 /** One item per record (the record parsed for this run: adding keys costs less than a copy). */
-function toItems(batch: IDataObject[], label: string, infoField: string, progress: Progress): INodeExecutionData[] {
+function toItems(batch: IDataObject[], infoField: string, progress: Progress): INodeExecutionData[] {
 	const first = done(progress) + 1;
 	const info = infoField
 		? {
@@ -219,15 +213,15 @@ function toItems(batch: IDataObject[], label: string, infoField: string, progres
 			}
 		: undefined;
 	return batch.map((record) => {
-		record.label = label;
+		record.label = progress.label;
 		if (info) record[infoField] = { ...info };
 		return { json: record };
 	});
 }
 
 /** A log line about every 5% of the batches (every 10th when the total is not known), and at the last one. */
-function logProgress(this: IExecuteFunctions, label: string, progress: Progress): void {
-	const { batches, expected, exact } = progress;
+function logProgress(this: IExecuteFunctions, progress: Progress): void {
+	const { label, batches, expected, exact } = progress;
 	const every = exact && expected ? Math.max(1, Math.ceil(expected / 20)) : 10;
 	if (batches % every !== 0 && !(exact && batches === expected)) return;
 	const text = progressText(batches, expected, exact);

@@ -1,1 +1,0 @@
-export * as loadOptions from './loadOptions';
