@@ -57,10 +57,13 @@ export function newestDateLabel(listed: readonly Dataset[]): string | undefined 
 
 /** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
 export async function listDatasets(this: DomainDataFunctions, options: DatasetCallOptions = {}): Promise<Dataset[]> {
-	const response: unknown = await apiRequest.call(this, { method: 'GET', path: ['historical', 'domain'], ...options });
+	// Picked, not spread: callers such as the trigger hand in their whole options object.
+	const { maxAttempts, deadlineMs, itemIndex } = options;
+	const request = { method: 'GET' as const, path: ['historical', 'domain'], maxAttempts, deadlineMs, itemIndex };
+	const response: unknown = await apiRequest.call(this, request);
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;
 	if (!Array.isArray(datasets)) {
-		throw unexpectedAnswerError(this.getNode(), 'the dataset list has no "datasets" array', options.itemIndex);
+		throw unexpectedAnswerError(this.getNode(), 'the dataset list has no "datasets" array', itemIndex);
 	}
 	return datasets
 		.filter((entry): entry is Dataset => typeof entry?.label === 'string')
