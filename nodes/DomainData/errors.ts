@@ -122,11 +122,16 @@ export function describeValue(value: unknown): string {
 
 const NAMED_IN_MESSAGES = 5;
 
+/** A number as messages write it: `1,000,000`. */
+export function count(value: number): string {
+	return value.toLocaleString('en-US');
+}
+
 /** `"a", "b", "c", "d", "e" and 199,995 more`: a list from an expression can hold a million entries. */
 export function quoteFew(values: readonly unknown[], total = values.length): string {
 	const named = values.slice(0, NAMED_IN_MESSAGES).map(describeValue).join(', ');
 	const rest = total - Math.min(values.length, NAMED_IN_MESSAGES);
-	return rest > 0 ? `${named} and ${rest.toLocaleString('en-US')} more` : named;
+	return rest > 0 ? `${named} and ${count(rest)} more` : named;
 }
 
 /** Adds a sentence to an error's description (what was done before it failed, how to go on). */

@@ -1,6 +1,12 @@
 /** Records per batch wherever the user does not choose: reads, Batches items, sub-workflow runs. */
 export const DEFAULT_BATCH_SIZE = 1000;
 
+/** The memory guard of the Items and Batches outputs: `error()` as soon as more than `max` records are certain. */
+export interface MemoryGuard {
+	max: number;
+	error: () => Error;
+}
+
 /**
  * The one batching loop: arrays of any size into arrays of `size` (the last may be shorter), without the first `skip`
  * elements. An incoming array of the right size is handed on as it is: a source that already batches costs nothing.

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { operationError, quoteFew } from '../../errors';
+import { count, operationError, quoteFew } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange } from '../../helpers/compare';
@@ -12,7 +12,7 @@ import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
-import { count, type DatasetSource, deliverEach, type ItemPlan } from './sink';
+import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
 
 const WORDS: OutputWording = {
 	one: 'change',

@@ -2,6 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { count } from '../../errors';
 import type { DatasetLabels } from '../../helpers/datasets';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
 import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/snapshotReader';
@@ -9,7 +10,7 @@ import { returnAllOrLimit } from '../common';
 import { fieldOptions } from './fieldOptions';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
-import { count, type DatasetSource, deliverEach, type ItemPlan } from './sink';
+import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
 
 const WORDS: OutputWording = {
 	one: 'record',

@@ -5,6 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { count } from '../../errors';
 import { type BoundedRun, TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from './bounds';
 
 /** Per listing operation: the key of its records in the answer (also the summary's noun), and how to narrow. */
@@ -58,8 +59,6 @@ export type RecordsMode = 'full' | 'compact';
 
 const encoder = new TextEncoder();
 export const answerBytes = (answer: IDataObject): number => encoder.encode(JSON.stringify([answer])).length;
-
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** The search's paging info (on its last record, Options → Include Paging Info): the total and whether more exist. */
 function takePaging(records: IDataObject[]): { total?: number; more: boolean } | undefined {

@@ -11,6 +11,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { count } from '../../errors';
 import type { DomainDataFunctions } from '../../transport';
 import type { LineSelector } from '../snapshotReader';
 import { Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
@@ -18,7 +19,7 @@ import { NOT_FOUND } from './domainTable';
 import { lineSelector, SameLine, sameLineSelector } from './lineSelector';
 import { NameSet } from './nameSet';
 import { diffRecords } from './recordDiff';
-import { COMPARE_LIMITS, count, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
+import { COMPARE_LIMITS, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
 import { type CompareSpec, type CompareStats, createCompareStats, type DomainChange } from './types';
 
 export * from './types';

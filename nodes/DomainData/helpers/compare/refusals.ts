@@ -1,7 +1,7 @@
 /** Compare's memory bounds and its own errors (the reads have theirs, in snapshotReader.ts). */
 import type { INode } from 'n8n-workflow';
 
-import { buildApiError, operationError } from '../../errors';
+import { buildApiError, count, operationError } from '../../errors';
 
 /**
  * Refused with a clear error instead of growing until n8n dies: records of one snapshot (the index holds about
@@ -13,7 +13,6 @@ export const COMPARE_LIMITS = {
 	maxKeptBytes: 512 * 1024 * 1024,
 };
 
-export const count = (value: number) => value.toLocaleString('en-US');
 const megabytes = (bytes: number) => `${count(Math.round(bytes / (1024 * 1024)))} MB`;
 
 export function noNameError(node: INode, itemIndex: number | undefined, label: string, record: number) {

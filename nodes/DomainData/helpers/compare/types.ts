@@ -1,6 +1,7 @@
 /** The shapes of Dataset → Compare: what is asked (CompareSpec), what comes out (DomainChange), what it did. */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { MemoryGuard } from '../batches';
 import type { SnapshotPair } from '../datasets';
 import type { RecordFilter } from '../recordFilter';
 import type { SnapshotField } from '../snapshotFields';
@@ -33,8 +34,8 @@ export interface CompareSpec
 	/** Rank moves smaller than this are no change (when rank is compared). */
 	minRankMove: number;
 	limit?: number;
-	/** The memory guard of the Items and Batches outputs: `error()` once more than `max` changes are certain. */
-	guard?: { max: number; error: () => Error };
+	/** Counted in changes. */
+	guard?: MemoryGuard;
 }
 
 export interface CompareStats {

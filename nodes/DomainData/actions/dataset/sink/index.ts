@@ -1,17 +1,17 @@
 /** The one output of Dataset → Stream and Compare (Items, Batches, File, Sub-Workflow), its memory guard and hints. */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { operationError } from '../../../errors';
+import { count, operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/batches';
 import { DatasetLabels } from '../../../helpers/datasets';
 import { forEachItem } from '../../perItem';
 import type { OperationExecute } from '../../types';
 import type { OutputParameters, OutputWording } from '../output';
 import { toFile } from './file';
-import { addHints, count, type DatasetSource, sum } from './source';
+import { addHints, type DatasetSource, sum } from './source';
 import { assertCallable, runningWorkflows, runSubWorkflow } from './subWorkflow';
 
-export { count, type DatasetSource } from './source';
+export { type DatasetSource } from './source';
 
 /** One input item, its parameters read and checked before any call. */
 export interface ItemPlan {

@@ -1,6 +1,7 @@
 /** What the sink reads from a dataset operation, what it tells about a source once read, and its NDJSON. */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { MemoryGuard } from '../../../helpers/batches';
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
 import type { OutputParameters } from '../output';
 
@@ -12,11 +13,8 @@ export interface DatasetSource {
 	subject: string;
 	/** The File output's name, without `.ndjson`. */
 	fileName: string;
-	/**
-	 * Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. `guard`, the
-	 * memory guard: refuse with `error()` as soon as more than `max` records are certain.
-	 */
-	records(request: { batchSize?: number; guard?: { max: number; error: () => Error } }): AsyncIterable<IDataObject[]>;
+	/** Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. */
+	records(request: { batchSize?: number; guard?: MemoryGuard }): AsyncIterable<IDataObject[]>;
 	/** The File output's NDJSON, for a source that has the bytes cheaper than serialising its records. */
 	ndjson?(): { bytes: AsyncIterable<Uint8Array>; records: () => number };
 	/** The snapshot reads behind the records, filled in as they go. */
@@ -26,10 +24,6 @@ export interface DatasetSource {
 	emptyHint(): string;
 	/** Hints of the source's own (Compare's domains left out). */
 	hints?(): string[];
-}
-
-export function count(value: number): string {
-	return value.toLocaleString('en-US');
 }
 
 export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | 'reconnects'): number {

@@ -4,9 +4,9 @@
  */
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { isNodeError, operationError, withNote } from '../../../errors';
+import { count, isNodeError, operationError, withNote } from '../../../errors';
 import type { OutputParameters, SubWorkflowTarget } from '../output';
-import { addHints, count, type DatasetSource, factsOfReads } from './source';
+import { addHints, type DatasetSource, factsOfReads } from './source';
 import { type SpoolFacts, spooledBatches } from './spool';
 
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
