@@ -34,7 +34,8 @@ const sources = new Map<string, string[]>();
 /**
  * The line of a TypeScript file where `name` is declared. V8 counts lines of the JavaScript that ts-node compiled
  * (comments and types removed), which are not the lines of the .ts file: the declaration is looked up in the source,
- * the first at or after V8's line (the compiled code is never longer). Undefined when it is not found (anonymous).
+ * the first at or after V8's line (the compiled code is never longer). Undefined when it is not found (anonymous):
+ * then the compiled line is named as such.
  */
 function sourceLine(path: string, name: string, compiledLine: number): number | undefined {
 	if (!path.endsWith('.ts') || name === '' || !/^[\w$]+$/.test(name)) return undefined;
@@ -46,7 +47,7 @@ function sourceLine(path: string, name: string, compiledLine: number): number | 
 		}
 	}
 	const declares = new RegExp(
-		`(function\\*?\\s*|^\\s*(?:(?:private|public|static|async|readonly|get)\\s+)*\\*?)${name}\\s*[(<=:]`,
+		`(function\\*?\\s*|^\\s*(?:(?:export|const|let|private|public|static|async|readonly|get)\\s+)*\\*?)${name}\\s*[(<=:]`,
 	);
 	const lines = sources.get(path) ?? [];
 	const found = lines.findIndex((text, index) => index >= compiledLine && declares.test(text));
@@ -62,7 +63,7 @@ function location(url: string, line: number, name: string): string {
 		: path.replace(`/${ROOT}/`, '');
 	if (!path.endsWith('.ts')) return `${short}:${line + 1}`;
 	const declared = sourceLine(path, name, line);
-	return declared === undefined ? short : `${short}:${declared}`;
+	return declared === undefined ? `${short} (line ${line + 1} once compiled)` : `${short}:${declared}`;
 }
 
 function functionKey(node: ProfileNode): string {
