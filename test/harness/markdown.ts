@@ -112,15 +112,15 @@ export function measuredFigures(markdown: string): MeasuredFigure[] {
 	return figures;
 }
 
-/** The unit a column of a generated table gives its numbers, from its header. */
-function columnUnit(header: string): string[] {
-	if (/records\/s/.test(header)) return ['/s'];
-	if (/ratio|÷/.test(header)) return ['×'];
-	if (/\bms\b/.test(header)) return ['ms'];
-	if (/µs/.test(header)) return ['µs'];
-	if (/\bs\b|seconds/.test(header)) return ['s'];
-	if (/\bMB\b/.test(header) && /growth|−|Δ/.test(header)) return ['ΔMB'];
-	return [];
+/** The unit a column of a generated table gives its numbers, from its header (undefined: none). */
+function columnUnit(header: string): string | undefined {
+	if (/records\/s/.test(header)) return '/s';
+	if (/ratio|÷/.test(header)) return '×';
+	if (/\bms\b/.test(header)) return 'ms';
+	if (/µs/.test(header)) return 'µs';
+	if (/\bs\b|seconds/.test(header)) return 's';
+	if (/\bMB\b/.test(header) && /growth|−|Δ/.test(header)) return 'ΔMB';
+	return undefined;
 }
 
 /**
@@ -144,12 +144,11 @@ export function figuresHeld(markdown: string): Set<string> {
 			header = cells;
 			continue;
 		}
+		const units = header.map(columnUnit);
 		cells.forEach((cell, column) => {
-			for (const unit of columnUnit(header?.[column] ?? '')) {
-				for (const value of cell.match(new RegExp(`[+−-]?${NUMBER}`, 'g')) ?? []) {
-					held.add(figureKey(unit, value));
-				}
-			}
+			const unit = units[column];
+			if (unit === undefined) return;
+			for (const value of cell.match(new RegExp(`[+−-]?${NUMBER}`, 'g')) ?? []) held.add(figureKey(unit, value));
 		});
 	}
 	return held;

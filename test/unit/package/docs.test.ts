@@ -58,6 +58,29 @@ describe('the documentation', () => {
 		expect(unlinked).toEqual([]);
 	});
 
+	it('counts as measured figures the numbers with a unit only a measurement gives, not configuration', () => {
+		const keys = (text: string) => measuredFigures(text).map((figure) => figure.key);
+		expect(keys('20 calls, 1.19 s; 0.81 × (by CPU: 0.82×); 35,761 records/s; 17.0 ms; 0.1 µs a line')).toEqual([
+			'×:0.81',
+			'×:0.82',
+			'/s:35761',
+			'ms:17',
+			'µs:0.1',
+			's:1.19',
+		]);
+		expect(keys('peak RSS +21 MB then −9 MB; it rises by about 200-320 MB')).toEqual([
+			'ΔMB:+21',
+			'ΔMB:-9',
+			'ΔMB:+200',
+			'ΔMB:+320',
+		]);
+		const configuration =
+			'100 names a call, 512 MiB, 64 KB, 8 MB files, default 60 s, at most 2,147,483 s, 15 minutes, waits of ' +
+			'0.25–0.5 s, File output + 20 × N, 14 × 2.5 GB, (2× HTTP 503), 84 % of the lines, `1.5 s` in code';
+		expect(keys(configuration)).toEqual([]);
+		expect(keys('```\n{ "durationMs": 1.5 s }\n```')).toEqual([]);
+	});
+
 	it('quotes only measured figures that docs/benchmarks.md holds (see measuredFigures for what counts)', () => {
 		const held = figuresHeld(readFileSync(BENCHMARKS, 'utf8'));
 		const unheld: string[] = [];
