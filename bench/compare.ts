@@ -188,10 +188,10 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 			]),
 		),
 		`Memory: each measurement is a fresh process (see Memory above for the method), medians of ${memoryRuns} run(s). What the ` +
-			'node holds: about 41 bytes a domain of the newer snapshot in typed arrays (hashes of the name, the compared values and the ' +
-			'line, flags, ' +
-			'a hash table of the names) and, between the second and third pass, the older records of the domains that changed (their compared ' +
-			'and filter fields as UTF-8 JSON): these grow with the number of changes, not with the snapshot.',
+			'node holds: per domain of the newer snapshot, typed arrays (hashes of the name, the compared values and the line, flags, ' +
+			'a hash index of the names, the kept-record slots; how many bytes: docs/performance.md, "Compare\'s memory per domain", ' +
+			'measured by bench/compare-memory.ts) and, between the second and third pass, the older records of the domains that changed ' +
+			'(their compared and filter fields as UTF-8 JSON): these grow with the number of changes, not with the snapshot.',
 		markdownTable(
 			[
 				'records a side',

@@ -140,13 +140,7 @@ export async function profileStream(
 					.map((caller) => `\`${caller.name}\` (${caller.ms.toFixed(0)} ms)`)
 					.join(', ')
 			: 'nowhere in the samples') +
-		'; the fastest reader decodes with `{ stream: true }`.' +
-		(decodeCallers.length && modes.plainMs > modes.streamMs * 1.1
-			? ` **What would close the gap:** decoding with \`{ stream: true }\` in \`${decodeCallers[0].name}\` saves about ` +
-				`${(modes.plainMs - modes.streamMs).toFixed(2)} ms per 1,000 records by the measurement above, taking the node from ` +
-				`${perThousand(total(0))} to about ${(Number(perThousand(total(0))) - (modes.plainMs - modes.streamMs)).toFixed(2)} ms of CPU per 1,000 records ` +
-				`(the fastest reader: ${perThousand(total(2))} ms); the rest is the per-record work of the reading loop (\`${slowest?.name ?? 'readBlocks'}\`) and garbage collection.`
-			: '');
+		'; our node (`nodes/DomainData/transport/ndjson.ts`) and the fastest reader both decode with `{ stream: true }`.';
 	return [
 		`**Where the gap is:** CPU (idle excluded) per 1,000 records: our node ${perThousand(total(0))} ms, the fastest reader's loop over ` +
 			`n8n's HTTP helper ${perThousand(total(1))} ms, the fastest reader ${perThousand(total(2))} ms. So reading through n8n's helper ` +

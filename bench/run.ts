@@ -10,6 +10,7 @@
  * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n), spool, agent (real
  * n8n). See docs/benchmarks.md.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, relative } from 'node:path';
@@ -42,13 +43,13 @@ const SECTIONS: Record<
 > = {
 	stream: { title: 'Stream throughput', run: streamThroughput },
 	memory: { title: 'Memory', run: memory },
-	enrich: { title: 'Enrichment', run: enrichment },
+	enrich: { title: 'Enrichment (real n8n)', run: enrichment },
 	search: { title: 'Search', run: search },
 	trigger: { title: 'Trigger', run: trigger },
 	compare: { title: 'Compare', run: compare },
 	subworkflow: { title: 'Sub-Workflow output (real n8n)', run: subWorkflowSection },
 	spool: { title: 'Sub-Workflow output through the spool', run: spool },
-	agent: { title: 'AI agent: what reaches the model (real n8n)', run: agent },
+	agent: { title: 'AI agent: what reaches the model', run: agent },
 };
 
 function renderMarkdown(
@@ -72,6 +73,7 @@ function renderMarkdown(
 		`- Reproduce: \`${command}\` (on a fresh clone, after \`npm ci\`; the real-n8n parts use n8n 2.8.4 from ` +
 			'`~/.cache/n8n-domain-data`, which the bench installs through `scripts/n8n` when it is missing: about 4 minutes and 2.3 GB, once).',
 		`- Date: ${started.toISOString()}; the run took ${(durationMs / 1000).toFixed(0)} s.`,
+		`- Code: ${describeCode()} (the file:line places of the profiles refer to it).`,
 		`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB memory, ${machine.platform}, Node.js ${machine.node}.`,
 		`- Processes: the simulator (\`test/simulator\`) runs in a child process on 127.0.0.1; ${cores}.`,
 		`- Load average (1, 5, 15 min) at the start: ${load.start.map((v) => v.toFixed(2)).join(', ')}; at the end: ${load.end.map((v) => v.toFixed(2)).join(', ')}.`,
@@ -95,6 +97,17 @@ function renderMarkdown(
 		}
 	}
 	return lines.join('\n');
+}
+
+/** The commit the run measured, and whether the shipped code differed from it: profiles name its file:line places. */
+function describeCode(): string {
+	try {
+		const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+		const changed = git('status', '--porcelain', '--', 'nodes', 'credentials') !== '';
+		return `commit ${git('rev-parse', '--short', 'HEAD')}${changed ? ' with uncommitted changes in nodes/ or credentials/' : ''}`;
+	} catch {
+		return 'not a git checkout';
+	}
 }
 
 /**

@@ -29,18 +29,46 @@ export interface ProfileSummary {
 
 const ROOT = relative('/', process.cwd());
 
-function location(url: string, line: number): string {
+const sources = new Map<string, string[]>();
+
+/**
+ * The line of a TypeScript file where `name` is declared. V8 counts lines of the JavaScript that ts-node compiled
+ * (comments and types removed), which are not the lines of the .ts file: the declaration is looked up in the source,
+ * the first at or after V8's line (the compiled code is never longer). Undefined when it is not found (anonymous):
+ * then the compiled line is named as such.
+ */
+function sourceLine(path: string, name: string, compiledLine: number): number | undefined {
+	if (!path.endsWith('.ts') || name === '' || !/^[\w$]+$/.test(name)) return undefined;
+	if (!sources.has(path)) {
+		try {
+			sources.set(path, readFileSync(path, 'utf8').split('\n'));
+		} catch {
+			sources.set(path, []);
+		}
+	}
+	const declares = new RegExp(
+		`(function\\*?\\s*|^\\s*(?:(?:export|const|let|private|public|static|async|readonly|get)\\s+)*\\*?)${name}\\s*[(<=:]`,
+	);
+	const lines = sources.get(path) ?? [];
+	const found = lines.findIndex((text, index) => index >= compiledLine && declares.test(text));
+	const first = found === -1 ? lines.findIndex((text) => declares.test(text)) : found;
+	return first === -1 ? undefined : first + 1;
+}
+
+function location(url: string, line: number, name: string): string {
 	if (!url) return '';
 	const path = url.replace(/^file:\/\//, '');
 	const short = path.includes('node_modules/')
 		? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
 		: path.replace(`/${ROOT}/`, '');
-	return `${short}:${line + 1}`;
+	if (!path.endsWith('.ts')) return `${short}:${line + 1}`;
+	const declared = sourceLine(path, name, line);
+	return declared === undefined ? `${short} (line ${line + 1} once compiled)` : `${short}:${declared}`;
 }
 
 function functionKey(node: ProfileNode): string {
 	const name = node.callFrame.functionName || '(anonymous)';
-	const where = location(node.callFrame.url, node.callFrame.lineNumber);
+	const where = location(node.callFrame.url, node.callFrame.lineNumber, node.callFrame.functionName);
 	return where ? `${name} ${where}` : name;
 }
 

@@ -3,15 +3,15 @@
  * newest n8n for Node 20 (`POST /rest/credentials/test`, as
  * the editor sends it), against hostile Base URLs: one that redirects to another origin (another port of 127.0.0.1)
  * where a second server records every request, and addresses the node refuses. The key must never reach
- * the other origin, and the Test must not report success.
+ * the other origin, and the Test must not report success; on a redirect it says what docs/troubleshooting.md says.
  */
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { N8nInstance } from '../../scripts/n8n/instance';
-import { N8N_1X_VERSION, NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
+import { isAtLeast, N8N_1X_VERSION, NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
 import { N8nRestClient } from '../../scripts/n8n/rest';
 import { startLocalServer, type LocalServer } from '../harness/localServer';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
-import { CREDENTIALS, createInstance, e2eVersion } from './support';
+import { CREDENTIALS, createInstance, credentialRuleMessage, e2eVersion, N8N_CHANGES } from './support';
 
 let sim: Simulator;
 let recorder: LocalServer;
@@ -64,6 +64,11 @@ describe.each(versions)('n8n %s', (version) => {
 				const result = await check({ apiKey: KEYS.pro, baseUrl: redirecting.url });
 				expect(result.status).toBe('Error');
 				expect(result.message).not.toContain(KEYS.pro);
+				// What the dialog says (docs/troubleshooting.md): n8n 2.41 the credential's rule for the status, 2.8 and
+				// 1.123 the message of the HTTP client's error (their credential tester never consults the rules).
+				if (isAtLeast(version, N8N_CHANGES.credentialTestRuleMessages)) {
+					expect(result.message).toBe(credentialRuleMessage(status));
+				} else expect(result.message).toBe(`Request failed with status code ${status}`);
 				// The redirecting server was asked (so the Test really ran), the other origin never.
 				expect(redirecting.received.length).toBe(before + 1);
 				expect(redirecting.received.at(-1)?.headers.authorization).toBe(`Bearer ${KEYS.pro}`);

@@ -43,7 +43,7 @@ export function tooManyDomainsError(node: INode, itemIndex: number | undefined, 
 	return buildApiError(node, {
 		message: `The dataset "${label}" has more than ${max} records, more than Dataset → Compare can hold`,
 		description:
-			`Compare keeps about 60 bytes for each domain of a snapshot and stops at ${max} domains (the service's ` +
+			`Compare keeps about 65 bytes for each domain of a snapshot and stops at ${max} domains (the service's ` +
 			'index holds about 0.9 million). Check the Base URL of the credential, or report it to the service. ' +
 			'To go through such a dataset, use Dataset → Stream with the File or Sub-Workflow output.',
 		itemIndex,
