@@ -36,7 +36,7 @@ export class DomainDataTrigger implements INodeType {
 	/** One list call, and a slice read per new dataset with records attached; the state moves past what fired. */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = getTriggerOptions.call(this);
-		const datasets = await listDatasets.call(this, options).catch((error: unknown) => {
+		const datasets = await listDatasets.call(this, options.limits).catch((error: unknown) => {
 			throw triggerError(this, error);
 		});
 
@@ -135,8 +135,7 @@ async function firstRecords(
 	const stats = createReadStats(label);
 	const records: IDataObject[] = [];
 	const isUnreadable = () => stats.skippedLines > 0 && (onMalformed === 'error' || stats.records === 0);
-	const { maxAttempts, idleTimeoutMs } = options;
-	const request = { label, fields, limit: count, maxAttempts, idleTimeoutMs, stats, onMalformed: 'skip' as const };
+	const request = { label, fields, limit: count, limits: options.limits, stats, onMalformed: 'skip' as const };
 	try {
 		for await (const batch of readSnapshot.call(this, request)) records.push(...batch);
 	} catch (error) {

@@ -5,9 +5,7 @@ import {
 	idleTimeoutOption,
 	maxAttemptsOption,
 	optionsCollection,
-	readIdleTimeoutMs,
-	readMaxAttempts,
-	readRequestDeadlineMs,
+	readCallLimits,
 	requestDeadlineOption,
 } from '../DomainData/actions/common';
 import { fieldOptions } from '../DomainData/actions/dataset/fieldOptions';
@@ -79,15 +77,14 @@ export const eventProperties: INodeProperties[] = [
 	]),
 ];
 
-/** What a poll reads: the bounds of its calls (`deadlineMs` that of the dataset list), and `records` if attached. */
+/** What a poll reads: the limits of its calls, and `records` if attached (Idle Timeout is shown only then). */
 export function getTriggerOptions(this: IPollFunctions) {
 	const node = this.getNode();
 	const parameters = this.getNodeParameter('options', {}) as IDataObject;
+	const attachRecords = Boolean(this.getNodeParameter('attachRecords', false));
 	return {
-		maxAttempts: readMaxAttempts(node, parameters),
-		idleTimeoutMs: readIdleTimeoutMs(node, parameters),
-		deadlineMs: readRequestDeadlineMs(node, parameters),
-		records: this.getNodeParameter('attachRecords', false) ? readRecordOptions.call(this, parameters) : undefined,
+		limits: readCallLimits(node, parameters, undefined, attachRecords),
+		records: attachRecords ? readRecordOptions.call(this, parameters) : undefined,
 	};
 }
 

@@ -6,7 +6,7 @@ import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
-import { readIdleTimeoutMs, readMaxAttempts } from '../../nodes/DomainData/actions/common';
+import { readCallLimits } from '../../nodes/DomainData/actions/common';
 import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
 import { readPositiveNumber, readWholeNumber } from '../../nodes/DomainData/parameters';
 import { DEFAULT_MAX_ATTEMPTS } from '../../nodes/DomainData/transport/retry';
@@ -84,28 +84,31 @@ describe('readWholeNumber: the one reader of whole-number parameters', () => {
 	});
 });
 
-describe('readMaxAttempts: the one reader of "Max Attempts"', () => {
+describe('readCallLimits: the one reader of "Max Attempts"', () => {
+	const maxAttempts = (options: object, itemIndex?: number) => readCallLimits(node, options, itemIndex).maxAttempts;
 	it('gives the default when the option is not set, and the number when it is', () => {
-		expect(readMaxAttempts(node, {})).toBe(DEFAULT_MAX_ATTEMPTS);
-		expect(readMaxAttempts(node, { maxAttempts: '' })).toBe(DEFAULT_MAX_ATTEMPTS);
-		expect(readMaxAttempts(node, { maxAttempts: 1 })).toBe(1);
-		expect(readMaxAttempts(node, { maxAttempts: '7' })).toBe(7);
+		expect(maxAttempts({})).toBe(DEFAULT_MAX_ATTEMPTS);
+		expect(maxAttempts({ maxAttempts: '' })).toBe(DEFAULT_MAX_ATTEMPTS);
+		expect(maxAttempts({ maxAttempts: 1 })).toBe(1);
+		expect(maxAttempts({ maxAttempts: '7' })).toBe(7);
 	});
 
 	it.each([0, 2.5, 'three'])('refuses %p in the one wording instead of quietly using another number', (value) => {
-		const error = refusal(() => readMaxAttempts(node, { maxAttempts: value }, 2));
+		const error = refusal(() => maxAttempts({ maxAttempts: value }, 2));
 		expect(error.message).toMatch(/^The option "Max Attempts" must be a whole number of 1 or more, got /);
 		expect(error.context.itemIndex).toBe(2);
 	});
 });
 
 describe('readPositiveNumber and Idle Timeout: a number of seconds greater than 0', () => {
+	const readIdleTimeoutMs = (options: object, itemIndex?: number) =>
+		readCallLimits(node, options, itemIndex, true).idleTimeoutMs;
 	it('takes fractions, and the default when the option is not set', () => {
 		expect(readPositiveNumber(node, 0.3, 'option "Idle Timeout (Seconds)"', { fallback: 60 })).toBe(0.3);
 		expect(readPositiveNumber(node, '', 'option "Idle Timeout (Seconds)"', { fallback: 60 })).toBe(60);
-		expect(readIdleTimeoutMs(node, {})).toBe(60_000);
-		expect(readIdleTimeoutMs(node, { idleTimeout: 0.3 })).toBe(300);
-		expect(readIdleTimeoutMs(node, { idleTimeout: '90' })).toBe(90_000);
+		expect(readIdleTimeoutMs({})).toBe(60_000);
+		expect(readIdleTimeoutMs({ idleTimeout: 0.3 })).toBe(300);
+		expect(readIdleTimeoutMs({ idleTimeout: '90' })).toBe(90_000);
 	});
 
 	it.each([
@@ -114,7 +117,7 @@ describe('readPositiveNumber and Idle Timeout: a number of seconds greater than 
 		['soon', 'got "soon"'],
 		[Number.POSITIVE_INFINITY, 'got Infinity'],
 	])('refuses %p instead of quietly using 60 seconds', (value, got) => {
-		const error = refusal(() => readIdleTimeoutMs(node, { idleTimeout: value }, 4));
+		const error = refusal(() => readIdleTimeoutMs({ idleTimeout: value }, 4));
 		expect(error.message).toBe(`The option "Idle Timeout (Seconds)" must be a number greater than 0, ${got}`);
 		expect(error.context.itemIndex).toBe(4);
 	});

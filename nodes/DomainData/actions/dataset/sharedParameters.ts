@@ -5,7 +5,7 @@ import { operationError } from '../../errors';
 import type { RecordFilterParameters } from '../../helpers/recordFilter';
 import { hasCriteria, parseRecordFilter } from '../../helpers/recordFilter';
 import { toCanonicalFields, type SnapshotField } from '../../helpers/snapshotFields';
-import { readIdleTimeoutMs, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
+import { readCallLimits, readLimit } from '../common';
 
 /** The `label` dropdown ("Latest" and the dated labels); `role` says which snapshot it is. */
 export function datasetLabelProperty(role: string): INodeProperties {
@@ -112,8 +112,6 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 		fields: fields.fields,
 		limit,
 		filter: hasCriteria(filter) ? filter : undefined,
-		maxAttempts: readMaxAttempts(node, options, itemIndex),
-		idleTimeoutMs: readIdleTimeoutMs(node, options, itemIndex),
-		deadlineMs: readRequestDeadlineMs(node, options, itemIndex),
+		limits: readCallLimits(node, options, itemIndex, true),
 	};
 }

@@ -45,11 +45,11 @@ export const description = updateDisplayOptions({ show: { resource: ['dataset'],
 function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
 	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_SNAPSHOT_FIELDS);
 	const output = readOutputParameters.call(this, itemIndex, [...selection.fields, 'label']);
-	const { fields, limit, filter, maxAttempts, idleTimeoutMs, deadlineMs } = selection;
-	const options = { fields, limit, filter, maxAttempts, idleTimeoutMs, onMalformed: output.onMalformed, itemIndex };
+	const { fields, limit, filter, limits } = selection;
+	const options = { fields, limit, filter, limits, onMalformed: output.onMalformed, itemIndex };
 	// The snapshot as the sink reads it: records, or the NDJSON bytes as the service sent them (File).
 	const open = async (): Promise<DatasetSource> => {
-		const label = await labels.label(selection.label, { maxAttempts, deadlineMs, itemIndex });
+		const label = await labels.label(selection.label, limits, itemIndex);
 		const stats = createReadStats(label);
 		const read = { ...options, label, stats };
 		return {
