@@ -12,7 +12,7 @@ import { fieldOptions } from '../DomainData/actions/dataset/fieldOptions';
 import { onMalformedLineOption } from '../DomainData/actions/dataset/output';
 import { operationError } from '../DomainData/errors';
 import { readWholeNumber } from '../DomainData/parameters';
-import { DEFAULT_SNAPSHOT_FIELDS, toCanonicalFields } from '../DomainData/helpers/snapshotFields';
+import { DEFAULT_SNAPSHOT_FIELDS, selectedFields } from '../DomainData/helpers/snapshotFields';
 
 /** Records per event are kept small: they travel inside the execution data. More: Dataset → Stream. */
 const MAX_ATTACHED_RECORDS = 1000;
@@ -96,11 +96,8 @@ function readRecordOptions(this: IPollFunctions, parameters: IDataObject) {
 		max: MAX_ATTACHED_RECORDS,
 		description: 'For more records, read the snapshot with Dataset → Stream after the trigger.',
 	});
-	const selected = this.getNodeParameter('fields', []) as string[] | string;
 	// None selected: the service's default selection.
-	const fields = toCanonicalFields(
-		(Array.isArray(selected) ? selected.length : String(selected).trim()) ? selected : DEFAULT_SNAPSHOT_FIELDS,
-	);
+	const fields = selectedFields(this.getNodeParameter('fields', []), DEFAULT_SNAPSHOT_FIELDS);
 	if (!fields.ok) {
 		throw operationError(node, `"Fields": ${fields.message}`, {
 			description: "Pick fields from the list, or leave it empty for the service's default selection.",

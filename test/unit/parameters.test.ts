@@ -63,6 +63,27 @@ describe('readWholeNumber: the one reader of whole-number parameters', () => {
 		expect(error.context.itemIndex).toBe(3);
 	});
 
+	it.each([
+		[true, 'got true'],
+		[[5], 'got [5]'],
+		['0x10', 'got "0x10"'],
+		['Infinity', 'got "Infinity"'],
+		[{}, 'got {}'],
+	])('refuses %p, which Number() would read as a number', (value, got) => {
+		const error = refusal(() => readWholeNumber(node, value, 'parameter "Limit"'));
+		expect(error.message).toBe(`The parameter "Limit" must be a whole number of 1 or more, ${got}`);
+	});
+
+	it('refuses a whole number beyond 2^53 - 1 (sent as 1e+21 otherwise), naming the largest it takes', () => {
+		expect(readWholeNumber(node, Number.MAX_SAFE_INTEGER, 'parameter "Limit"')).toBe(Number.MAX_SAFE_INTEGER);
+		expect(readWholeNumber(node, ' 1e3 ', 'parameter "Limit"')).toBe(1000);
+		for (const value of [1e21, 2 ** 53, '1e21']) {
+			expect(refusal(() => readWholeNumber(node, value, 'parameter "Limit"')).message).toBe(
+				`The parameter "Limit" must be a whole number from 1 to 9,007,199,254,740,991, got ${typeof value === 'string' ? `"${value}"` : String(value)}`,
+			);
+		}
+	});
+
 	it('words a range and a minimum of 0 the same way, and takes a description of what to do', () => {
 		const range = refusal(() =>
 			readWholeNumber(node, 1001, 'parameter "Number of Records"', {
@@ -116,6 +137,8 @@ describe('readPositiveNumber and Idle Timeout: a number of seconds greater than 
 		[-5, 'got -5'],
 		['soon', 'got "soon"'],
 		[Number.POSITIVE_INFINITY, 'got Infinity'],
+		[true, 'got true'],
+		['0x10', 'got "0x10"'],
 	])('refuses %p instead of quietly using 60 seconds', (value, got) => {
 		const error = refusal(() => readIdleTimeoutMs({ idleTimeout: value }, 4));
 		expect(error.message).toBe(`The option "Idle Timeout (Seconds)" must be a number greater than 0, ${got}`);
@@ -176,6 +199,21 @@ describe('every whole-number parameter refuses a bad value in the one wording, b
 			'The option "Max Attempts" must be a whole number of 1 or more, got "three"',
 		],
 		['Stream → Limit', stream({ limit: 1.5 }), 'The parameter "Limit" must be a whole number of 1 or more, got 1.5'],
+		[
+			'Stream → Limit true',
+			stream({ limit: true }),
+			'The parameter "Limit" must be a whole number of 1 or more, got true',
+		],
+		[
+			'Stream → Limit "0x10"',
+			stream({ limit: '0x10' }),
+			'The parameter "Limit" must be a whole number of 1 or more, got "0x10"',
+		],
+		[
+			'Stream → Limit 1e21 into a file',
+			stream({ limit: 1e21, output: 'file' }),
+			'The parameter "Limit" must be a whole number from 1 to 9,007,199,254,740,991, got 1e+21',
+		],
 		[
 			'Stream → Batch Size',
 			stream({ output: 'batches', batchSize: 0 }),
@@ -258,5 +296,43 @@ describe('the words of the collections', () => {
 		// Domain: Get, Search, Bulk, Enrich; Dataset: List, and Stream and Compare (one shared collection); the trigger.
 		expect(optionCollections.length).toBeGreaterThanOrEqual(7);
 		expect([...new Set(optionCollections.map((property) => property.placeholder))]).toEqual(['Add option']);
+	});
+});
+
+describe('an empty Fields selection means the default fields, in Stream, Compare and the trigger', () => {
+	let sim: Simulator;
+	beforeAll(async () => {
+		sim = await startSimulator({ domains: 20, snapshots: 2 });
+	});
+	afterAll(async () => {
+		await sim.close();
+	});
+
+	const run = async (operation: string, fields?: unknown) => {
+		const parameters: INodeParameters = { resource: 'dataset', operation, label: 'latest', returnAll: true };
+		if (fields !== undefined) parameters.fields = fields as INodeParameters['fields'];
+		return await runNode({ parameters, credentials: { apiKey: KEYS.pro, baseUrl: sim.url } });
+	};
+
+	it.each(['stream', 'compare'])('%s', async (operation) => {
+		const preselected = await run(operation);
+		expect(preselected.error).toBeUndefined();
+		expect(preselected.items.length).toBeGreaterThan(0);
+		for (const empty of [[], '', ' , ']) {
+			const result = await run(operation, empty);
+			expect(result.error).toBeUndefined();
+			expect(result.items).toEqual(preselected.items);
+		}
+	});
+
+	it('the trigger', async () => {
+		const poll = async (fields: unknown) =>
+			await runPoll({
+				parameters: { event: 'newDataset', attachRecords: true, recordCount: 2, fields: fields as string },
+				credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+				staticData: {},
+				mode: 'manual',
+			});
+		expect(await poll(' , ')).toEqual(await poll([]));
 	});
 });

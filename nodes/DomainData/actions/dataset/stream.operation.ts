@@ -28,8 +28,9 @@ const properties: INodeProperties[] = [
 		options: fieldOptions(),
 		default: [...DEFAULT_SNAPSHOT_FIELDS],
 		description:
-			'Fields of each record. From an expression: an array or a comma-separated list; domain, tld, country and ' +
-			'language are accepted for name, tld1, country_code and language_code.',
+			'Fields of each record; none selected means the fields preselected here. From an expression: an array or a ' +
+			'comma-separated list; domain, tld, country and language are accepted for name, tld1, country_code and ' +
+			'language_code.',
 	},
 	...returnAllOrLimit(),
 	...outputProperties(WORDS),
