@@ -6,25 +6,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	buildApiError,
-	containsSecret,
-	count,
-	holdsSecret,
-	maskServiceText,
-	mayHoldSecret,
-	operationError,
-} from '../errors';
-import {
-	type CallLimits,
-	credentialSecret,
-	DEFAULT_CALL_LIMITS,
-	type DomainDataFunctions,
-	excerpt,
-	KEY_ECHO_DESCRIPTION,
-	type LineRange,
-	readNdjsonStream,
-} from '../transport';
+import { buildApiError, containsSecret, count, holdsSecret, maskServiceText } from '../errors';
+import { mayHoldSecret, operationError } from '../errors';
+import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
+import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
+import { mayHoldLongInteger, parseJsonExact } from '../transport';
 import { DEFAULT_BATCH_SIZE, rebatch } from './batches';
 import { listDatasets, unknownLabelError } from './datasets';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
@@ -200,12 +186,17 @@ type ReadBlock = { records: IDataObject[]; bytes: Uint8Array[] };
 /** What is kept of a block's new lines (those before `range.from` went out before a drop); undefined if nothing. */
 function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 	const { stats } = read;
-	const { wanted, limit, label } = read.options;
+	const { limit, label } = read.options;
 	const { block, from } = range;
 	const { starts, ends, count } = block;
 	const records: IDataObject[] = [];
-	// The key is looked for in the whole block once, and line by line only when the block holds it or an escape.
-	const keyInBlock = block.anyText((text) => mayHoldSecret(text, read.secret)) ? read.secret : undefined;
+	const rules: LineRules = {
+		// The key is looked for in the whole block once, and line by line only when the block holds it or an escape.
+		key: block.anyText((text) => mayHoldSecret(text, read.secret)) ? read.secret : undefined,
+		wanted: read.options.wanted,
+		// Integers beyond 2^53 kept exact, as in JSON answers: only a block with 16 digits in a row may hold one.
+		parse: block.anyText(mayHoldLongInteger) ? parseJsonExact : JSON.parse,
+	};
 	/** Lines of the block left out of the bytes (undefined while none is). */
 	let leftOut: Uint8Array | undefined;
 	const leaveOut = (index: number) => {
@@ -216,7 +207,7 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 	while (taken < count && !read.limitReached) {
 		const index = taken++;
 		stats.lines = range.firstLine + index - from;
-		const verdict = classifyLine(block.textOf(index), starts[index], ends[index], keyInBlock, wanted);
+		const verdict = classifyLine(block.textOf(index), starts[index], ends[index], rules);
 		if (verdict === HOLDS_KEY) {
 			// No record of the index holds the user's own API key: the other end echoes the request.
 			const message = `Line ${stats.lines} of the dataset "${label}" contains the API key of the credential`;
@@ -259,8 +250,11 @@ type LineVerdict = IDataObject | NotARecord | typeof BLANK | typeof DECLINED | t
 
 const OPENING_BRACE = 0x7b;
 
-/** What the line `text.slice(start, end)` is. `key` is the API key when the line's block holds it (see takeLines). */
-function classifyLine(text: string, start: number, end: number, key?: string, wanted?: LineSelector): LineVerdict {
+/** How the lines of a block are judged: `key`, the API key when the block may hold it; the caller's selector. */
+type LineRules = { key?: string; wanted?: LineSelector; parse: (text: string) => unknown };
+
+/** What the line `text.slice(start, end)` is. */
+function classifyLine(text: string, start: number, end: number, { key, wanted, parse }: LineRules): LineVerdict {
 	// A record starts with '{'; anything else may be blank (only then is a string made to trim it).
 	if (start === end || (text.charCodeAt(start) !== OPENING_BRACE && text.slice(start, end).trim().length === 0))
 		return BLANK;
@@ -269,7 +263,7 @@ function classifyLine(text: string, start: number, end: number, key?: string, wa
 	const verdict = wanted?.(text, start, end) ?? true;
 	if (verdict !== true) return verdict === false ? DECLINED : verdict;
 	try {
-		const value: unknown = JSON.parse(line ?? text.slice(start, end));
+		const value = parse(line ?? text.slice(start, end));
 		// Escapes (\/, \u0070) can spell the key in the bytes: a line with one is judged by its parsed strings.
 		if (line !== undefined && line.includes('\\') && holdsSecret(value, key)) return HOLDS_KEY;
 		if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as IDataObject;
