@@ -4,9 +4,9 @@ import type { INode } from 'n8n-workflow';
 import { count, describeValue, operationError } from './errors';
 
 /** How a message names a parameter: a field of the node, an entry of Options or of Filters, and its display name. */
-export type ParameterLabel = `${'parameter' | 'option' | 'filter'} "${string}"`;
+type ParameterLabel = `${'parameter' | 'option' | 'filter'} "${string}"`;
 
-export interface WholeNumberRule {
+interface WholeNumberRule {
 	itemIndex?: number;
 	/** Default 1. */
 	min?: number;

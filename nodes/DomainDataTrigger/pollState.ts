@@ -24,7 +24,7 @@ export interface NewDataset extends Dataset {
 	previousLabel: string | null;
 }
 
-export interface PollPlan {
+interface PollPlan {
 	/** baseline: the first poll, records and emits nothing. */
 	kind: 'baseline' | 'emit' | 'none';
 	/** Oldest first. */

@@ -41,7 +41,7 @@ export const requestDeadlineOption: INodeProperties = {
 };
 
 /** What an Options collection may hold of the call limits. */
-export interface CallLimitOptions {
+interface CallLimitOptions {
 	maxAttempts?: unknown;
 	idleTimeout?: unknown;
 	requestDeadline?: unknown;

@@ -30,7 +30,7 @@ export type SnapshotField = (typeof SNAPSHOT_FIELDS)[number];
 /** What the service streams when no `fields` are asked for: `name` to `tld1`. */
 export const DEFAULT_SNAPSHOT_FIELDS: SnapshotField[] = SNAPSHOT_FIELDS.slice(0, SNAPSHOT_FIELDS.indexOf('tld1') + 1);
 
-export const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
+const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
 	domain: 'name',
 	tld: 'tld1',
 	country: 'country_code',

@@ -73,7 +73,7 @@ export function mayHoldLongInteger(text: string): boolean {
 }
 
 /** An integer the service wrote with more digits than a number holds: serialised as these digits. */
-export class JsonInteger {
+class JsonInteger {
 	constructor(readonly digits: string) {}
 }
 

@@ -56,7 +56,7 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return date - now;
 }
 
-export interface PlannedWait {
+interface PlannedWait {
 	ms: number;
 	/** What the service asked for, when it sent a usable Retry-After. */
 	requestedMs?: number;
