@@ -37,7 +37,7 @@ interface PollPlan {
 }
 
 /** A calendar date up to tomorrow (UTC: a service in another time zone); no wrong date may become lastLabel. */
-function counts(label: unknown, now: Date): label is string {
+function isPublished(label: unknown, now: Date): label is string {
 	const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
 	return isCalendarDate(label) && label <= latest;
 }
@@ -50,8 +50,8 @@ export function loadState(staticData: IDataObject, now: Date = new Date()): Trig
 	const { version, lastLabel, seen } = staticData;
 	if (version !== STATE_VERSION) return undefined;
 	if (!Array.isArray(seen) || !seen.every((label) => typeof label === 'string')) return undefined;
-	const kept = newest(seen.filter((label) => counts(label, now)));
-	if (lastLabel === null || counts(lastLabel, now)) return { version: STATE_VERSION, lastLabel, seen: kept };
+	const kept = newest(seen.filter((label) => isPublished(label, now)));
+	if (lastLabel === null || isPublished(lastLabel, now)) return { version: STATE_VERSION, lastLabel, seen: kept };
 	if (typeof lastLabel !== 'string' || kept.length === 0) return undefined;
 	return { version: STATE_VERSION, lastLabel: kept[0], seen: kept };
 }
@@ -98,11 +98,11 @@ export function storeState(store: StateStore, state: TriggerState): void {
 /** The datasets whose label counts on `now`, newest first, each with the label listed before it. */
 function publishedDatasets(listed: readonly Dataset[], now: Date) {
 	const { dated, undatedLabels } = datedNewestFirst(listed);
-	const published = dated.filter((dataset) => counts(dataset.label, now));
+	const published = dated.filter((dataset) => isPublished(dataset.label, now));
 	return {
 		published: published.map((dataset, i) => ({ ...dataset, previousLabel: published[i + 1]?.label ?? null })),
 		ignoredLabels: undatedLabels,
-		futureLabels: dated.filter((dataset) => !counts(dataset.label, now)).map((dataset) => dataset.label),
+		futureLabels: dated.filter((dataset) => !isPublished(dataset.label, now)).map((dataset) => dataset.label),
 	};
 }
 

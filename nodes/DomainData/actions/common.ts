@@ -1,7 +1,7 @@
 /** The options that operations and the trigger share, their one reader each, and Return All / Limit. */
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
-import { operationError } from '../errors';
+import { count, operationError } from '../errors';
 import { readPositiveNumber, readWholeNumber } from '../parameters';
 import { type CallLimits, DEFAULT_CALL_LIMITS, DEFAULT_MAX_ATTEMPTS, MAX_TIMER_MS } from '../transport';
 
@@ -77,7 +77,7 @@ function readSecondsAsMs(node: INode, value: unknown, name: string, fallbackMs: 
 	const seconds = readPositiveNumber(node, value, `option "${name}"`, { itemIndex, fallback: fallbackMs / 1000 });
 	const ms = Math.round(seconds * 1000);
 	if (ms <= MAX_TIMER_MS) return ms;
-	const range = Math.floor(MAX_TIMER_MS / 1000).toLocaleString('en-US');
+	const range = count(Math.floor(MAX_TIMER_MS / 1000));
 	throw operationError(node, `The option "${name}" must be at most ${range} seconds, got ${seconds}`, {
 		itemIndex,
 		description: `Enter a number of seconds from 1 to ${range} (about 24.8 days): longer waits cannot be timed.`,

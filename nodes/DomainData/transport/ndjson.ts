@@ -4,6 +4,7 @@
  * chunk boundary is carried over with the rest of its line. A line longer than a chunk is kept as pieces and joined
  * once when its end arrives; nothing else is copied, and no string is made per line.
  */
+import { clip } from '../errors';
 
 /** A line longer than this is refused instead of growing memory without bound (records are ~1 KB). */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -206,6 +207,5 @@ export function bytesPerLine(pieces: readonly Uint8Array[]): Uint8Array[] {
 
 /** A short, single-line excerpt of a line for error messages. */
 export function excerpt(line: string, length = 80): string {
-	const flat = line.replace(/\s+/g, ' ');
-	return flat.length > length ? `${flat.slice(0, length)}…` : flat;
+	return clip(line.replace(/\s+/g, ' '), length + 1);
 }

@@ -3,7 +3,7 @@
  * asks a stream again. After a drop, the same request skips the lines handed out, checked by their fingerprint
  * (docs/dataset.md, "Resume after a dropped connection"), under one retry budget for the whole read.
  */
-import { asNodeError, buildApiError, redact } from '../errors';
+import { asNodeError, buildApiError, count, redact } from '../errors';
 import {
 	isTransientError,
 	isUndecodableBody,
@@ -216,7 +216,7 @@ function endedEarlyError(source: Source, seen: number) {
 }
 
 function reorderedError(source: Source) {
-	const lines = source.handled.toLocaleString('en-US');
+	const lines = count(source.handled);
 	return dataError(
 		source,
 		`The dataset "${source.options.label}" came back in another order after a dropped connection: ` +

@@ -5,9 +5,8 @@
  */
 import type { IHttpRequestOptions, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 
-import { containsSecret, holdsSecret, maskServiceText } from '../errors';
+import { clip, containsSecret, holdsSecret, maskServiceText } from '../errors';
 import {
-	clip,
 	keyEchoError,
 	readServiceMessage,
 	statusError,
