@@ -8,11 +8,10 @@ import {
 	readCallLimits,
 	requestDeadlineOption,
 } from '../DomainData/actions/common';
-import { fieldOptions } from '../DomainData/actions/dataset/fieldOptions';
 import { onMalformedLineOption } from '../DomainData/actions/dataset/output';
 import { operationError } from '../DomainData/errors';
 import { readWholeNumber } from '../DomainData/parameters';
-import { DEFAULT_SNAPSHOT_FIELDS, selectedFields } from '../DomainData/helpers/snapshotFields';
+import { DEFAULT_SNAPSHOT_FIELDS, fieldOptions, selectedFields } from '../DomainData/helpers/snapshotFields';
 
 /** Records per event are kept small: they travel inside the execution data. More: Dataset → Stream. */
 const MAX_ATTACHED_RECORDS = 1000;

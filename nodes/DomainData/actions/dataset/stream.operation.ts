@@ -4,10 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { count } from '../../errors';
 import type { DatasetLabels } from '../../helpers/datasets';
-import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
+import { DEFAULT_SNAPSHOT_FIELDS, fieldOptions } from '../../helpers/snapshotFields';
 import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/snapshotReader';
 import { returnAllOrLimit } from '../common';
-import { fieldOptions } from './fieldOptions';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
