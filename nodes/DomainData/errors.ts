@@ -102,19 +102,20 @@ export function maskServiceText(text: string, secret?: string): string {
 	return isMaskable(key) && skeleton(decoded).includes(key) ? WITHHELD_TEXT : masked;
 }
 
-function cut(text: string): string {
-	return text.length > 200 ? text.slice(0, 199) + '…' : text;
+/** `text` cut to at most `max` characters, the last an ellipsis: the one truncation of every message. */
+export function clip(text: string, max = 300): string {
+	return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
 
 /** Text of a value as the user typed it, for error messages (strings quoted, long values cut). */
 export function describeValue(value: unknown): string {
 	if (value === undefined) return 'undefined';
 	if (value === null) return 'null';
-	if (typeof value === 'string') return `"${cut(value)}"`;
+	if (typeof value === 'string') return `"${clip(value, 200)}"`;
 	// JSON would write NaN and Infinity as null.
 	if (typeof value === 'number') return String(value);
 	try {
-		return cut(JSON.stringify(value));
+		return clip(JSON.stringify(value), 200);
 	} catch {
 		return String(value);
 	}

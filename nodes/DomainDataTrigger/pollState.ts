@@ -24,7 +24,7 @@ export interface NewDataset extends Dataset {
 	previousLabel: string | null;
 }
 
-export interface PollPlan {
+interface PollPlan {
 	/** baseline: the first poll, records and emits nothing. */
 	kind: 'baseline' | 'emit' | 'none';
 	/** Oldest first. */
@@ -37,7 +37,7 @@ export interface PollPlan {
 }
 
 /** A calendar date up to tomorrow (UTC: a service in another time zone); no wrong date may become lastLabel. */
-function counts(label: unknown, now: Date): label is string {
+function isPublished(label: unknown, now: Date): label is string {
 	const latest = new Date(now.getTime() + 86_400_000).toISOString().slice(0, 10);
 	return isCalendarDate(label) && label <= latest;
 }
@@ -50,8 +50,8 @@ export function loadState(staticData: IDataObject, now: Date = new Date()): Trig
 	const { version, lastLabel, seen } = staticData;
 	if (version !== STATE_VERSION) return undefined;
 	if (!Array.isArray(seen) || !seen.every((label) => typeof label === 'string')) return undefined;
-	const kept = newest(seen.filter((label) => counts(label, now)));
-	if (lastLabel === null || counts(lastLabel, now)) return { version: STATE_VERSION, lastLabel, seen: kept };
+	const kept = newest(seen.filter((label) => isPublished(label, now)));
+	if (lastLabel === null || isPublished(lastLabel, now)) return { version: STATE_VERSION, lastLabel, seen: kept };
 	if (typeof lastLabel !== 'string' || kept.length === 0) return undefined;
 	return { version: STATE_VERSION, lastLabel: kept[0], seen: kept };
 }
@@ -63,14 +63,46 @@ export function saveState(staticData: IDataObject, state: TriggerState): void {
 	staticData.seen = [...state.seen];
 }
 
+/**
+ * Where the state is kept: the node's own static data, which n8n keys by the node's name (by its id under durable
+ * poll cursors, committed with the execution), and a copy in the workflow's global static data under the node's id,
+ * which a rename keeps. The copy names the node name it was written under.
+ */
+export interface StateStore {
+	node: IDataObject;
+	global: IDataObject;
+	nodeId: string;
+	nodeName: string;
+}
+
+const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
+
+/**
+ * The node's own state, unless the copy was written under another name: then the node's is empty or stale (the
+ * node was renamed, or renamed back) and the copy holds what the trigger saw. Without a copy (saved before copies
+ * were kept), the node's own state is read, and the next save writes the copy.
+ */
+export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
+	const copy = store.global[copyKey(store.nodeId)];
+	const own = loadState(store.node, now);
+	if (!copy || typeof copy !== 'object' || Array.isArray(copy)) return own;
+	if (own && (copy as IDataObject).nodeName === store.nodeName) return own;
+	return loadState(copy as IDataObject, now) ?? own;
+}
+
+export function storeState(store: StateStore, state: TriggerState): void {
+	saveState(store.node, state);
+	store.global[copyKey(store.nodeId)] = { ...state, seen: [...state.seen], nodeName: store.nodeName };
+}
+
 /** The datasets whose label counts on `now`, newest first, each with the label listed before it. */
 function publishedDatasets(listed: readonly Dataset[], now: Date) {
 	const { dated, undatedLabels } = datedNewestFirst(listed);
-	const published = dated.filter((dataset) => counts(dataset.label, now));
+	const published = dated.filter((dataset) => isPublished(dataset.label, now));
 	return {
 		published: published.map((dataset, i) => ({ ...dataset, previousLabel: published[i + 1]?.label ?? null })),
 		ignoredLabels: undatedLabels,
-		futureLabels: dated.filter((dataset) => !counts(dataset.label, now)).map((dataset) => dataset.label),
+		futureLabels: dated.filter((dataset) => !isPublished(dataset.label, now)).map((dataset) => dataset.label),
 	};
 }
 

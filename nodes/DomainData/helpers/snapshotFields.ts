@@ -2,6 +2,8 @@
  * The fields a snapshot record can hold (interface section 2.2) and the names users may type for them. The service
  * accepts the aliases too; mapped here, filters, outputs and error messages speak canonical names only.
  */
+import type { INodePropertyOptions } from 'n8n-workflow';
+
 import { quoteFew } from '../errors';
 
 /** Every selectable field, in the order the service writes them. */
@@ -30,7 +32,7 @@ export type SnapshotField = (typeof SNAPSHOT_FIELDS)[number];
 /** What the service streams when no `fields` are asked for: `name` to `tld1`. */
 export const DEFAULT_SNAPSHOT_FIELDS: SnapshotField[] = SNAPSHOT_FIELDS.slice(0, SNAPSHOT_FIELDS.indexOf('tld1') + 1);
 
-export const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
+const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
 	domain: 'name',
 	tld: 'tld1',
 	country: 'country_code',
@@ -68,8 +70,43 @@ export function toCanonicalFields(value: unknown): FieldNamesResult {
 	return { ok: true, fields: SNAPSHOT_FIELDS.filter((field) => chosen.has(field)) };
 }
 
+/** A Fields parameter: none selected (an empty list or text) means `defaults`, as the editor preselects them. */
+export function selectedFields(value: unknown, defaults: readonly SnapshotField[]): FieldNamesResult {
+	const result = toCanonicalFields(value);
+	return result.ok || result.unknown.length > 0 ? result : { ok: true, fields: [...defaults] };
+}
+
 /** `fields` plus the ones in `extra`, in the service's order. */
 export function withFields(fields: readonly SnapshotField[], extra: readonly SnapshotField[]): SnapshotField[] {
 	const all = new Set<SnapshotField>([...fields, ...extra]);
 	return SNAPSHOT_FIELDS.filter((field) => all.has(field));
+}
+
+const FIELD_DESCRIPTIONS: Record<SnapshotField, string> = {
+	name: 'Domain name',
+	rank: 'Traffic rank; 1 is the highest traffic',
+	title: 'Page title of the website',
+	meta_description: 'Meta description, or null',
+	country_code: 'Country, ISO 3166-1 alpha-2 (e.g. DE)',
+	language_code: 'Primary language, ISO 639-1 (e.g. de)',
+	categories: 'Content categories as paths, e.g. /Shopping/Apparel',
+	technologies: 'Technologies detected on the site (empty when none)',
+	tld1: 'Registrable domain of the name',
+	meta_keywords: 'Meta keywords',
+	canonical: 'Canonical URL',
+	icon: 'Icon URL',
+	status: 'HTTP status of the home page',
+	dns: 'DNS records',
+	first_published_at: 'When the site was first seen',
+	redirects_to: 'Where the home page redirects',
+	contact_information: 'Emails, phones and social profiles found on the site',
+};
+
+/** The Fields dropdown of Stream, Compare and the trigger: each field with what it holds, but those in `except`. */
+export function fieldOptions(except: readonly SnapshotField[] = []): INodePropertyOptions[] {
+	return SNAPSHOT_FIELDS.filter((field) => !except.includes(field)).map((field) => ({
+		name: field,
+		value: field,
+		description: FIELD_DESCRIPTIONS[field],
+	}));
 }

@@ -4,7 +4,7 @@
  */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
-import { buildApiError, maskServiceText, NAMED_ENTITIES } from '../errors';
+import { buildApiError, clip, maskServiceText, NAMED_ENTITIES } from '../errors';
 import { RETRYABLE_STATUSES } from './retry';
 
 export interface FailureContext {
@@ -166,10 +166,6 @@ function htmlText(html: string): string {
 		.replace(/&([a-z]+);/gi, (all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? all)
 		.replace(/\s+/g, ' ')
 		.trim();
-}
-
-export function clip(text: string, max = 300): string {
-	return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
 
 /**

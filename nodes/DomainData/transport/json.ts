@@ -64,11 +64,16 @@ function quoteLongIntegers(text: string): string {
 
 /** JSON.parse, except that integers beyond 2^53 become strings of their exact digits (a record's `id`, a cursor's). */
 export function parseJsonExact(text: string): unknown {
-	return JSON.parse(LONG_DIGITS.test(text) ? quoteLongIntegers(text) : text) as unknown;
+	return JSON.parse(mayHoldLongInteger(text) ? quoteLongIntegers(text) : text) as unknown;
+}
+
+/** Whether `text` may hold an integer beyond 2^53 (a run of 16 digits): the cheap test before parseJsonExact. */
+export function mayHoldLongInteger(text: string): boolean {
+	return LONG_DIGITS.test(text);
 }
 
 /** An integer the service wrote with more digits than a number holds: serialised as these digits. */
-export class JsonInteger {
+class JsonInteger {
 	constructor(readonly digits: string) {}
 }
 

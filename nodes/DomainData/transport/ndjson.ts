@@ -4,6 +4,7 @@
  * chunk boundary is carried over with the rest of its line. A line longer than a chunk is kept as pieces and joined
  * once when its end arrives; nothing else is copied, and no string is made per line.
  */
+import { clip } from '../errors';
 
 /** A line longer than this is refused instead of growing memory without bound (records are ~1 KB). */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -12,6 +13,9 @@ const LF = 0x0a;
 const CR = 0x0d;
 const NEWLINE = new Uint8Array([LF]);
 const NO_BYTES = new Uint8Array(0);
+/** Bytes that are not valid UTF-8 become U+FFFD (as TextDecoder makes them), in items and files alike. */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+const utf8 = new TextEncoder();
 
 /** The complete lines one chunk (or the end of the body) completed. */
 export class LineBlock {
@@ -58,6 +62,24 @@ export class LineBlock {
 	 */
 	get bytes(): Uint8Array[] {
 		return (this.pieces ??= this.raw.filter((piece) => piece.length > 0).map(withoutCarriageReturns));
+	}
+
+	/**
+	 * The bytes of the first `taken` lines but those marked in `leftOut`: the block's as they came when all are kept
+	 * and valid UTF-8 (usually); else line by line, a line the decoder repaired encoded as its text reads.
+	 */
+	keptBytes(taken: number, leftOut?: Uint8Array): Uint8Array[] {
+		// The decoder replaced invalid bytes (or the service sent U+FFFD itself: then the bytes are the same).
+		const repairs = this.anyText((text) => text.includes(REPLACEMENT_CHARACTER));
+		if (leftOut === undefined && !repairs && taken === this.count) return this.bytes;
+		const perLine = bytesPerLine(this.bytes);
+		const bytes: Uint8Array[] = [];
+		for (let index = 0; index < taken; index++) {
+			if (leftOut?.[index]) continue;
+			const line = repairs ? this.line(index) : undefined;
+			bytes.push(line?.includes(REPLACEMENT_CHARACTER) ? utf8.encode(line + '\n') : perLine[index]);
+		}
+		return bytes;
 	}
 }
 
@@ -185,6 +207,5 @@ export function bytesPerLine(pieces: readonly Uint8Array[]): Uint8Array[] {
 
 /** A short, single-line excerpt of a line for error messages. */
 export function excerpt(line: string, length = 80): string {
-	const flat = line.replace(/\s+/g, ' ');
-	return flat.length > length ? `${flat.slice(0, length)}…` : flat;
+	return clip(line.replace(/\s+/g, ' '), length + 1);
 }

@@ -1,11 +1,33 @@
-/** What a request of the package is, and what it needs before it is sent: address, key, path, cancel signal. */
+/** What a request of the package is, and what it needs before it is sent: address (the Base URL rules), key, path. */
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 
-import { resolveBaseUrl } from './baseUrl';
 import { operationError } from '../errors';
-import type { RetryBudget, RetryTiming } from './retry';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_DEADLINE_MS } from './idle';
+import { DEFAULT_MAX_ATTEMPTS, type RetryBudget, type RetryTiming } from './retry';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
+
+/**
+ * The limits a user sets on the calls of one item (Max Attempts, Idle Timeout, Request Deadline), read once by
+ * readCallLimits (actions/common.ts) and handed down whole to every request and stream of the item.
+ */
+export interface CallLimits {
+	/** Requests in a row without progress before giving up. */
+	maxAttempts: number;
+	/** No byte for this long while waiting for the service counts as a dropped connection (a stream or a JSON answer). */
+	idleTimeoutMs: number;
+	/** A JSON answer not whole this long after the request was sent counts as failed (one that trickles). */
+	deadlineMs: number;
+	/** Tests only: shorter waits between tries than the shipped RETRY_TIMING. */
+	retryTiming?: RetryTiming;
+}
+
+/** The limits of calls made without an item's options (the dataset dropdown), and the defaults of the options. */
+export const DEFAULT_CALL_LIMITS: Readonly<CallLimits> = Object.freeze({
+	maxAttempts: DEFAULT_MAX_ATTEMPTS,
+	idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+	deadlineMs: DEFAULT_REQUEST_DEADLINE_MS,
+});
 
 export interface ApiRequest {
 	method: 'GET' | 'POST';
@@ -15,16 +37,11 @@ export interface ApiRequest {
 	body?: IDataObject;
 	/** The description of a 400 error, e.g. a hint to lower Page Size. */
 	badRequestDescription?: string;
-	/** Requests in a row without progress before giving up (default DEFAULT_MAX_ATTEMPTS). */
-	maxAttempts?: number;
+	/** DEFAULT_CALL_LIMITS when absent. */
+	limits?: CallLimits;
 	/** The budget of a read of several requests (a stream and its resumes); else one of this request's own. */
 	budget?: RetryBudget;
-	retryTiming?: RetryTiming;
 	itemIndex?: number;
-	/** Idle timeout: no byte for this long while waiting for the service counts as a dropped connection. */
-	timeoutMs?: number;
-	/** A JSON answer not whole this long after the request was sent counts as failed (one that trickles). */
-	deadlineMs?: number;
 	/** Told before each wait for another try (callers that run calls side by side hold back new ones). */
 	onRetry?: () => void;
 }
@@ -77,4 +94,49 @@ export function header(headers: unknown, name: string): string | undefined {
 	const value = (headers as Record<string, unknown>)[name];
 	if (Array.isArray(value)) return value.length ? String(value[0]) : undefined;
 	return value === undefined || value === null ? undefined : String(value);
+}
+
+/** `root`: origin, path prefix and /json/api/v1, no trailing slash; `shown`: without the API path, for messages. */
+type BaseUrlResult = { ok: true; root: string; shown: string } | { ok: false; problem: string };
+
+const refused = (problem: string): BaseUrlResult => ({ ok: false, problem });
+
+/**
+ * Reads the credential's Base URL. A trailing slash and a trailing /json/api/v1 are tolerated (the address of the
+ * service and the API root both work); the credential's test request applies the same rules.
+ */
+export function resolveBaseUrl(value: unknown): BaseUrlResult {
+	const text = typeof value === 'string' ? value.trim() : '';
+	if (!text) return refused('The Base URL of the Domain Data credential is empty');
+	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+		return refused(`The Base URL "${text}" of the Domain Data credential must start with https:// or http://`);
+	}
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		return refused(`The Base URL "${text}" of the Domain Data credential is not a valid address`);
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+		return refused(
+			'The Base URL of the Domain Data credential must start with https:// or http:// ' +
+				`(it starts with ${url.protocol}//)`,
+		);
+	}
+	// A user name or password would be sent as basic authentication, never what is meant: named without the value.
+	if (url.username || url.password) {
+		return refused('The Base URL of the Domain Data credential must not contain a user name or password');
+	}
+	if (url.search || url.hash) {
+		return refused(
+			`The Base URL "${url.origin}${url.pathname}" of the Domain Data credential must not contain a query ` +
+				'(?...) or a fragment (#...)',
+		);
+	}
+	const prefix = url.pathname
+		.replace(/\/+$/, '')
+		.replace(/\/json\/api\/v1$/i, '')
+		.replace(/\/+$/, '');
+	const shown = url.origin + prefix;
+	return { ok: true, root: shown + '/json/api/v1', shown };
 }

@@ -17,7 +17,7 @@ import type {
 import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
 import { DomainDataApi } from '../../../credentials/DomainDataApi.credentials';
-import { resolveBaseUrl } from '../../../nodes/DomainData/transport/baseUrl';
+import { resolveBaseUrl } from '../../../nodes/DomainData/transport/request';
 import { startLocalServer } from '../../harness/localServer';
 import { createExecuteContext } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';

@@ -6,7 +6,7 @@
  */
 import { parseJsonExact } from '../../../nodes/DomainData/transport/json';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
-import { runNode } from '../../harness/n8n';
+import { readBinary, runNode, runPoll } from '../../harness/n8n';
 
 const BIG = '9007199254740993';
 const BIGGER = '123456789012345678901234567890';
@@ -98,5 +98,67 @@ describe('parseJsonExact', () => {
 		['{"small":[1,2,3]}', { small: [1, 2, 3] }],
 	])('%s', (text, expected) => {
 		expect(parseJsonExact(text)).toEqual(expected);
+	});
+});
+
+describe('snapshot records with integers beyond 2^53 (Stream, the trigger): the same rule as JSON answers', () => {
+	let snapshot: LocalServer;
+	const lines = [
+		`{"name":"a.com","rank":${BIG},"title":"id 12345678901234567 in a string"}`,
+		`{"name":"b.com","rank":${BIGGER}}`,
+		'{"name":"c.com","rank":7}',
+	];
+	beforeAll(async () => {
+		snapshot = await startLocalServer((req, res) => {
+			if (/\/historical\/domain\/\d{4}/.test(req.url ?? '')) {
+				res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(lines.join('\n') + '\n');
+			} else {
+				res.writeHead(200, { 'content-type': 'application/json' });
+				res.end('{"datasets":[{"label":"2025-06-30","value":"s1"}]}');
+			}
+		});
+	});
+	afterAll(async () => {
+		await snapshot.close();
+	});
+
+	const expected = [
+		{ name: 'a.com', rank: BIG, title: 'id 12345678901234567 in a string' },
+		{ name: 'b.com', rank: BIGGER },
+		{ name: 'c.com', rank: 7 },
+	];
+
+	test.each(['items', 'file'])('Stream, Output %s', async (output) => {
+		const result = await runNode({
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: '2025-06-30',
+				returnAll: true,
+				fields: ['name', 'rank', 'title'],
+				output,
+			},
+			credentials: { apiKey: 'integers-test-key', baseUrl: snapshot.url },
+		});
+		expect(result.error).toBeUndefined();
+		if (output === 'items') {
+			expect(result.items.map((item) => item.json)).toEqual(
+				expected.map((record) => ({ ...record, label: '2025-06-30' })),
+			);
+		}
+		// A file holds the bytes as the service sent them.
+		else {
+			expect((await readBinary(result.items[0])).toString()).toBe(lines.join('\n') + '\n');
+		}
+	});
+
+	test('the trigger’s attached records', async () => {
+		const items = await runPoll({
+			parameters: { event: 'newDataset', attachRecords: true, recordCount: 3, fields: ['name', 'rank', 'title'] },
+			credentials: { apiKey: 'integers-test-key', baseUrl: snapshot.url },
+			staticData: {},
+			mode: 'manual',
+		});
+		expect(items?.[0][0].json.records).toEqual(expected);
 	});
 });

@@ -7,9 +7,8 @@ import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
-import type { SnapshotField } from '../../helpers/snapshotFields';
+import { fieldOptions, type SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
-import { fieldOptions } from './fieldOptions';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
@@ -180,10 +179,10 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		itemIndex,
 		fallback: 1,
 	});
-	const { label, limit, filter, maxAttempts, idleTimeoutMs, deadlineMs } = selection;
+	const { label, limit, filter, limits } = selection;
 	const open = async () => {
-		const pair = await labels.pair({ label, baseLabel }, { maxAttempts, deadlineMs, itemIndex });
-		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, maxAttempts, idleTimeoutMs, itemIndex };
+		const pair = await labels.pair({ label, baseLabel }, limits, itemIndex);
+		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, limits, itemIndex };
 		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed });
 	};
 	return { output, limit, open };

@@ -7,7 +7,7 @@
 const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNKS = 0xffff;
 
-export interface KeptRecordsOptions {
+interface KeptRecordsOptions {
 	maxBytes: number;
 	tooLarge: () => Error;
 	/** Tests use small chunks to reach many of them. */
