@@ -12,9 +12,7 @@ import {
 	idleTimeoutOption,
 	maxAttemptsOption,
 	optionsCollection,
-	readIdleTimeoutMs,
-	readMaxAttempts,
-	readRequestDeadlineMs,
+	readCallLimits,
 	requestDeadlineOption,
 } from '../common';
 import { datasetLabelProperty } from '../dataset/sharedParameters';
@@ -133,9 +131,7 @@ type EnrichOptions = DomainOptions & { source?: string; label?: unknown; idleTim
 const lookUpInSnapshot: LookUp = async (context, names, continueOnFail) => {
 	const node = context.getNode();
 	const options = context.getNodeParameter('options', 0, {}) as EnrichOptions;
-	const maxAttempts = readMaxAttempts(node, options, 0);
-	const deadlineMs = readRequestDeadlineMs(node, options, 0);
-	const idleTimeoutMs = readIdleTimeoutMs(node, options, 0);
+	const limits = readCallLimits(node, options, 0, true);
 	const found = new Map<string, IDataObject>();
 	const failed = new Map<string, NodeError>();
 	if (names.length === 0) return { found, failed };
@@ -143,14 +139,13 @@ const lookUpInSnapshot: LookUp = async (context, names, continueOnFail) => {
 	for (const name of names) listed.add(name);
 	try {
 		const wanted = String(options.label ?? '').trim() || LATEST_LABEL;
-		const label = await new DatasetLabels(context).label(wanted, { maxAttempts, deadlineMs, itemIndex: 0 });
+		const label = await new DatasetLabels(context).label(wanted, limits, 0);
 		const records = readSnapshot.call(context, {
 			label,
 			fields: DEFAULT_SNAPSHOT_FIELDS,
 			filter: { domains: { names: listed, rejected: { count: 0, examples: [] } } },
 			wanted: listedLines(listed),
-			maxAttempts,
-			idleTimeoutMs,
+			limits,
 			itemIndex: 0,
 		});
 		for await (const batch of records) {
