@@ -4,7 +4,13 @@
  * to the listed names and indexes only their lines; names no snapshot holds and entries that are no domain are
  * counted and named in hints and summaries; a list of a million names in the memory the README states.
  */
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	ExecuteWorkflowOptions,
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 import { compareSnapshots, createCompareStats, type DomainChange } from '../../../nodes/DomainData/helpers/compare';
 import { DomainSet, readDomainList } from '../../../nodes/DomainData/helpers/domainSet';
@@ -18,13 +24,15 @@ const DOMAINS = 3000;
 const NEWEST = '2025-06-30';
 const PREVIOUS = '2025-06-23';
 const sim = useSimulator({ domains: DOMAINS });
+type ExecuteWorkflow = IWorkflowExecuteAdditionalData['executeWorkflow'];
 
 /** Runs the node in a real execute context; returns its items, error and the hints it left under the output. */
-async function run(parameters: INodeParameters, input?: INodeExecutionData[]) {
+async function run(parameters: INodeParameters, input?: INodeExecutionData[], executeWorkflow?: ExecuteWorkflow) {
 	const { context, node } = await createExecuteContext({
 		parameters: { resource: 'dataset', label: 'latest', returnAll: true, ...parameters },
 		credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
 		input,
+		executeWorkflow,
 	});
 	const hints = () => (context as unknown as { hints: Array<{ message: string }> }).hints.map((hint) => hint.message);
 	const { DomainData } = await import('../../../nodes/DomainData/DomainData.node');
@@ -207,6 +215,38 @@ describe('Dataset → Compare with Domains', () => {
 			rejected: 1,
 			rejectedExamples: ['-'],
 		});
+	});
+
+	it('the Sub-Workflow output: the changes of the listed names in its runs, and the list in its summary', async () => {
+		const { names, neither } = listOfEveryKind();
+		const listed = new Set(names);
+		const expected = bruteForce(
+			newer.filter((record) => listed.has(record.name)),
+			older.filter((record) => listed.has(record.name)),
+			{ label: NEWEST, baseLabel: PREVIOUS },
+			{ fields: ['title'] },
+		);
+		const received: IDataObject[] = [];
+		const executeWorkflow = async (_info: unknown, _data: unknown, options: ExecuteWorkflowOptions) => {
+			for (const item of options.inputData ?? []) received.push(JSON.parse(JSON.stringify(item.json)) as IDataObject);
+			return { executionId: String(received.length), data: [options.inputData ?? []] };
+		};
+		const result = await run(
+			{
+				operation: 'compare',
+				baseLabel: PREVIOUS,
+				fields: ['title'],
+				output: 'subWorkflow',
+				workflowId: { __rl: true, mode: 'list', value: 'subWf1', cachedResultName: 'Load batch' },
+				batchSize: 10,
+				filters: { domains: [...names, ...neither] },
+			},
+			undefined,
+			executeWorkflow as unknown as ExecuteWorkflow,
+		);
+		expect(result.error).toBeUndefined();
+		expect(received).toEqual(expected);
+		expect(result.json[0].domainList).toEqual({ listed: names.length + 2, notFound: 2, notFoundExamples: neither });
 	});
 
 	it('indexes and parses only the listed lines (memory in proportion to the list, not to the snapshot)', async () => {
