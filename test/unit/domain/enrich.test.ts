@@ -274,6 +274,12 @@ describe('Domain → Enrich Items with Source Snapshot', () => {
 		]);
 	});
 
+	test('an unknown Source is refused before any call', async () => {
+		const { error } = await enrich([{ json: { website: name(1) } }], { options: { source: 'snapshots' } });
+		expect(error?.message).toBe('The option "Source" must be lookup or snapshot, got "snapshots"');
+		expect(sim.calls()).toHaveLength(0);
+	});
+
 	test('an unknown dataset is named', async () => {
 		const { error } = await enrich([{ json: { website: name(1) } }], {
 			options: { source: 'snapshot', label: '2020-01-01' },

@@ -166,8 +166,18 @@ const lookUpInSnapshot: LookUp = async (context, names, continueOnFail) => {
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const read = (itemIndex: number) => planItem.call(this, items[itemIndex], itemIndex);
 	const options = this.getNodeParameter('options', 0, {}) as EnrichOptions;
-	const source = options.source === 'snapshot' ? lookUpInSnapshot : undefined;
-	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (plan) => [plan.name], source);
+	const source = String(options.source ?? 'lookup').trim() || 'lookup';
+	if (source !== 'lookup' && source !== 'snapshot') {
+		throw operationError(
+			this.getNode(),
+			`The option "Source" must be lookup or snapshot, got ${describeValue(source)}`,
+			{
+				description: 'Choose Lookup (bulk calls, current data) or Snapshot (one stream read of a dated snapshot).',
+			},
+		);
+	}
+	const lookUp = source === 'snapshot' ? lookUpInSnapshot : undefined;
+	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (plan) => [plan.name], lookUp);
 	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the input row
 	// back into it; with "Continue (regular output)" nothing merges it, so the row keeps its fields.
 	const toErrorOutput = this.getNode().onError === 'continueErrorOutput';
