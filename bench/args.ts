@@ -13,6 +13,7 @@ export const SECTION_NAMES = [
 	'subworkflow',
 	'spool',
 	'agent',
+	'lists',
 ] as const;
 
 /** Where the full run writes its figures; the tiny run never writes there unless told to. */

@@ -8,7 +8,7 @@
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *
  * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n), spool, agent (real
- * n8n). See docs/benchmarks.md.
+ * n8n), lists (Compare with a list of domains, Enrich from a snapshot). See docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,6 +30,7 @@ import { disposePackage } from './lib/n8n';
 import { agent } from './agent';
 import { compare } from './compare';
 import { enrichment } from './enrich';
+import { lists } from './lists';
 import { memory } from './memory';
 import { search } from './search';
 import { streamThroughput } from './stream';
@@ -50,6 +51,7 @@ const SECTIONS: Record<
 	subworkflow: { title: 'Sub-Workflow output (real n8n)', run: subWorkflowSection },
 	spool: { title: 'Sub-Workflow output through the spool', run: spool },
 	agent: { title: 'AI agent: what reaches the model', run: agent },
+	lists: { title: 'Lists of domains', run: lists },
 };
 
 function renderMarkdown(

@@ -229,6 +229,10 @@ minute; publish a new snapshot and watch it run (Overview → Executions):
 
   curl -X POST ${sim.url}/__sim/snapshots
 
+Watch accounts: open "watch your accounts for changes on every new snapshot" and click "Execute workflow": it
+compares the two newest snapshots for ten accounts only and writes watch-accounts-<snapshot>.md to the files
+folder above. "enrich thousands of rows from one snapshot read" enriches 3,000 rows in one stream request.
+
 Ask the agent: open "a tool for an AI agent", click "Open chat" and ask "What does openreads.com.au run on?".
 MCP clients: activate "tools for MCP clients" and connect to ${n8n.url}/mcp/domain-data
 with the header "Authorization: Bearer ${MCP_TOKEN}".

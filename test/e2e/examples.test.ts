@@ -1,8 +1,8 @@
 /**
  * The workflows of examples/ run in n8n 2.8.4 as a user imports them, against the simulator: the ones
  * started by hand run through `n8n execute-batch` and the files they write are checked. (The new-snapshot
- * example is activated in server.test.ts; the AI-agent example needs a model, so only its node types are
- * checked there.)
+ * example is activated in server.test.ts, the watch-accounts example in domains.test.ts; the AI-agent example
+ * needs a model, so only its node types are checked there.)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import type { N8nInstance } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import { createDatabase, dropDatabase, isPostgresReachable, queryDatabase } from '../../scripts/n8n/services';
+import { rawSnapshot } from '../harness/bruteForceDiff';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
 import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, createInstance } from './support';
 
@@ -137,6 +138,23 @@ test('search into a table: the German Shopify sites in rank order, one row each'
 	}
 	expect(expected.length).toBeGreaterThan(0);
 	expect(rows.map((row) => row.domain)).toEqual(expected);
+});
+
+test('enrich from a snapshot: every row gets its record of the newest snapshot, or is marked not found', async () => {
+	const newest = sim.datasets()[0].label;
+	const snapshot = new Map((await rawSnapshot(sim.url, newest)).map((record) => [record.name, record]));
+	const rows = parseCsv(readFileSync(join(n8n.filesDir, 'rows-from-snapshot.csv'), 'utf8'));
+	const input = ran('ddExampleEnrSnp1').json('Rows') as Array<{ row: number; contact: string }>;
+	expect(rows.map((row) => [row.row, row.contact])).toEqual(input.map((each) => [String(each.row), each.contact]));
+	for (const row of rows) {
+		const known = snapshot.get(row.domain);
+		expect([row.contact, row.found.toLowerCase()]).toEqual([row.contact, known ? 'true' : 'false']);
+		if (known) expect([row.title, row.rank, row.snapshot]).toEqual([known.title ?? '', String(known.rank), newest]);
+	}
+	// Not found: what the snapshot lacks, as of its date (a site new to the index since is found by a lookup only).
+	const notFound = new Set(rows.filter((row) => row.found.toLowerCase() === 'false').map((row) => row.domain));
+	expect(notFound).toContain('unknown-startup-example.com');
+	expect(new Set(rows.map((row) => row.domain)).size - notFound.size).toBeGreaterThanOrEqual(9);
 });
 
 test('export a whole snapshot: the gzip file holds every record of the newest snapshot', () => {

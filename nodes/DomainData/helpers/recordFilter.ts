@@ -7,6 +7,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { operationError, quoteFew } from '../errors';
 import { readWholeNumber } from '../parameters';
 import { normalizeDomainName } from './domainName';
+import { type DomainList, NOT_LISTED, readDomainList } from './domainSet';
 import type { SnapshotField } from './snapshotFields';
 
 export interface RecordFilter {
@@ -22,6 +23,8 @@ export interface RecordFilter {
 	categoryPrefixes?: string[];
 	/** tld1 is one of these (case-insensitive), e.g. "example.co.uk". */
 	tld1?: string[];
+	/** name is one of these (normalised as Domain → Get normalises a name); readers also decline other lines unparsed. */
+	domains?: DomainList;
 }
 
 export type RecordPredicate = (record: IDataObject) => boolean;
@@ -34,6 +37,7 @@ const FIELD_OF: Record<keyof RecordFilter, SnapshotField> = {
 	technologies: 'technologies',
 	categoryPrefixes: 'categories',
 	tld1: 'tld1',
+	domains: 'name',
 };
 
 /** The fields the filter reads, in no particular order. */
@@ -77,13 +81,21 @@ export function compileRecordFilter(filter: RecordFilter | undefined): RecordPre
 		const prefixes = filter.categoryPrefixes.map((prefix) => prefix.toLowerCase());
 		anyEntry('categories', (category) => prefixes.some((prefix) => category.startsWith(prefix)));
 	}
+	const listed = filter.domains?.names;
+	if (listed) {
+		tests.push((record) => {
+			const index = typeof record.name === 'string' ? listed.indexOf(record.name) : NOT_LISTED;
+			if (index !== NOT_LISTED) listed.markSeen(index);
+			return index !== NOT_LISTED;
+		});
+	}
 	if (tests.length === 1) return tests[0];
 	return (record) => tests.every((test) => test(record));
 }
 
 /** The node's `filters` collection as the editor stores it (lists as text or, from an expression, arrays). */
 export type RecordFilterParameters = Partial<
-	Record<'maxRank' | 'countryCodes' | 'languageCodes' | 'technologies' | 'categoryPrefix' | 'tld1', unknown>
+	Record<'maxRank' | 'countryCodes' | 'languageCodes' | 'technologies' | 'categoryPrefix' | 'tld1' | 'domains', unknown>
 >;
 
 function listOf(value: unknown, separator: RegExp): string[] | undefined {
@@ -164,5 +176,25 @@ export function parseRecordFilter(node: INode, parameters: RecordFilterParameter
 	const categories = listOf(parameters.categoryPrefix, /\n/);
 	filter.categoryPrefixes = categories?.map((prefix) => (prefix.startsWith('/') ? prefix : `/${prefix}`));
 
+	if (parameters.domains !== undefined) filter.domains = readDomainsFilter(node, parameters.domains, itemIndex);
+
 	return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The Domains filter: entries that are no domain are left out and reported (a list from a sheet has blank and odd
+ * rows); a list with no domain at all is refused, since reading the whole snapshot instead would surprise.
+ */
+function readDomainsFilter(node: INode, value: unknown, itemIndex: number): DomainList {
+	const list = readDomainList(value);
+	if (list.names.size > 0) return list;
+	const { count: wrong, examples } = list.rejected;
+	const holds = wrong > 0 ? `only entries that are not domain names: ${quoteFew(examples, wrong)}` : 'no entry';
+	throw operationError(node, `The filter "Domains" holds ${holds}`, {
+		itemIndex,
+		description:
+			'Give domain names, URLs or email addresses separated by commas, spaces or new lines, or an array from an ' +
+			"expression, for example {{ $('Accounts').all().map(item => item.json.website) }}. Remove the filter to " +
+			'read every record.',
+	});
 }

@@ -197,3 +197,94 @@ describe('a service that fails the third of five calls (local server)', () => {
 		expect(items.map((item) => item.pairedItem)).toEqual(input.map((_, row) => ({ item: row })));
 	});
 });
+
+describe('Domain → Enrich Items with Source Snapshot', () => {
+	const NEWEST = '2025-06-30';
+	const PREVIOUS = '2025-06-23';
+	/** The snapshot's record of a name as Enrich adds it: the default stream fields and the label. */
+	async function recordsOf(label: string): Promise<Map<string, IDataObject>> {
+		const records = new Map<string, IDataObject>();
+		for (let position = 0; position < 3000; position++) {
+			const line = sim.index.lineAt(position, label);
+			if (line === undefined) continue;
+			const record = JSON.parse(line) as IDataObject;
+			records.set(record.name as string, { ...record, label });
+		}
+		return records;
+	}
+
+	test('5,000 rows of 1,000 distinct domains: one stream request, no bulk call, rows in order', async () => {
+		const snapshot = await recordsOf(NEWEST);
+		const inSnapshot = [...snapshot.keys()];
+		const distinct = [
+			...inSnapshot.filter((_, index) => index % 3 === 0).slice(0, 990),
+			...Array.from({ length: 10 }, (_, index) => `not-indexed-${index}.example`),
+		];
+		const spellings = [(n: string) => n, (n: string) => `https://www.${n}/x`, (n: string) => `hi@${n.toUpperCase()}`];
+		const input: INodeExecutionData[] = Array.from({ length: 5000 }, (_, row) => ({
+			json: { row, website: spellings[row % 3](distinct[(row * 7) % distinct.length]) },
+		}));
+		const { items, error } = await enrich(input, { options: { source: 'snapshot' } });
+		expect(error).toBeUndefined();
+		expect(sim.calls('stream')).toHaveLength(1);
+		expect(sim.calls('bulk')).toHaveLength(0);
+		expect(sim.calls('get')).toHaveLength(0);
+		expect(items).toHaveLength(5000);
+		items.forEach((item, row) => {
+			const wanted = distinct[(row * 7) % distinct.length];
+			expect(item.pairedItem).toEqual({ item: row });
+			expect(item.json).toEqual({
+				row,
+				website: input[row].json.website,
+				domainData: snapshot.get(wanted) ?? { name: wanted, found: false },
+			});
+		});
+	});
+
+	test('a chosen date label is read as it is, without the dataset list', async () => {
+		const previous = await recordsOf(PREVIOUS);
+		const first = [...previous.keys()].slice(0, 3);
+		const { items, error } = await enrich(
+			first.map((website) => ({ json: { website } })),
+			{ options: { source: 'snapshot', label: PREVIOUS } },
+		);
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json.domainData)).toEqual(first.map((name) => previous.get(name)));
+		expect(sim.calls('stream')).toHaveLength(1);
+		expect(sim.calls('datasets')).toHaveLength(0);
+	});
+
+	test('a read that fails: the node stops, or with continueOnFail every row carries the error', async () => {
+		sim.setFaults({ requests: [{ endpoint: 'stream', status: 503, count: 10 }] });
+		const input = [{ json: { website: name(1) } }, { json: { website: '' } }, { json: { website: name(2) } }];
+		const failing = await enrich(input.slice(0, 1), { options: { source: 'snapshot', maxAttempts: 2 } });
+		expect(failing.error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 2 tries');
+		expect(sim.calls('bulk')).toHaveLength(0);
+
+		sim.setFaults({ requests: [{ endpoint: 'stream', status: 503, count: 10 }] });
+		const { items } = await enrich(
+			input,
+			{ options: { source: 'snapshot', maxAttempts: 1 } },
+			{ continueOnFail: true },
+		);
+		expect(items.map((item) => item.json)).toEqual([
+			{ website: name(1), error: 'The Domain Data service failed with 503 Service Unavailable' },
+			{ website: '', error: 'Item 1: the field "website" holds "", which cannot be looked up: it is empty' },
+			{ website: name(2), error: 'The Domain Data service failed with 503 Service Unavailable' },
+		]);
+	});
+
+	test('an unknown Source is refused before any call', async () => {
+		const { error } = await enrich([{ json: { website: name(1) } }], { options: { source: 'snapshots' } });
+		expect(error?.message).toBe('The option "Source" must be lookup or snapshot, got "snapshots"');
+		expect(sim.calls()).toHaveLength(0);
+	});
+
+	test('an unknown dataset is named', async () => {
+		const { error } = await enrich([{ json: { website: name(1) } }], {
+			options: { source: 'snapshot', label: '2020-01-01' },
+		});
+		expect(error?.message).toContain('2020-01-01');
+		expect(sim.calls('bulk')).toHaveLength(0);
+	});
+});

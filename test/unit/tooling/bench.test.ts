@@ -38,7 +38,7 @@ describe('bench arguments', () => {
 			tiny: false,
 			n8n: true,
 			out: COMMITTED_REPORT,
-			only: ['stream', 'memory', 'enrich', 'search', 'trigger', 'compare', 'subworkflow', 'spool', 'agent'],
+			only: ['stream', 'memory', 'enrich', 'search', 'trigger', 'compare', 'subworkflow', 'spool', 'agent', 'lists'],
 			profile: false,
 		});
 	});
@@ -111,6 +111,13 @@ describe('npm run bench -- --tiny', () => {
 		expect(measured('Compare').map((row) => row.split(' | ')[1])).toEqual([
 			'time to compare two 2,000-record snapshots vs reading both with the fastest reader',
 			'peak RSS 1,000 → 2,000 records a side (File output)',
+		]);
+		expect(measured('Lists of domains').map((row) => row.split(' | ').slice(1, 3))).toEqual([
+			['Compare of two 2,000-record snapshots, 100-name list vs none: time', expect.stringMatching(/ s vs .* ×$/)],
+			['the same: peak RSS', expect.stringMatching(/^\d+ MB vs \d+ MB$/)],
+			// Source Snapshot: the dataset list call that resolves "latest", and one stream read; lookups: 100 names a call.
+			['Enrich of 600 rows (300 distinct): requests, snapshot vs lookups', '2 vs 3'],
+			['the same: time at 50 ms per answer, snapshot vs lookups', expect.stringMatching(/ s vs [\d.]+ s$/)],
 		]);
 		// Real n8n is left out of the tiny run, and the report says so.
 		expect(report).toContain('the tiny run skips real n8n unless given --n8n');

@@ -5,6 +5,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { count, operationError, quoteFew } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
+import { domainListReport } from '../../helpers/domainSet';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
 import { fieldOptions, type SnapshotField } from '../../helpers/snapshotFields';
@@ -143,6 +144,9 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
+	// Names in neither snapshot are known once both were read whole (not when the Limit stopped the read).
+	const whole = () => stats.reads.length >= 2 && stats.reads.slice(0, 2).every((read) => read.complete);
+	const report = () => domainListReport(spec.filter?.domains, whole(), `in neither "${label}" nor "${baseLabel}"`);
 	return {
 		names: { label, baseLabel },
 		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
@@ -153,10 +157,10 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 		summary: () => {
 			const { unreadableDomains, namelessLines } = stats;
 			const unreadable = spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {};
-			return { ...counts, fields: spec.fields, ...unreadable };
+			return { ...counts, fields: spec.fields, ...unreadable, ...report().summary };
 		},
 		emptyHint: () => `No change between "${baseLabel}" and "${label}" for these fields, changes and filters`,
-		hints: () => unreadableHints(stats),
+		hints: () => [...unreadableHints(stats), ...report().hints],
 	};
 }
 

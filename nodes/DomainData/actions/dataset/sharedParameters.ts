@@ -52,6 +52,20 @@ export function filtersProperty(description: string): INodeProperties {
 				description: 'Keep records whose country_code is one of these ISO 3166-1 alpha-2 codes',
 			},
 			{
+				displayName: 'Domains',
+				name: 'domains',
+				type: 'string',
+				typeOptions: { rows: 4 },
+				default: '',
+				placeholder: 'acme.com, https://www.globex.io/about, jane@initech.com',
+				description:
+					'Keep only the records of these domains: names, URLs or email addresses, read as Domain → Get reads ' +
+					'them (case, "www.", Unicode names), separated by commas, spaces or new lines, or an array from an ' +
+					'expression. Up to 1,000,000 names (about 40 bytes each); records of other domains are not even ' +
+					'parsed. Entries that are not a domain are left out and reported in the output, as are listed ' +
+					'domains that no snapshot holds.',
+			},
+			{
 				displayName: 'Language Codes',
 				name: 'languageCodes',
 				type: 'string',

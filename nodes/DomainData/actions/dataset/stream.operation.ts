@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { count } from '../../errors';
 import type { DatasetLabels } from '../../helpers/datasets';
+import { domainListReport, listedLines } from '../../helpers/domainSet';
 import { DEFAULT_SNAPSHOT_FIELDS, fieldOptions } from '../../helpers/snapshotFields';
 import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/snapshotReader';
 import { returnAllOrLimit } from '../common';
@@ -51,7 +52,15 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	const open = async (): Promise<DatasetSource> => {
 		const label = await labels.label(selection.label, limits, itemIndex);
 		const stats = createReadStats(label);
-		const read = { ...options, label, stats };
+		const listed = filter?.domains;
+		const read = { ...options, label, stats, wanted: listed && listedLines(listed.names) };
+		// Names no line held are known only once every line was read (not when the Limit stopped the read).
+		const report = () =>
+			domainListReport(
+				listed,
+				stats.complete && (limit === undefined || stats.records < limit),
+				`not in the dataset "${label}"`,
+			);
 		return {
 			names: { label },
 			subject: `The dataset "${label}" has`,
@@ -61,7 +70,11 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 				readSnapshot.call(this, { ...read, batchSize, limit: guard ? guard.max + 1 : limit }),
 			ndjson: () => ({ bytes: readSnapshotBytes.call(this, read), records: () => stats.records }),
 			reads: () => [stats],
-			summary: () => ({ fields: stats.requestedFields.filter((field) => fields.includes(field)) }),
+			summary: () => ({
+				fields: stats.requestedFields.filter((field) => fields.includes(field)),
+				...report().summary,
+			}),
+			hints: () => report().hints,
 			emptyHint: () =>
 				filter
 					? `No record of the dataset "${label}" matched the filters (${count(stats.lines)} lines read)`

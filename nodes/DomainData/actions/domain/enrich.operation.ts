@@ -1,11 +1,22 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-import { describeValue, operationError } from '../../errors';
+import { asNodeError, describeValue, operationError } from '../../errors';
+import { DatasetLabels, LATEST_LABEL } from '../../helpers/datasets';
 import { normalizeDomainName } from '../../helpers/domainName';
+import { DomainSet, listedLines } from '../../helpers/domainSet';
 import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
-import { maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
-import { readItemsThenLookUp } from './lookup';
+import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
+import { readSnapshot } from '../../helpers/snapshotReader';
+import {
+	idleTimeoutOption,
+	maxAttemptsOption,
+	optionsCollection,
+	readCallLimits,
+	requestDeadlineOption,
+} from '../common';
+import { datasetLabelProperty } from '../dataset/sharedParameters';
+import { type LookUp, type NodeError, readItemsThenLookUp } from './lookup';
 import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
@@ -29,7 +40,42 @@ const properties: INodeProperties[] = [
 			'Name of the field to put the domain data in; a domain not in the index gets { name, found: false }. Dot paths ' +
 			'work.',
 	},
-	optionsCollection([concurrencyOption, maxAttemptsOption, requestDeadlineOption, removeWwwOption]),
+	optionsCollection([
+		{
+			displayName: 'Source',
+			name: 'source',
+			type: 'options',
+			default: 'lookup',
+			options: [
+				{
+					name: 'Lookup',
+					value: 'lookup',
+					description:
+						'Bulk calls of 100 distinct names each, current data: cheaper for up to a few hundred names (a ' +
+						'few calls, seconds)',
+				},
+				{
+					name: 'Snapshot',
+					value: 'snapshot',
+					description:
+						'One stream read of a dated snapshot for all names, no bulk call: cheaper from a few thousand ' +
+						"names on (10,000 names are 100 calls by lookup). The data is as of the snapshot's date, and the " +
+						'read takes as long as streaming the whole snapshot (about a million lines).',
+				},
+			],
+			description: 'Where the domain data comes from',
+		},
+		{
+			...datasetLabelProperty('The snapshot to read the domains from (empty: "Latest").'),
+			required: false,
+			displayOptions: { show: { source: ['snapshot'] } },
+		},
+		concurrencyOption,
+		{ ...idleTimeoutOption, displayOptions: { show: { source: ['snapshot'] } } },
+		maxAttemptsOption,
+		requestDeadlineOption,
+		removeWwwOption,
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['enrich'] } }, properties);
@@ -76,9 +122,62 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 	return { name: normalized.name, destination };
 }
 
+type EnrichOptions = DomainOptions & { source?: string; label?: unknown; idleTimeout?: unknown };
+
+/**
+ * Source Snapshot: every name from one stream read of the chosen snapshot (only the listed names' lines are parsed;
+ * it stops once all are found), each record with the snapshot's `label`. Memory: the names and their records.
+ */
+const lookUpInSnapshot: LookUp = async (context, names, continueOnFail) => {
+	const node = context.getNode();
+	const options = context.getNodeParameter('options', 0, {}) as EnrichOptions;
+	const limits = readCallLimits(node, options, 0, true);
+	const found = new Map<string, IDataObject>();
+	const failed = new Map<string, NodeError>();
+	if (names.length === 0) return { found, failed };
+	const listed = new DomainSet(names.length);
+	for (const name of names) listed.add(name);
+	try {
+		const wanted = String(options.label ?? '').trim() || LATEST_LABEL;
+		const label = await new DatasetLabels(context).label(wanted, limits, 0);
+		const records = readSnapshot.call(context, {
+			label,
+			fields: DEFAULT_SNAPSHOT_FIELDS,
+			filter: { domains: { names: listed, rejected: { count: 0, examples: [] } } },
+			wanted: listedLines(listed),
+			limits,
+			itemIndex: 0,
+		});
+		for await (const batch of records) {
+			for (const record of batch) {
+				// A name listed twice by the snapshot: its first record counts.
+				if (!found.has(record.name as string)) found.set(record.name as string, { ...record, label });
+			}
+			if (found.size === names.length) break;
+		}
+	} catch (error) {
+		if (!continueOnFail) throw asNodeError(node, error);
+		const failure = asNodeError(node, error);
+		for (const name of names) if (!found.has(name)) failed.set(name, failure);
+	}
+	return { found, failed };
+};
+
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const read = (itemIndex: number) => planItem.call(this, items[itemIndex], itemIndex);
-	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (plan) => [plan.name]);
+	const options = this.getNodeParameter('options', 0, {}) as EnrichOptions;
+	const source = String(options.source ?? 'lookup').trim() || 'lookup';
+	if (source !== 'lookup' && source !== 'snapshot') {
+		throw operationError(
+			this.getNode(),
+			`The option "Source" must be lookup or snapshot, got ${describeValue(source)}`,
+			{
+				description: 'Choose Lookup (bulk calls, current data) or Snapshot (one stream read of a dated snapshot).',
+			},
+		);
+	}
+	const lookUp = source === 'snapshot' ? lookUpInSnapshot : undefined;
+	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (plan) => [plan.name], lookUp);
 	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the input row
 	// back into it; with "Continue (regular output)" nothing merges it, so the row keeps its fields.
 	const toErrorOutput = this.getNode().onError === 'continueErrorOutput';

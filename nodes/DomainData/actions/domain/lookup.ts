@@ -12,7 +12,7 @@ import { readCallLimits } from '../common';
 import { readConcurrency, type DomainOptions } from './options';
 
 const BULK_MAX_NAMES = 100;
-type NodeError = ReturnType<typeof asNodeError>;
+export type NodeError = ReturnType<typeof asNodeError>;
 
 function spelledAsAsked(name: string, removeWww: boolean): string | undefined {
 	const normalized = normalizeDomainName(name, { removeWww });
@@ -58,7 +58,7 @@ function failsEveryCall(error: unknown): boolean {
  * the node, unless the node continues on fail: then the other calls are still made (except after a failure that every
  * call would meet), and `failed` holds each name without an answer with the error that left it so.
  */
-async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean) {
+async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean): Promise<LookUpResult> {
 	const node = context.getNode();
 	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
 	const limit = readConcurrency(node, options, 0);
@@ -86,12 +86,25 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 	return { found, failed };
 }
 
-/** Reads all input items first (a bad value stops the node before any credit is spent), then looks up their names. */
+/** The domains found for some names, and the names left without an answer with the error that left them so. */
+export interface LookUpResult {
+	found: Map<string, IDataObject>;
+	failed: Map<string, NodeError>;
+}
+
+/** How the names are looked up: bulk calls (the default), or another source of domains (Enrich from a snapshot). */
+export type LookUp = (context: IExecuteFunctions, names: string[], continueOnFail: boolean) => Promise<LookUpResult>;
+
+/**
+ * Reads all input items first (a bad value stops the node before any credit is spent), then looks up their
+ * distinct names once, with `lookUpNames` (bulk calls unless told otherwise).
+ */
 export async function readItemsThenLookUp<T>(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
 	readItem: (itemIndex: number) => T,
 	namesOf: (request: T) => string[],
+	lookUpNames: LookUp = lookUp,
 ) {
 	const node = context.getNode();
 	const continueOnFail = context.continueOnFail();
@@ -108,5 +121,5 @@ export async function readItemsThenLookUp<T>(
 			requests.push({ error: asNodeError(node, error, itemIndex) });
 		}
 	}
-	return { requests, ...(await lookUp(context, [...distinct], continueOnFail)) };
+	return { requests, ...(await lookUpNames(context, [...distinct], continueOnFail)) };
 }

@@ -2,6 +2,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { DomainDataFunctions } from '../../transport';
+import { listedLines } from '../domainSet';
 import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
 import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
@@ -68,7 +69,8 @@ export class Comparison {
 			limits,
 			onMalformed,
 			itemIndex,
-			wanted,
+			// A Domains filter declines the other names' lines unparsed: they are neither indexed nor kept.
+			wanted: this.spec.filter?.domains ? listedLines(this.spec.filter.domains.names, wanted) : wanted,
 			stats: readStats,
 			onSkippedLine: (line) => onSkipped(readableName(line)),
 		});

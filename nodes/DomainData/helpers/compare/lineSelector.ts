@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { LineSelector } from '../snapshotReader';
 import { type DomainTable, NOT_FOUND } from './domainTable';
 
-const NAME_FIRST = '{"name":"';
+export const NAME_FIRST = '{"name":"';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const SPACE = 0x20;
@@ -14,7 +14,7 @@ const SPACE = 0x20;
  * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
  * JSON.parse gives. -1 for any other shape. The line may still be malformed after the name, or repeat the key.
  */
-function nameEnd(text: string, start: number, end: number): number {
+export function nameEnd(text: string, start: number, end: number): number {
 	if (!text.startsWith(NAME_FIRST, start)) return -1;
 	const from = start + NAME_FIRST.length;
 	for (let at = from; at < end; at++) {
@@ -26,7 +26,7 @@ function nameEnd(text: string, start: number, end: number): number {
 }
 
 /** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
-function repeatsName(text: string, from: number, end: number): boolean {
+export function repeatsName(text: string, from: number, end: number): boolean {
 	const again = text.indexOf('"name"', from);
 	return again !== -1 && again < end;
 }
