@@ -143,9 +143,10 @@ function changeCounts(records: IDataObject[]): string {
  */
 function compareSentence(shown: IDataObject[], more: boolean): string {
 	if (shown.length === 0) return 'No change found.';
-	if (!more) return `${count(shown.length)} changes in all (${changeCounts(shown)}), all shown.`;
+	const changes = `${count(shown.length)} change${shown.length === 1 ? '' : 's'}`;
+	if (!more) return `${changes} in all (${changeCounts(shown)}), ${shown.length === 1 ? '' : 'all '}shown.`;
 	return (
-		`${count(shown.length)} changes shown (${changeCounts(shown)}): the first ones found, not a sample of every ` +
+		`${changes} shown (${changeCounts(shown)}): the first ones found, not a sample of every ` +
 		'kind, since removals are found first and additions and other changes after them; how many changes of each ' +
 		'kind exist is not known from this call.'
 	);

@@ -33,13 +33,14 @@ function withOptions(options: IDataObject): Bound {
 /** The bounded value of each parameter that could make an operation fetch more. */
 export function boundedParameters(operation: string, run: BoundedRun): Record<string, Bound> {
 	// The Limit within the bound, plus a record where only a record more than can be shown tells that there is more
-	// (Search learns it from the cursor). A value that is not a whole number is left to the operation to refuse.
-	const extra = operation === 'search' ? 0 : 1;
+	// (Search learns it from the cursor); a Limit below the bound is the user's, and shown whole. A value that is not
+	// a whole number is left to the operation to refuse.
+	const extra = (limit: number) => (operation === 'search' || limit < TOOL_MAX_RECORDS ? 0 : 1);
 	const bounds: Record<string, Bound> = {
 		returnAll: () => false,
 		limit: (value) => {
 			const limit = Number(value ?? TOOL_MAX_RECORDS);
-			return Number.isInteger(limit) && limit >= 1 ? Math.min(limit, TOOL_MAX_RECORDS) + extra : value;
+			return Number.isInteger(limit) && limit >= 1 ? Math.min(limit, TOOL_MAX_RECORDS) + extra(limit) : value;
 		},
 		output: () => 'items',
 	};
