@@ -172,6 +172,9 @@ function describeRecord(record: Record<string, unknown>): string {
 	return `${String(record.name)}: "${String(record.title ?? '')}"${facts ? ` (${facts})` : ''}${technologies}`;
 }
 
+/** Where a Domain Data tool answer holds its records (Get's answer holds the record's fields themselves). */
+const LIST_KEYS = ['domains', 'records', 'datasets', 'changes'];
+
 /** What one tool answered, in words: its error, its summary and the first records, or its one record. */
 function describeResult(content: string): string {
 	let items: unknown;
@@ -185,8 +188,8 @@ function describeResult(content: string): string {
 		.map((answer) => {
 			if (typeof answer !== 'object' || answer === null) return String(answer);
 			if (answer.error) return `The tool reported a problem: ${String(answer.error)}`;
-			const list = Object.values(answer).find((value) => Array.isArray(value)) as
-				Array<Record<string, unknown>> | undefined;
+			const key = LIST_KEYS.find((name) => Array.isArray(answer[name]));
+			const list = key ? (answer[key] as Array<Record<string, unknown>>) : undefined;
 			if (!answer.summary || !list) return describeRecord(answer);
 			const shown = list.slice(0, 5).map(describeRecord);
 			return `${String(answer.summary)}${shown.length ? `\n- ${shown.join('\n- ')}` : ''}`;

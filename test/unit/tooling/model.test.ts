@@ -129,6 +129,17 @@ test('after the tool answered: text built from its answer, plain and streamed al
 	expect(toolAnswers(model.requests.at(-1)!)).toEqual([answer]);
 });
 
+test("Get's answer (a summary beside the record's fields): the record in words", () => {
+	const answer = { summary: 'Data about a.de.', name: 'a.de', title: 'A', language: 'de', categories: ['/News'] };
+	const messages = [
+		{ role: 'user', content: 'What does a.de run on?' },
+		{ role: 'tool', content: JSON.stringify([{ ...answer, technologies: ['Shopify'] }]) },
+	];
+	expect(decide(messages, TOOLS as never)).toEqual({
+		content: `Here is what I found.\na.de: "A" (language de); runs Shopify\n\n${STAND_IN_NOTE}`,
+	});
+});
+
 test('an error the tool answered with is passed on', () => {
 	const messages = [
 		{ role: 'user', content: 'What does x.com run on?' },
