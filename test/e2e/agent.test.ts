@@ -85,7 +85,8 @@ const EXAMPLE_QUESTIONS: Record<string, { question: string; tool: string; args?:
 	list: { question: 'Which snapshots exist?', tool: 'List_Snapshots', args: {} },
 	noRule: { question: 'Write me a poem about the sea.', tool: '' },
 };
-const exampleId = (name: string) => workflowId(`agentExample${name}`);
+// n8n execute-batch takes only ids with a digit in them.
+const exampleId = (name: string) => workflowId(`agentEx1${name}`);
 
 /** The example with a Manual Trigger in place of its chat trigger, the agent asking `question`. */
 function exampleAsking(name: string, question: string): WorkflowImport {
