@@ -5,13 +5,7 @@ import { buildApiError, count, describeValue, operationError } from '../../error
 import { runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
-import {
-	maxAttemptsOption,
-	optionsCollection,
-	readMaxAttempts,
-	readRequestDeadlineMs,
-	requestDeadlineOption,
-} from '../common';
+import { maxAttemptsOption, optionsCollection, readCallLimits, requestDeadlineOption } from '../common';
 import { addHint } from '../dataset/sink/source';
 import { forEachItem } from '../perItem';
 import { concurrencyOption, readConcurrency, removeWwwOption, type DomainOptions } from './options';
@@ -76,8 +70,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const readItem = (itemIndex: number) => {
 		const value = this.getNodeParameter('domain', itemIndex);
 		const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & { onNotFound?: string };
-		const maxAttempts = readMaxAttempts(node, options, itemIndex);
-		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
+		const limits = readCallLimits(node, options, itemIndex);
 		const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
 		if (!normalized.ok) {
 			throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
@@ -86,15 +79,14 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
 			});
 		}
-		return { value, options, name: normalized.name, maxAttempts, deadlineMs };
+		return { value, options, name: normalized.name, limits };
 	};
 	const lookUp = async (request: ReturnType<typeof readItem>, itemIndex: number, onRetry?: () => void) => {
-		const { name, maxAttempts, deadlineMs } = request;
+		const { name, limits } = request;
 		const answer = (await apiRequestOrNotFound.call(this, {
 			method: 'GET',
 			path: ['domain', name],
-			maxAttempts,
-			deadlineMs,
+			limits,
 			itemIndex,
 			onRetry,
 		})) as { domain?: unknown } | undefined;
