@@ -100,11 +100,14 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	// With Concurrency above 1, the distinct names of readable items are looked up ahead, a few at a time (the
 	// first failure stops that; the item loop below then meets it in order, or asks again after Continue On Fail).
 	const concurrency = items.length > 1 ? readConcurrency(node, this.getNodeParameter('options', 0, {}), 0) : 1;
+	/** The items read ahead (each item's parameters are read once). */
+	const read: Array<ReturnType<typeof readItem>> = [];
 	if (concurrency > 1) {
 		const ahead = new Map<string, { request: ReturnType<typeof readItem>; itemIndex: number }>();
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
 				const request = readItem(itemIndex);
+				read[itemIndex] = request;
 				if (!ahead.has(request.name)) ahead.set(request.name, { request, itemIndex });
 			} catch {
 				break;
@@ -119,7 +122,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	}
 
 	const output = await forEachItem.call(this, items, async (itemIndex, output) => {
-		const request = readItem(itemIndex);
+		const request = read[itemIndex] ?? readItem(itemIndex);
 		const { value, options, name } = request;
 		if (failures.has(name)) throw failures.get(name);
 		if (!answers.has(name)) await lookUp(request, itemIndex);
