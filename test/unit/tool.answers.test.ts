@@ -227,6 +227,15 @@ describe('Domain Data as a tool: failures a model can act on', () => {
 		);
 	});
 
+	test('a filter value the service rejects: its reason, and how to call the tool instead', async () => {
+		const { items } = await asTool({ resource: 'domain', operation: 'search', filters: '{"category": "Shopping"}' });
+		expect(items[0].json.error).toBe(
+			'The service rejected the request: category must be a category path starting with "/", e.g. "/Shopping". ' +
+				'Call this tool again with filters as a JSON object such as {"language": "de", "technology": "Shopify"}; ' +
+				'the filters are language, technology, category, tld1, maxRank.',
+		);
+	});
+
 	test('a service that is down: try again later', async () => {
 		sim.setFaults({ requests: [{ status: 503, count: 10 }] });
 		const { items } = await asTool({

@@ -85,7 +85,10 @@ function toolErrorText(error: unknown, secret: string | undefined, operation: st
 		HELP_BY_STATUS[String(httpCode)] ??
 		(isTransientError(error)
 			? UNAVAILABLE
-			: (told ?? (httpCode === undefined || httpCode === '404' ? HELP_BY_OPERATION[operation] : undefined)));
+			: (told ??
+				(httpCode === undefined || ['400', '404'].includes(String(httpCode))
+					? HELP_BY_OPERATION[operation]
+					: undefined)));
 	return cleanText(redact(rejected ?? `${what}. ${help ?? TELL_THE_USER}`, secret), MAX_ERROR_CHARS);
 }
 
