@@ -73,9 +73,9 @@ const COUNTRIES: Record<string, string> = {
 };
 
 /** The operation a tool runs, read from its input (`domain`, `domains`, `filters`, `label`) and its words. */
-export type ToolKind = 'get' | 'bulk' | 'search' | 'compare' | 'stream' | 'list';
+type ToolKind = 'get' | 'bulk' | 'search' | 'compare' | 'stream' | 'list';
 
-export function kindOf(tool: ChatTool): ToolKind | undefined {
+function kindOf(tool: ChatTool): ToolKind | undefined {
 	const properties = Object.keys(tool.function.parameters?.properties ?? {});
 	const about = `${tool.function.name} ${tool.function.description ?? ''}`.toLowerCase();
 	if (properties.includes('domains')) return 'bulk';

@@ -18,7 +18,7 @@ import type { DomainObject } from './types';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const SEARCH_FILTER_KEYS = ['language', 'technology', 'category', 'tld1', 'maxRank'] as const;
-export type SearchFilterKey = (typeof SEARCH_FILTER_KEYS)[number];
+type SearchFilterKey = (typeof SEARCH_FILTER_KEYS)[number];
 
 /**
  * Which filters the service knows and what it does with a key it does not know: 'reject' (a 400 naming the key and

@@ -65,7 +65,7 @@ const HIDDEN = new RegExp(
 const BREAKS = /[\t\n\r\u2028\u2029]+/g;
 
 /** `text` cut to `max` characters with "…", never between the two halves of a surrogate pair. */
-export function cutText(text: string, max: number): string {
+function cutText(text: string, max: number): string {
 	if (text.length <= max) return text;
 	let end = max - 1;
 	const last = text.charCodeAt(end - 1);
