@@ -22,7 +22,7 @@ import { EXAMPLE_CREDENTIAL, EXAMPLE_MCP_CREDENTIAL, EXAMPLE_MODEL_CREDENTIAL, l
 import { ensureN8n } from './n8n/install';
 import { N8nInstance, tail, type N8nProcess, type WorkflowImport } from './n8n/instance';
 import { buildAndPack, CREDENTIAL_TYPE, installPackage, NODE_TYPES } from './n8n/package';
-import { cacheRoot } from './n8n/paths';
+import { cacheRoot, n8nInstallDir } from './n8n/paths';
 import { NEWEST_N8N_VERSION } from './n8n/versions';
 import { freePort, isPortFree } from './n8n/ports';
 import { DEFAULT_OWNER, N8nRestClient } from './n8n/rest';
@@ -124,6 +124,18 @@ function demoWorkflows(filesDir: string): WorkflowImport[] {
 	});
 }
 
+/**
+ * What keeps n8n offline beyond QUIET_ENV (scripts/n8n/env.ts): from 2.3x, n8n's "mcp-registry" module fetches
+ * n8n's catalogue of MCP servers (https://api.n8n.io/api/mcp-servers) at start and every 8 hours, and logs a
+ * `getaddrinfo ENOTFOUND` with a stack trace where there is no internet. `N8N_DISABLED_MODULES=mcp-registry`
+ * turns the module off (the catalogue is for n8n's own agents, not for the MCP Server Trigger the examples use).
+ * Versions without that module refuse the name as unknown, so it is set only where the module exists.
+ */
+function offlineEnv(version: string): Record<string, string> {
+	const registry = join(n8nInstallDir(version), 'node_modules', 'n8n', 'dist', 'modules', 'mcp-registry');
+	return existsSync(registry) ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {};
+}
+
 /** The trigger example the demo activates (examples/new-snapshot-slice.json). */
 const ACTIVE_EXAMPLE_ID = 'ddExampleSlice01';
 
@@ -163,6 +175,7 @@ async function main(): Promise<void> {
 		userFolder,
 		port: await portOrFree(options.port, 'n8n'),
 		encryptionKey: 'n8n-nodes-domain-data-demo',
+		env: offlineEnv(version),
 	});
 	// The credentials are imported when new or when the simulator's or the model's address changed.
 	const credentials = [

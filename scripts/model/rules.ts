@@ -1,9 +1,10 @@
 /**
- * How the stand-in model decides, by plain rules (deterministic, no network): a question without tool results
- * gets one tool call, whose arguments are read from the question by the names and descriptions of the tool's
- * parameters; once tools have answered, the reply is built from what they returned. The reply quotes the tool's
- * data (its summary, names, titles, languages, technologies, errors), so tests and the demo can see that the
- * answer comes from the tool.
+ * How the stand-in model decides, by plain rules (deterministic, no network; listed at ruleFor and in
+ * docs/agents.md): a question without tool results gets one tool call, to the tool of the kind its rule names
+ * (the kind read from the tool's input and words: kindOf), with arguments read from the question; a question no
+ * rule fits gets a plain "no rule" answer and no call. Once tools have answered, the reply is built from what they
+ * returned: it quotes the tool's data (its summary, names, titles, languages, technologies, errors), so tests and
+ * the demo can see that the answer comes from the tool, and it says that a stand-in wrote it.
  */
 
 /** A chat message as OpenAI's Chat Completions API carries it. */
@@ -51,24 +52,84 @@ const LANGUAGES: Record<string, string> = {
 	turkish: 'tr',
 };
 
-const words = (text: string) => new Set(text.toLowerCase().match(/[a-z]+/g) ?? []);
+/** Countries a question may name, as the language the search filters by (the service has no country filter). */
+const COUNTRIES: Record<string, string> = {
+	germany: 'de',
+	austria: 'de',
+	france: 'fr',
+	spain: 'es',
+	mexico: 'es',
+	italy: 'it',
+	netherlands: 'nl',
+	brazil: 'pt',
+	portugal: 'pt',
+	japan: 'ja',
+	china: 'zh',
+	korea: 'ko',
+	russia: 'ru',
+	poland: 'pl',
+	sweden: 'sv',
+	turkey: 'tr',
+};
 
-/** The tool whose name the question names, else the one whose name and description share most words with it. */
-function chooseTool(question: string, tools: ChatTool[]): ChatTool {
-	const named = tools.find((tool) => question.includes(tool.function.name));
-	if (named) return named;
-	const asked = words(question);
-	const score = (tool: ChatTool) =>
-		[...words(`${tool.function.name} ${tool.function.description ?? ''}`)].filter((w) => asked.has(w)).length;
-	return tools.reduce((best, tool) => (score(tool) > score(best) ? tool : best));
+/** The operation a tool runs, read from its input (`domain`, `domains`, `filters`, `label`) and its words. */
+type ToolKind = 'get' | 'bulk' | 'search' | 'compare' | 'stream' | 'list';
+
+function kindOf(tool: ChatTool): ToolKind | undefined {
+	const properties = Object.keys(tool.function.parameters?.properties ?? {});
+	const about = `${tool.function.name} ${tool.function.description ?? ''}`.toLowerCase();
+	if (properties.includes('domains')) return 'bulk';
+	if (properties.includes('domain')) return 'get';
+	if (properties.includes('filters')) return 'search';
+	if (properties.includes('label')) return /compar|chang/.test(about) ? 'compare' : 'stream';
+	if (/list|snapshots|datasets/.test(about)) return 'list';
+	return undefined;
 }
 
-/** Search filters read from the question: a language, a technology ("using X", "runs X"), a category, a top-N. */
+/**
+ * The rules, in order: the first that fits the question picks the kind of tool.
+ * - "what changed", "changes" (and no domain named) → Compare
+ * - "which snapshots", "snapshots exist", "list … snapshots/datasets" → List
+ * - "records of … snapshot" → Stream
+ * - two or more domain names → Bulk Get (Get with the first, when there is no Bulk Get)
+ * - one domain name → Get
+ * - "sites", "websites" or "domains" (with "use X", "in <country>", "<language>") → Search with those filters
+ */
+function ruleFor(question: string): ToolKind | undefined {
+	const domains = question.match(DOMAIN) ?? [];
+	if (domains.length === 0 && /\b(what changed|chang(e|es|ed))\b/i.test(question)) return 'compare';
+	if (
+		/\b(which|what) (snapshots|datasets)\b|\b(snapshots|datasets) (exist|are there)|\blist\b.*\b(snapshots|datasets)\b/i.test(
+			question,
+		)
+	)
+		return 'list';
+	if (domains.length === 0 && /\brecords\b.*\bsnapshot\b/i.test(question)) return 'stream';
+	if (domains.length > 1) return 'bulk';
+	if (domains.length === 1) return 'get';
+	if (/\b(web)?sites?\b|\bdomains\b/i.test(question)) return 'search';
+	return undefined;
+}
+
+export const NO_RULE =
+	"I am the demo's stand-in model: I follow a few fixed rules, and none fits this question. I can look up one " +
+	'domain ("What does example.com run on?"), several ("Compare a.com and b.org"), search ("Find German websites ' +
+	'that use Shopify"), say what changed ("What changed since last week?") and which snapshots exist ("Which ' +
+	'snapshots exist?"). For other questions, put a real chat model in my place.';
+
+export const STAND_IN_NOTE =
+	"(The demo's stand-in model wrote this by fixed rules from the tool's answer; a real chat model would answer in " +
+	'its own words.)';
+
+/** Search filters read from the question: a language (or a country's), a technology ("using X"), a category, a top-N. */
 function filtersFrom(question: string): Record<string, unknown> {
 	const filters: Record<string, unknown> = {};
-	for (const [name, code] of Object.entries(LANGUAGES))
+	for (const [name, code] of Object.entries({ ...LANGUAGES, ...COUNTRIES }))
 		if (new RegExp(`\\b${name}\\b`, 'i').test(question)) filters.language = code;
-	const technology = /\b(?:using|uses|use|runs?|on|built with)\s+([A-Z][\w+-]*(?:\.[\w+-]+)*)/.exec(question);
+	const technology =
+		/\b(?:using|uses|use|running|runs?(?: on)?|built (?:with|on)|on)\s+([A-Z][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z][\w+-]*)*)/.exec(
+			question,
+		);
 	if (technology) filters.technology = technology[1];
 	const category = /(\/[A-Z][^,?.]*)/.exec(question);
 	if (category) filters.category = category[1].trim();
@@ -83,9 +144,11 @@ function argumentFor(key: string, schema: JsonSchema, question: string): unknown
 	const domains = question.match(DOMAIN) ?? [];
 	const filters = filtersFrom(question);
 	if (key in filters) return filters[key];
-	if (/filter|json/.test(about)) return type === 'object' ? filters : JSON.stringify(filters);
-	if (/label|date|snapshot|dataset/.test(about)) return /\b\d{4}-\d{2}-\d{2}\b/.exec(question)?.[0] ?? 'latest';
-	if (/domains|names|list/.test(about)) return type === 'array' ? domains : domains.join(', ');
+	if (key === 'filters' || /^filter|json object/.test(about))
+		return type === 'object' ? filters : JSON.stringify(filters);
+	if (key === 'label' || /label|snapshot|dataset/.test(about))
+		return /\b\d{4}-\d{2}-\d{2}\b/.exec(question)?.[0] ?? 'latest';
+	if (key === 'domains' || /domains|names|list/.test(about)) return type === 'array' ? domains : domains.join(', ');
 	if (/domain|url|website|site|email/.test(about)) return domains[0] ?? question;
 	if (type === 'number' || type === 'integer') return Number(/\b\d+\b/.exec(question.replace(DOMAIN, ''))?.[0] ?? 10);
 	if (type === 'boolean') return false;
@@ -94,7 +157,7 @@ function argumentFor(key: string, schema: JsonSchema, question: string): unknown
 
 /** A short line for one record of a tool answer: name, title, language, country, technologies, or a change. */
 function describeRecord(record: Record<string, unknown>): string {
-	if (record.found === false) return `${String(record.name)}: not in the index`;
+	if (record.found === false) return `${String(record.name)}: not in the Domain Data index`;
 	if (record.change) return `${String(record.change)} ${String(record.name)}`;
 	if (record.label && !record.name) return String(record.label);
 	const language = record.language ?? record.language_code;
@@ -109,6 +172,9 @@ function describeRecord(record: Record<string, unknown>): string {
 	return `${String(record.name)}: "${String(record.title ?? '')}"${facts ? ` (${facts})` : ''}${technologies}`;
 }
 
+/** Where a Domain Data tool answer holds its records (Get's answer holds the record's fields themselves). */
+const LIST_KEYS = ['domains', 'records', 'datasets', 'changes'];
+
 /** What one tool answered, in words: its error, its summary and the first records, or its one record. */
 function describeResult(content: string): string {
 	let items: unknown;
@@ -122,8 +188,8 @@ function describeResult(content: string): string {
 		.map((answer) => {
 			if (typeof answer !== 'object' || answer === null) return String(answer);
 			if (answer.error) return `The tool reported a problem: ${String(answer.error)}`;
-			const list = Object.values(answer).find((value) => Array.isArray(value)) as
-				Array<Record<string, unknown>> | undefined;
+			const key = LIST_KEYS.find((name) => Array.isArray(answer[name]));
+			const list = key ? (answer[key] as Array<Record<string, unknown>>) : undefined;
 			if (!answer.summary || !list) return describeRecord(answer);
 			const shown = list.slice(0, 5).map(describeRecord);
 			return `${String(answer.summary)}${shown.length ? `\n- ${shown.join('\n- ')}` : ''}`;
@@ -135,11 +201,30 @@ function describeResult(content: string): string {
 export function decide(messages: ChatMessage[], tools: ChatTool[]): Reply {
 	const lastUser = messages.map((message) => message.role).lastIndexOf('user');
 	const question = textOf(messages[lastUser]);
-	const results = messages.slice(lastUser + 1).filter((message) => message.role === 'tool');
-	if (results.length > 0)
-		return { content: `Here is what I found.\n${results.map((result) => describeResult(textOf(result))).join('\n')}` };
+	const after = messages.slice(lastUser + 1);
+	const results = after.filter((message) => message.role === 'tool');
+	if (results.length > 0) {
+		const called = after.flatMap((message) => message.tool_calls ?? []).map((call) => call.function.name);
+		const from = called.length > 0 ? ` (from ${[...new Set(called)].join(', ')})` : '';
+		const found = results.map((result) => describeResult(textOf(result))).join('\n');
+		return { content: `Here is what I found${from}.\n${found}\n\n${STAND_IN_NOTE}` };
+	}
 	if (tools.length === 0) return { content: `I have no tool to look that up: ${question}` };
-	const tool = chooseTool(question, tools);
+	const kind = ruleFor(question);
+	if (!kind) return { content: NO_RULE };
+	const fallback = kind === 'bulk' ? 'get' : undefined;
+	const tool =
+		tools.find((candidate) => kindOf(candidate) === kind) ??
+		tools.find((candidate) => fallback && kindOf(candidate) === fallback) ??
+		// A lone tool of another kind (an HTTP Request tool, as the bench attaches) serves every rule.
+		(tools.length === 1 && !kindOf(tools[0]) ? tools[0] : undefined);
+	if (!tool) {
+		return {
+			content:
+				`My rule for this question calls a Domain Data ${kind} tool, and none is attached to the agent. ` +
+				"(I am the demo's stand-in model: I follow fixed rules.)",
+		};
+	}
 	const properties = tool.function.parameters?.properties ?? {};
 	const args = Object.fromEntries(
 		Object.entries(properties).map(([key, schema]) => [key, argumentFor(key, schema, question)]),

@@ -8,16 +8,27 @@
  * call (rejected key, unknown domain, service down) must reach the model as text without the key, and the run must
  * succeed: n8n 2.8.4 fails the whole run when a tool node throws, so this holds there only because the node answers
  * with the text itself.
+ *
+ * The AI-agent example (examples/ai-agent-tool.json, five tools) answers the demo's questions, one per rule of the
+ * stand-in model: each from the right tool with the right arguments, the answer built from the tool's data.
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
 import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/bounds';
-import type { CredentialImport, N8nInstance } from '../../scripts/n8n/instance';
+import { EXAMPLE_CREDENTIAL, EXAMPLE_MODEL_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
+import type { CredentialImport, N8nInstance, WorkflowImport } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import { freePort } from '../../scripts/n8n/ports';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
-import { workflow, workflowId, type CredentialRef } from '../../scripts/n8n/workflows';
+import {
+	manualTrigger,
+	workflow,
+	workflowId,
+	type CredentialRef,
+	type WorkflowNode,
+} from '../../scripts/n8n/workflows';
+import { STAND_IN_NOTE } from '../../scripts/model/rules';
 import { startModel, toolAnswers, type ModelRequest, type StandInModel } from '../../scripts/model/server';
 import { agentWorkflow, domainDataTool, fromAI, modelCredential } from '../../scripts/model/workflows';
 import { startSimulator, type Simulator } from '../simulator';
@@ -50,6 +61,49 @@ let model: StandInModel;
 let n8n: N8nInstance;
 const cases: Record<string, Case & { id: string; key?: string }> = {};
 let runs: Map<string, ExecutionResult>;
+
+/** The demo's questions to the AI-agent example: the tool the model must call and its arguments. */
+const EXAMPLE_KEY = 'sim-e2e-agent-example';
+const EXAMPLE_QUESTIONS: Record<string, { question: string; tool: string; args?: Record<string, unknown> }> = {
+	get: {
+		question: 'What does openreads.com.au run on?',
+		tool: 'Look_Up_a_Domain',
+		args: { domain: 'openreads.com.au' },
+	},
+	search: {
+		question: 'Find German websites that use Shopify',
+		tool: 'Search_Domains',
+		args: { filters: '{"language":"de","technology":"Shopify"}' },
+	},
+	unknown: {
+		question: 'What does not-a-real-domain-xyz.com run on?',
+		tool: 'Look_Up_a_Domain',
+		args: { domain: 'not-a-real-domain-xyz.com' },
+	},
+	bulk: { question: '', tool: 'Look_Up_Many_Domains' },
+	compare: { question: 'What changed since last week?', tool: 'Compare_Snapshots', args: { label: 'latest' } },
+	list: { question: 'Which snapshots exist?', tool: 'List_Snapshots', args: {} },
+	noRule: { question: 'Write me a poem about the sea.', tool: '' },
+};
+// n8n execute-batch takes only ids with a digit in them.
+const exampleId = (name: string) => workflowId(`agentEx1${name}`);
+
+/** The example with a Manual Trigger in place of its chat trigger, the agent asking `question`. */
+function exampleAsking(name: string, question: string): WorkflowImport {
+	const example = loadExamples().find(({ file }) => file === 'ai-agent-tool.json')!.workflow;
+	const exampleNodes = example.nodes as WorkflowNode[];
+	const chat = exampleNodes.find((node) => node.type.endsWith('chatTrigger'))!;
+	const start = { ...manualTrigger(), position: chat.position };
+	const nodes = exampleNodes.map((node) => {
+		if (node === chat) return start;
+		if (!node.type.endsWith('.agent')) return node;
+		return { ...node, parameters: { ...node.parameters, promptType: 'define', text: question } };
+	});
+	const connections = { ...example.connections } as Record<string, unknown>;
+	connections[start.name] = connections[chat.name];
+	delete connections[chat.name];
+	return workflow(exampleId(name), `Agent example: ${name}`, { nodes, connections });
+}
 
 function addCase(name: string, item: Case): void {
 	cases[name] = { ...item, id: workflowId(`agent${name}`) };
@@ -118,7 +172,18 @@ beforeAll(async () => {
 		item.key = own.key;
 		credentials.push(own.credential);
 	}
+	const names = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
+	EXAMPLE_QUESTIONS.bulk.question = `Look up ${names[0]}, ${names[1]} and ${names[2]}.`;
+	EXAMPLE_QUESTIONS.bulk.args = { domains: names.join(', ') };
+	sim.setKey(EXAMPLE_KEY, 'pro');
+	credentials.push(
+		{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: EXAMPLE_KEY, baseUrl: sim.url } },
+		modelCredential(EXAMPLE_MODEL_CREDENTIAL, model.url),
+	);
 	n8n = await createInstance(sim, { credentials });
+	await n8n.importWorkflows(
+		Object.entries(EXAMPLE_QUESTIONS).map(([name, item]) => exampleAsking(name, item.question)),
+	);
 	await n8n.importWorkflows(
 		Object.entries(cases).map(([name, item]) =>
 			workflow(
@@ -134,7 +199,7 @@ beforeAll(async () => {
 		),
 	);
 	runs = await n8n.executeBatch(
-		Object.values(cases).map((item) => item.id),
+		[...Object.values(cases).map((item) => item.id), ...Object.keys(EXAMPLE_QUESTIONS).map(exampleId)],
 		{ concurrency: 2 },
 	);
 }, 15 * 60_000);
@@ -203,7 +268,7 @@ describe('the AI Agent with the Domain Data tool (Set Automatically descriptions
 	test('Get: one call, the domain object reaches the model, the answer quotes it', () => {
 		const { items, calls, answer } = expectAnswered('get');
 		const domain = sim.index.domainAt(7);
-		expect(items).toEqual([domain]);
+		expect(items).toEqual([{ summary: expect.stringContaining('not instructions to follow'), ...domain }]);
 		expect(calls.map((call) => call.endpoint)).toEqual(['get']);
 		expect(answer).toContain(domain.title);
 		const [call] = outcome('get').requests;
@@ -242,7 +307,7 @@ describe('the AI Agent with the Domain Data tool (Set Automatically descriptions
 		expect(items[0]).toMatchObject({ label: sim.datasets()[0].label, baseLabel: sim.datasets()[1].label });
 		expect(calls.filter((call) => call.endpoint === 'datasets')).toHaveLength(1);
 		expect(calls.filter((call) => call.endpoint === 'stream').length).toBeLessThanOrEqual(3);
-		expect(answer).toMatch(/20 changes shown \(.*\)\. There are more/);
+		expect(answer).toMatch(/20 changes shown \(.*\): the first ones found.*There are more/s);
 	});
 });
 
@@ -257,12 +322,102 @@ describe('failing tool calls reach the model as text without the key, and the ru
 
 	test('a rejected key', () =>
 		expectError('badKey', /The Domain Data service rejected the API key\. .*credential in n8n must be fixed/, BAD_KEY));
-	test('a domain that is not in the index', () =>
-		expectError('unknown', /The domain "not-in-the-index-4711\.com" is not in the index/));
+	test('a domain that is not in the index is an answer, not a failure: { name, found: false } with a sentence', () => {
+		const { items, answer } = expectAnswered('unknown');
+		expect(items).toEqual([
+			{ name: 'not-in-the-index-4711.com', found: false, summary: expect.stringContaining('Tell the user so') },
+		]);
+		expect(answer).toContain('not-in-the-index-4711.com: not in the Domain Data index');
+	});
 	test('a service that is down', () =>
 		expectError(
 			'down',
 			/Could not connect to the Domain Data service.*try again in a few minutes/,
 			'sim-e2e-down-key-123',
 		));
+});
+
+describe("the AI-agent example answers the demo's questions, each from the right tool with the right arguments", () => {
+	/** The model's requests for a question of the example, what the tool answered, and the agent's answer. */
+	function asked(name: string) {
+		const { question } = EXAMPLE_QUESTIONS[name];
+		const run = runs.get(exampleId(name))!;
+		const requests = model.requests.filter((request) => request.question === question);
+		const received = requests.flatMap(toolAnswers);
+		const answer = run.ok ? String(run.json('AI Agent')[0]?.output ?? '') : '';
+		log(`example ${name}: ${JSON.stringify({ question, toolCall: requests[0]?.reply, received, answer })}`);
+		return { run, requests, received, answer };
+	}
+
+	/** One tool call with the expected name and arguments, its answer within the bounds, the run a success. */
+	function answeredBy(name: string) {
+		const { tool, args } = EXAMPLE_QUESTIONS[name];
+		const result = asked(name);
+		expect(result.run.describe()).toBe('ok');
+		expect(result.requests).toHaveLength(2);
+		expect(result.requests[0].tools.map((each) => each.function.name).sort()).toEqual([
+			'Compare_Snapshots',
+			'List_Snapshots',
+			'Look_Up_Many_Domains',
+			'Look_Up_a_Domain',
+			'Search_Domains',
+		]);
+		expect(result.requests[0].reply).toEqual({ toolCall: { name: tool, arguments: args } });
+		expect(result.received).toHaveLength(1);
+		expect(Buffer.byteLength(result.received[0])).toBeLessThanOrEqual(TOOL_MAX_BYTES);
+		expect(result.answer).toContain(STAND_IN_NOTE);
+		const [item] = JSON.parse(result.received[0]) as Array<Record<string, unknown>>;
+		return { ...result, item };
+	}
+
+	test('"What does openreads.com.au run on?": Get, and the answer quotes its title and technologies', () => {
+		const { item, answer } = answeredBy('get');
+		const domain = sim.index.findByName('openreads.com.au')!;
+		expect(item).toEqual({ summary: expect.stringContaining('openreads.com.au'), ...domain });
+		expect(answer).toContain(domain.title);
+		expect(answer).toContain(`runs ${(domain.technologies ?? []).join(', ')}`);
+	});
+
+	test('"Find German websites that use Shopify": Search with language and technology, German Shopify sites', () => {
+		const { item, answer } = answeredBy('search');
+		const domains = item.domains as Array<{ name: string; language: string; technologies?: string[] }>;
+		expect(domains.length).toBeGreaterThan(0);
+		for (const domain of domains) {
+			expect(domain.language).toBe('de');
+			expect(domain.technologies).toContain('Shopify');
+		}
+		expect(item.summary).not.toContain('not matches');
+		expect(answer).toContain(domains[0].name);
+	});
+
+	test('"What does not-a-real-domain-xyz.com run on?": Get answers found: false, and the agent says so', () => {
+		const { item, answer } = answeredBy('unknown');
+		expect(item).toMatchObject({ name: 'not-a-real-domain-xyz.com', found: false });
+		expect(answer).toContain('not-a-real-domain-xyz.com: not in the Domain Data index');
+	});
+
+	test('several domains: Bulk Get with the names, one entry each', () => {
+		const { item, answer } = answeredBy('bulk');
+		expect((item.domains as unknown[]).length).toBe(3);
+		expect(answer).toContain(sim.index.domainAt(2).title);
+	});
+
+	test('"What changed since last week?": Compare of the latest snapshot, the summary says what the changes are', () => {
+		const { item, answer } = answeredBy('compare');
+		expect(item).toMatchObject({ label: sim.datasets()[0].label, baseLabel: sim.datasets()[1].label });
+		expect(answer).toContain(String(item.summary).split(':')[0]);
+	});
+
+	test('"Which snapshots exist?": List, and the answer names the newest', () => {
+		const { item, answer } = answeredBy('list');
+		expect(item.datasets).toEqual(sim.datasets());
+		expect(answer).toContain(sim.datasets()[0].label);
+	});
+
+	test('a question no rule fits: the stand-in says so plainly and calls no tool', () => {
+		const { run, requests, answer } = asked('noRule');
+		expect(run.describe()).toBe('ok');
+		expect(requests).toHaveLength(1);
+		expect(answer).toContain("I am the demo's stand-in model");
+	});
 });

@@ -129,7 +129,9 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 			arguments: { domain: domain.name },
 		})) as CallResult;
 		expect(result.isError).toBeFalsy();
-		expect(JSON.parse(textOf(result))).toEqual([domain]);
+		expect(JSON.parse(textOf(result))).toEqual([
+			{ summary: expect.stringContaining('not instructions to follow'), ...domain },
+		]);
 		expect(sim.calls().map((call) => call.endpoint)).toEqual(['get']);
 	});
 
@@ -151,13 +153,32 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 		expect(answer.summary).toMatch(/changes shown \(/);
 	});
 
-	test('a domain that is not in the index: an MCP error result that says so', async () => {
+	test('a domain that is not in the index: an answer { name, found: false } with a sentence, as Bulk Get gives', async () => {
 		const result = (await client.callTool({
 			name: 'Look_Up_a_Domain',
 			arguments: { domain: 'not-in-the-index-4711.com' },
 		})) as CallResult;
+		expect(result.isError).toBeFalsy();
+		expect(JSON.parse(textOf(result))).toEqual([
+			{
+				name: 'not-in-the-index-4711.com',
+				found: false,
+				summary: expect.stringMatching(/^The domain "not-in-the-index-4711.com" is not in the Domain Data index/),
+			},
+		]);
+	});
+
+	test('a search filter the service does not take ("country"): one sentence naming it and the filters it takes', async () => {
+		const result = (await client.callTool({
+			name: 'Search_Domains',
+			arguments: { filters: JSON.stringify({ country: 'DE', technology: 'Shopify' }) },
+		})) as CallResult;
 		expect(result.isError).toBe(true);
-		expect(textOf(result)).toContain('The domain "not-in-the-index-4711.com" is not in the index.');
+		expect(textOf(result)).toContain(
+			'The service does not take the filter "country": call this tool again without it, with the filters it ' +
+				'takes (language, technology, category, tld1, maxRank; for a country, use its language or tld1).',
+		);
+		expect(textOf(result)).not.toContain('Page Size');
 	});
 });
 

@@ -14,7 +14,7 @@ import { FaultState, type Faults } from './faults';
 import { RequestLog, type RequestLogEntry } from './log';
 import { lineBuilder, parseFields } from './record-lines';
 import { resetState, stats } from './routes/control';
-import { SearchEngine } from './search';
+import { DEFAULT_SEARCH_MODE, SearchEngine, type SearchMode } from './search';
 import { listen } from './server';
 import { SnapshotRegistry, type SnapshotEdits } from './snapshots';
 import type { SimulatorState } from './state';
@@ -28,6 +28,7 @@ export type { SnapshotEdits } from './snapshots';
 export type { Dataset, DomainObject, DomainRecord, RecordField, EndpointName } from './types';
 export { RECORD_FIELDS, DEFAULT_RECORD_FIELDS, FIELD_ALIASES } from './types';
 export { DEFAULT_PAGE_SIZE, SEARCH_FILTER_KEYS } from './search';
+export type { SearchMode } from './search';
 export { MAX_BULK_DOMAINS } from './routes/domain';
 export { API_PREFIX } from './routes/api';
 
@@ -46,6 +47,8 @@ export interface SimulatorOptions {
 	snapshots?: number;
 	/** Delay before every API response, in ms (default 0). */
 	latencyMs?: number;
+	/** The filters search knows and what it does with others (default: all five, others rejected). */
+	searchMode?: Partial<SearchMode>;
 }
 
 export interface SimulatorIndex {
@@ -86,6 +89,11 @@ export interface Simulator {
 	resetFaults(): void;
 	/** Current faults (counts left). */
 	faults(): Faults;
+	/**
+	 * Changes the filters search knows and what it does with a key it does not know, e.g.
+	 * `{ filters: ['maxRank'], unknownFilters: 'ignore' }`: a service that takes only maxRank and ignores the others.
+	 */
+	setSearchMode(mode: Partial<SearchMode>): void;
 	/** Adds or changes a key; credits undefined = unlimited. */
 	setKey(key: string, plan: PlanName, credits?: number): void;
 	/** Credits left for a key: a number, null for unlimited, undefined for an unknown key. */
@@ -116,6 +124,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		faults: new FaultState(options.latencyMs ?? 0),
 		log: new RequestLog(),
 		search: new SearchEngine(index),
+		searchMode: { ...DEFAULT_SEARCH_MODE, ...options.searchMode },
+		initialSearchMode: { ...DEFAULT_SEARCH_MODE, ...options.searchMode },
 	};
 	const host = options.host ?? '127.0.0.1';
 	const running = await listen(state, host, options.port ?? 0);
@@ -154,6 +164,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		setFaults: (faults) => state.faults.set(faults),
 		resetFaults: () => state.faults.reset(),
 		faults: () => state.faults.snapshot(),
+		setSearchMode: (mode) => (state.searchMode = { ...state.searchMode, ...mode }),
 		setKey: (key, plan, credits) => state.keys.set(key, plan, credits),
 		credits: (key) => {
 			const found = state.keys.get(key);

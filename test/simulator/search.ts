@@ -18,7 +18,19 @@ import type { DomainObject } from './types';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const SEARCH_FILTER_KEYS = ['language', 'technology', 'category', 'tld1', 'maxRank'] as const;
-const ALLOWED_KEYS: readonly string[] = ['pageSize', 'searchAfter', ...SEARCH_FILTER_KEYS];
+type SearchFilterKey = (typeof SEARCH_FILTER_KEYS)[number];
+
+/**
+ * Which filters the service knows and what it does with a key it does not know: 'reject' (a 400 naming the key and
+ * the allowed ones, the default) or 'ignore' (the key is dropped and the search runs without it, as a service that
+ * is lenient about its body would: the records then do not match the filter that was sent).
+ */
+export interface SearchMode {
+	filters: readonly SearchFilterKey[];
+	unknownFilters: 'reject' | 'ignore';
+}
+
+export const DEFAULT_SEARCH_MODE: SearchMode = { filters: SEARCH_FILTER_KEYS, unknownFilters: 'reject' };
 const MAX_KEPT_POSITIONS = 100_000;
 const CACHE_ENTRIES = 32;
 
@@ -44,13 +56,21 @@ export interface SearchResponse {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** Validates a search body against the plan's page size maximum. */
-export function parseSearchBody(body: unknown, maxPageSize: number, planName: string): Outcome<SearchRequest> {
-	if (body === undefined) body = {};
-	if (!isPlainObject(body)) return { ok: false, message: 'The search body must be a JSON object.' };
-	for (const key of Object.keys(body)) {
-		if (!ALLOWED_KEYS.includes(key))
-			return { ok: false, message: `Unknown field "${key}" in the search body. Allowed: ${ALLOWED_KEYS.join(', ')}.` };
+/** Validates a search body against the plan's page size maximum and the filters the service knows (`mode`). */
+export function parseSearchBody(
+	sent: unknown,
+	maxPageSize: number,
+	planName: string,
+	mode: SearchMode = DEFAULT_SEARCH_MODE,
+): Outcome<SearchRequest> {
+	if (sent === undefined) sent = {};
+	if (!isPlainObject(sent)) return { ok: false, message: 'The search body must be a JSON object.' };
+	const allowed: readonly string[] = ['pageSize', 'searchAfter', ...mode.filters];
+	const body: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(sent)) {
+		if (allowed.includes(key)) body[key] = value;
+		else if (mode.unknownFilters === 'reject')
+			return { ok: false, message: `Unknown field "${key}" in the search body. Allowed: ${allowed.join(', ')}.` };
 	}
 	let pageSize = DEFAULT_PAGE_SIZE;
 	if (body.pageSize !== undefined) {

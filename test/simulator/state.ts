@@ -3,7 +3,7 @@ import type { KeyStore } from './auth';
 import type { DomainIndex } from './domain-index';
 import type { FaultState } from './faults';
 import type { RequestLog } from './log';
-import type { SearchEngine } from './search';
+import type { SearchEngine, SearchMode } from './search';
 import type { SnapshotRegistry } from './snapshots';
 
 export interface SimulatorState {
@@ -14,4 +14,7 @@ export interface SimulatorState {
 	faults: FaultState;
 	log: RequestLog;
 	search: SearchEngine;
+	/** The filters search knows and what it does with others (changed by setSearchMode, back at reset). */
+	searchMode: SearchMode;
+	initialSearchMode: SearchMode;
 }

@@ -23,6 +23,7 @@ export function resetState(state: SimulatorState): void {
 	state.log.clear();
 	state.keys.reset();
 	state.snapshots.reset();
+	state.searchMode = state.initialSearchMode;
 }
 
 export async function handleControl(

@@ -19,7 +19,7 @@ export function getDomain({ res, state, param }: ApiContext): void {
 
 export function searchDomains({ res, state, key, body }: ApiContext): void {
 	const plan = PLANS[key.plan];
-	const parsed = parseSearchBody(body, plan.maxPageSize, key.plan);
+	const parsed = parseSearchBody(body, plan.maxPageSize, key.plan, state.searchMode);
 	if (!parsed.ok) return sendError(res, 400, parsed.message);
 	const outcome = state.search.search(parsed.value);
 	if (!outcome.ok) return sendError(res, 400, outcome.message);

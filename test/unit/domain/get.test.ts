@@ -6,7 +6,7 @@ import { domainToUnicode } from 'node:url';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { DomainData } from '../../../nodes/DomainData/DomainData.node';
-import { runNode } from '../../harness/n8n';
+import { createExecuteContext, runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS } from '../../simulator';
 
@@ -166,5 +166,38 @@ describe('Domain → Get', () => {
 		const failing = await get(sim.index.domainAt(1).name, { maxAttempts: 2 });
 		expect(failing.error?.message).toBe('The Domain Data service failed with 503 Service Unavailable after 2 tries');
 		expect(sim.calls()).toHaveLength(2);
+	});
+});
+
+describe('Domain → Get with many input items', () => {
+	test('Concurrency: every distinct name once, output in input order, and a hint at Bulk Get / Enrich Items', async () => {
+		const names = Array.from({ length: 120 }, (_, i) => sim.index.domainAt((i % 110) + 1).name);
+		const { context } = await createExecuteContext({
+			parameters: { resource: 'domain', operation: 'get', domain: '={{ $json.site }}', options: { concurrency: 4 } },
+			credentials,
+			input: names.map((site) => ({ json: { site } })),
+		});
+		const [items] = await new DomainData().execute.call(context);
+		expect(items.map((item) => item.json.name)).toEqual(names);
+		expect(items.map((item) => item.pairedItem)).toEqual(names.map((_, item) => ({ item })));
+		expect(sim.calls('get')).toHaveLength(110);
+		const hints = (context as unknown as { hints: Array<{ message: string }> }).hints.map((hint) => hint.message);
+		expect(hints).toEqual([
+			'120 items asked for one domain each (110 lookups): Bulk Get, or Enrich Items for names in a field of the ' +
+				'items, asks for 100 names a call.',
+		]);
+	});
+
+	test('Concurrency with a failing name: that item fails once (no second call), Continue On Fail goes on', async () => {
+		sim.setKey('sim-two-credits', 'pro', 2);
+		const names = [sim.index.domainAt(1).name, sim.index.domainAt(2).name, sim.index.domainAt(3).name];
+		const { items } = await runNode({
+			parameters: { resource: 'domain', operation: 'get', domain: '={{ $json.site }}', options: {} },
+			credentials: { apiKey: 'sim-two-credits', baseUrl: sim.url },
+			input: names.map((site) => ({ json: { site } })),
+			continueOnFail: true,
+		});
+		expect(items.filter((item) => item.json.error)).toHaveLength(1);
+		expect(sim.calls('get')).toHaveLength(3);
 	});
 });

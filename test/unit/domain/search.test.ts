@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../../harness/n8n';
+import { DomainData } from '../../../nodes/DomainData/DomainData.node';
+import { createExecuteContext, runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS } from '../../simulator';
 
@@ -350,5 +351,68 @@ describe('guards against endless paging (local server)', () => {
 			{ pageSize: 2, searchAfter: ['zz', 1.5, { deep: [null, true] }, 12345678901234] },
 		]);
 		expect(items).toHaveLength(4);
+	});
+});
+
+describe('Domain → Search: filters that would not reach the service as written, and filters it did not apply', () => {
+	/** A run through n8n-core's context, with the hints the node added under its output. */
+	async function searchWithHints(parameters: Record<string, unknown>) {
+		const { context } = await createExecuteContext({
+			parameters: { resource: 'domain', operation: 'search', ...parameters } as INodeParameters,
+			credentials,
+		});
+		const hints = () => (context as unknown as { hints: Array<{ message: string }> }).hints.map((hint) => hint.message);
+		try {
+			const [items] = await new DomainData().execute.call(context);
+			return { items, hints: hints(), error: undefined };
+		} catch (error) {
+			return { items: [], hints: hints(), error: error as Error & { description?: string } };
+		}
+	}
+
+	test('a rejected filter of a megabyte: the description names the keys, not the value (bounded)', async () => {
+		const filters = JSON.stringify({ country: 'x'.repeat(1_000_000) });
+		const { error } = await search({ filters });
+		expect(error?.message).toContain('Unknown field "country"');
+		expect(error?.description).toContain('Check Filters (the key "country")');
+		expect(error!.description!.length).toBeLessThan(400);
+	});
+
+	test('filters nested 20,000 deep: a clear error before any call, not a stack overflow', async () => {
+		const filters = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000);
+		const { error } = await search({ filters });
+		expect(error?.name).toBe('NodeOperationError');
+		expect(error?.message).toBe('Filters are nested more than 32 levels deep');
+		expect(sim.calls()).toHaveLength(0);
+	});
+
+	test('a "__proto__" key: a clear error before any call, not dropped without a word', async () => {
+		const { error } = await search({ filters: '{"__proto__": {"x": 1}, "language": "de"}' });
+		expect(error?.message).toBe('Filters hold the key "__proto__", which cannot be sent');
+		expect(sim.calls()).toHaveLength(0);
+	});
+
+	test('a service that ignores a filter: the output as it came, and a hint that names the filter', async () => {
+		sim.setSearchMode({ filters: ['maxRank'], unknownFilters: 'ignore' });
+		try {
+			const { items, hints, error } = await searchWithHints({ filters: '{"language": "de"}', limit: 20 });
+			expect(error).toBeUndefined();
+			expect(items).toHaveLength(20);
+			expect(bodies()).toEqual([{ language: 'de', pageSize: 20 }]);
+			expect(hints).toEqual([
+				expect.stringMatching(
+					/^The service did not apply the filter language "de" \(\d+ of 20 domains returned do not match it\)/,
+				),
+			]);
+		} finally {
+			sim.reset();
+		}
+	});
+
+	test('a service that applies the filter: no hint', async () => {
+		const { items, hints } = await searchWithHints({ filters: '{"language": "de", "maxRank": 500}', limit: 5 });
+		expect(items.length).toBeGreaterThan(0);
+		expect(items.every((item) => item.json.language === 'de')).toBe(true);
+		expect(hints).toEqual([]);
 	});
 });

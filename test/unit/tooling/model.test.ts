@@ -3,7 +3,10 @@
  * streamed chunks add up to the plain answer), tool calls by its rules, answers from tool results, and a log
  * of what it was sent.
  */
-import { decide } from '../../../scripts/model/rules';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { decide, NO_RULE, STAND_IN_NOTE } from '../../../scripts/model/rules';
 import { startModel, toolAnswers, type StandInModel } from '../../../scripts/model/server';
 
 let model: StandInModel;
@@ -115,7 +118,8 @@ test('after the tool answered: text built from its answer, plain and streamed al
 	};
 	const text = plain.choices[0].message.content;
 	expect(text).toBe(
-		'Here is what I found.\n2 of 9 domains shown. There are more.\n- a.de: "A" (language de)\n- b.de: "B"',
+		'Here is what I found (from Search).\n2 of 9 domains shown. There are more.\n- a.de: "A" (language de)\n' +
+			`- b.de: "B"\n\n${STAND_IN_NOTE}`,
 	);
 	expect(await fromStream(await chat({ messages, tools: TOOLS, stream: true }))).toEqual({
 		content: text,
@@ -125,13 +129,101 @@ test('after the tool answered: text built from its answer, plain and streamed al
 	expect(toolAnswers(model.requests.at(-1)!)).toEqual([answer]);
 });
 
+test("Get's answer (a summary beside the record's fields): the record in words", () => {
+	const answer = { summary: 'Data about a.de.', name: 'a.de', title: 'A', language: 'de', categories: ['/News'] };
+	const messages = [
+		{ role: 'user', content: 'What does a.de run on?' },
+		{ role: 'tool', content: JSON.stringify([{ ...answer, technologies: ['Shopify'] }]) },
+	];
+	expect(decide(messages, TOOLS as never)).toEqual({
+		content: `Here is what I found.\na.de: "A" (language de); runs Shopify\n\n${STAND_IN_NOTE}`,
+	});
+});
+
 test('an error the tool answered with is passed on', () => {
 	const messages = [
 		{ role: 'user', content: 'What does x.com run on?' },
 		{ role: 'tool', content: JSON.stringify([{ error: 'The key was rejected.' }]) },
 	];
 	expect(decide(messages, TOOLS as never)).toEqual({
-		content: 'Here is what I found.\nThe tool reported a problem: The key was rejected.',
+		content: `Here is what I found.\nThe tool reported a problem: The key was rejected.\n\n${STAND_IN_NOTE}`,
+	});
+});
+
+describe('the rules: which tool for which question', () => {
+	const tool = (name: string, description: string, properties: Record<string, string>) => ({
+		type: 'function' as const,
+		function: {
+			name,
+			description,
+			parameters: {
+				type: 'object',
+				properties: Object.fromEntries(
+					Object.entries(properties).map(([key, about]) => [key, { type: 'string', description: about }]),
+				),
+			},
+		},
+	});
+	// The example's tools (examples/ai-agent-tool.json), with their descriptions and the input n8n gives each.
+	const INPUTS: Record<string, Record<string, string>> = {
+		get: { domain: 'The website to look up' },
+		bulk: { domains: 'Up to 20 domain names' },
+		search: { filters: 'Filters as a JSON object' },
+		compare: { label: 'The newer snapshot' },
+		list: {},
+	};
+	const example = JSON.parse(readFileSync(join(__dirname, '../../../examples/ai-agent-tool.json'), 'utf8')) as {
+		nodes: Array<{ name: string; type: string; parameters: Record<string, string> }>;
+	};
+	const ALL = example.nodes
+		.filter((node) => node.type.endsWith('domainDataTool'))
+		.map(({ name, parameters }) =>
+			tool(name.replace(/ /g, '_'), parameters.toolDescription, INPUTS[parameters.operation]),
+		);
+	expect(ALL).toHaveLength(5);
+	const call = (question: string) => decide([{ role: 'user', content: question }], ALL);
+
+	test.each([
+		['What does openreads.com.au run on?', 'Look_Up_a_Domain', { domain: 'openreads.com.au' }],
+		['What does not-a-real-domain-xyz.com run on?', 'Look_Up_a_Domain', { domain: 'not-a-real-domain-xyz.com' }],
+		[
+			'Compare openreads.com.au, omega-bank.ru and alphaherald.com.br.',
+			'Look_Up_Many_Domains',
+			{ domains: 'openreads.com.au, omega-bank.ru, alphaherald.com.br' },
+		],
+		[
+			'Find German websites that use Shopify',
+			'Search_Domains',
+			{ filters: '{"language":"de","technology":"Shopify"}' },
+		],
+		[
+			'Which sites in France run on WordPress?',
+			'Search_Domains',
+			{ filters: '{"language":"fr","technology":"WordPress"}' },
+		],
+		['What changed since last week?', 'Compare_Snapshots', { label: 'latest' }],
+		['Which snapshots exist?', 'List_Snapshots', {}],
+	])('%s → %s', (question, name, args) => {
+		expect(call(question)).toEqual({ toolCall: { name, arguments: args } });
+	});
+
+	test('no rule fits: it says so plainly, and calls nothing', () => {
+		expect(call('Write me a poem about the sea.')).toEqual({ content: NO_RULE });
+		expect(NO_RULE).toContain('stand-in model');
+	});
+
+	test('a lone tool the rules do not recognise (an HTTP Request tool) serves the rule', () => {
+		const http = tool('HTTP_Request', 'Calls the Domain Data service', { technology: 'e.g. Shopify' });
+		expect(decide([{ role: 'user', content: 'List every website using Shopify.' }], [http])).toEqual({
+			toolCall: { name: 'HTTP_Request', arguments: { technology: 'Shopify' } },
+		});
+	});
+
+	test('the rule names a tool the agent lacks: it says so, and calls nothing', () => {
+		const reply = decide([{ role: 'user', content: 'Find German websites that use Shopify' }], [ALL[0]]);
+		expect(reply).toEqual({
+			content: expect.stringContaining('calls a Domain Data search tool, and none is attached'),
+		});
 	});
 });
 

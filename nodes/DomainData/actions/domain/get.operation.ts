@@ -1,12 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-import { buildApiError, describeValue, operationError } from '../../errors';
+import { buildApiError, count, describeValue, operationError } from '../../errors';
+import { runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
 import { maxAttemptsOption, optionsCollection, readCallLimits, requestDeadlineOption } from '../common';
+import { addHint } from '../dataset/sink/source';
 import { forEachItem } from '../perItem';
-import { removeWwwOption, type DomainOptions } from './options';
+import { concurrencyOption, readConcurrency, removeWwwOption, type DomainOptions } from './options';
+
+/** From this many input items, a hint points at Bulk Get and Enrich Items (100 names a call). */
+const MANY_ITEMS = 100;
 
 const properties: INodeProperties[] = [
 	{
@@ -21,6 +26,12 @@ const properties: INodeProperties[] = [
 			'(jane@example.com)',
 	},
 	optionsCollection([
+		{
+			...concurrencyOption,
+			description:
+				'How many lookups (one name each) to have under way at the same time. Higher is faster but meets rate ' +
+				'limits sooner. For many names, Bulk Get or Enrich Items asks for 100 names a call.',
+		},
 		maxAttemptsOption,
 		requestDeadlineOption,
 		{
@@ -48,12 +59,15 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['get'] } }, properties);
 
+type Answer = IDataObject | null;
+
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	// Items that ask for the same name share one call: null = not in the index.
-	const answers = new Map<string, IDataObject | null>();
-
-	return await forEachItem.call(this, items, async (itemIndex, output) => {
+	const answers = new Map<string, Answer>();
+	/** Names whose lookup ahead failed: their items fail with that error, without a second call. */
+	const failures = new Map<string, unknown>();
+	const readItem = (itemIndex: number) => {
 		const value = this.getNodeParameter('domain', itemIndex);
 		const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & { onNotFound?: string };
 		const limits = readCallLimits(node, options, itemIndex);
@@ -65,21 +79,53 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
 			});
 		}
-		const { name } = normalized;
-
-		if (!answers.has(name)) {
-			const answer = (await apiRequestOrNotFound.call(this, {
-				method: 'GET',
-				path: ['domain', name],
-				limits,
-				itemIndex,
-			})) as { domain?: unknown } | undefined;
-			const found = answer?.domain;
-			if (answer && (!found || typeof found !== 'object' || Array.isArray(found))) {
-				throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
-			}
-			answers.set(name, (found as IDataObject | undefined) ?? null);
+		return { value, options, name: normalized.name, limits };
+	};
+	const lookUp = async (request: ReturnType<typeof readItem>, itemIndex: number, onRetry?: () => void) => {
+		const { name, limits } = request;
+		const answer = (await apiRequestOrNotFound.call(this, {
+			method: 'GET',
+			path: ['domain', name],
+			limits,
+			itemIndex,
+			onRetry,
+		})) as { domain?: unknown } | undefined;
+		const found = answer?.domain;
+		if (answer && (!found || typeof found !== 'object' || Array.isArray(found))) {
+			throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
 		}
+		answers.set(name, (found as IDataObject | undefined) ?? null);
+	};
+
+	// With Concurrency above 1, the distinct names of readable items are looked up ahead, a few at a time (the
+	// first failure stops that; the item loop below then meets it in order, or asks again after Continue On Fail).
+	const concurrency = items.length > 1 ? readConcurrency(node, this.getNodeParameter('options', 0, {}), 0) : 1;
+	/** The items read ahead (each item's parameters are read once). */
+	const read: Array<ReturnType<typeof readItem>> = [];
+	if (concurrency > 1) {
+		const ahead = new Map<string, { request: ReturnType<typeof readItem>; itemIndex: number }>();
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			try {
+				const request = readItem(itemIndex);
+				read[itemIndex] = request;
+				if (!ahead.has(request.name)) ahead.set(request.name, { request, itemIndex });
+			} catch {
+				break;
+			}
+		}
+		const planned = [...ahead.values()];
+		const outcome = await runPool(planned.length, concurrency, async (index, control) => {
+			const { request, itemIndex } = planned[index];
+			await lookUp(request, itemIndex, () => control.holdOthers());
+		});
+		for (const [index, error] of outcome.failures) failures.set(planned[index].request.name, error);
+	}
+
+	const output = await forEachItem.call(this, items, async (itemIndex, output) => {
+		const request = read[itemIndex] ?? readItem(itemIndex);
+		const { value, options, name } = request;
+		if (failures.has(name)) throw failures.get(name);
+		if (!answers.has(name)) await lookUp(request, itemIndex);
 		const domain = answers.get(name);
 
 		if (domain) {
@@ -98,4 +144,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			});
 		}
 	});
+	if (items.length >= MANY_ITEMS) {
+		addHint(
+			this,
+			`${count(items.length)} items asked for one domain each (${count(answers.size)} lookups): Bulk Get, or ` +
+				'Enrich Items for names in a field of the items, asks for 100 names a call.',
+		);
+	}
+	return output;
 }

@@ -12,7 +12,9 @@ import {
 	returnAllOrLimit,
 	optionsCollection,
 } from '../common';
+import { addHint } from '../dataset/sink/source';
 import { forEachItem } from '../perItem';
+import { filtersNamed, filtersProblem, unappliedFilters } from './searchFilters';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 const DEFAULT_PAGE_SIZE = 100;
@@ -95,6 +97,8 @@ function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
 			description: 'Write the filters as a JSON object, for example {"language": "de"}, or {} for no filter.',
 		});
 	}
+	const problem = filtersProblem(filters);
+	if (problem) throw operationError(this.getNode(), problem.message, { itemIndex, description: problem.description });
 	const paging = PAGING_KEYS.find((key) => key in filters);
 	if (paging) {
 		throw operationError(this.getNode(), `Filters must not contain "${paging}"`, {
@@ -167,7 +171,7 @@ async function searchForItem(
 			limits,
 			itemIndex,
 			badRequestDescription:
-				`Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of ` +
+				`Check Filters (${filtersNamed(filters)}) and the options. If the service speaks of ` +
 				`the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ` +
 				`${size}).`,
 		})) as { results?: unknown; search_after?: unknown; total?: unknown };
@@ -244,7 +248,17 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const errorFields = () => shown && { _paging: { total: shown.total ?? null, searchAfter: shown.cursor ?? null } };
 	const run = async (itemIndex: number, output: INodeExecutionData[]) => {
 		shown = undefined;
+		const first = output.length;
 		await searchForItem.call(this, itemIndex, output, (paging) => (shown = paging));
+		const domains = output.slice(first).map((item) => item.json);
+		for (const { text } of unappliedFilters(this.getNodeParameter('filters', itemIndex, '{}'), domains)) {
+			const whose = items.length > 1 ? ` for item ${itemIndex}` : '';
+			addHint(
+				this,
+				`The service did not apply ${text}${whose}: the output holds domains this filter should have left out. ` +
+					"Check the filter's name and value against the service's documentation.",
+			);
+		}
 	};
 	return await forEachItem.call(this, items, run, { errorFields });
 }

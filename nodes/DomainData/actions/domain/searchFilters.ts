@@ -1,0 +1,93 @@
+/**
+ * Search's filters as the node knows them: the names the service takes (our assumption: the interface document does
+ * not list them; the simulator takes these), what keeps a filters object from reaching the service as written, and
+ * the check of the domains a search returned against the filters sent (language, technology, category, tld1, rank).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { count, describeValue, quoteFew } from '../../errors';
+
+/** The filters the tool teaches a model and the simulator takes. */
+export const SEARCH_FILTERS = ['language', 'technology', 'category', 'tld1', 'maxRank'];
+/** Filters nest no deeper than this: a JSON body of a service's filters is flat or nearly so. */
+const MAX_FILTER_DEPTH = 32;
+
+/** The first problem of a filters object that would not reach the service as written: too deep, or "__proto__". */
+export function filtersProblem(filters: object): { message: string; description: string } | undefined {
+	const stack: Array<{ value: unknown; depth: number }> = [{ value: filters, depth: 1 }];
+	while (stack.length > 0) {
+		const { value, depth } = stack.pop()!;
+		if (!value || typeof value !== 'object') continue;
+		if (depth > MAX_FILTER_DEPTH) {
+			return {
+				message: `Filters are nested more than ${MAX_FILTER_DEPTH} levels deep`,
+				description:
+					'Write the filters as a flat JSON object, for example {"language": "de", "technology": "Shopify"}.',
+			};
+		}
+		if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '__proto__')) {
+			return {
+				message: 'Filters hold the key "__proto__", which cannot be sent',
+				description:
+					'"__proto__" is a reserved name in JavaScript: n8n and the node cannot send it as a key. Remove it from ' +
+					'Filters.',
+			};
+		}
+		for (const entry of Object.values(value)) stack.push({ value: entry, depth: depth + 1 });
+	}
+	return undefined;
+}
+
+/** The filters' names for a message: a filter's value may be a megabyte. */
+export function filtersNamed(filters: IDataObject): string {
+	const keys = Object.keys(filters);
+	return keys.length === 0 ? 'none set' : `${keys.length === 1 ? 'the key' : 'the keys'} ${quoteFew(keys)}`;
+}
+
+/** How each filter the node can check reads on a domain object: true when it matches, undefined when it cannot tell. */
+const FILTER_CHECKS: Record<string, (domain: IDataObject, wanted: unknown) => boolean | undefined> = {
+	language: (domain, wanted) => sameText(domain.language, wanted),
+	tld1: (domain, wanted) => sameText(domain.tld1, wanted),
+	// A domain object without technologies has none (the interface: "can be missing from a domain object that has none").
+	technology: (domain, wanted) =>
+		typeof wanted === 'string' && wanted !== ''
+			? Array.isArray(domain.technologies) && domain.technologies.some((entry) => sameText(entry, wanted))
+			: undefined,
+	category: (domain, wanted) =>
+		typeof wanted === 'string' && wanted !== '' && Array.isArray(domain.categories)
+			? domain.categories.some((entry) => String(entry).toLowerCase().startsWith(wanted.toLowerCase()))
+			: undefined,
+	maxRank: (domain, wanted) =>
+		typeof wanted === 'number' && typeof domain.rank === 'number' ? domain.rank <= wanted : undefined,
+};
+
+function sameText(value: unknown, wanted: unknown): boolean | undefined {
+	if (typeof value !== 'string' || typeof wanted !== 'string' || wanted === '') return undefined;
+	return value.toLowerCase() === wanted.toLowerCase();
+}
+
+/**
+ * The filters sent that the service plainly did not apply: more than half of the domains it returned that the node
+ * can check fail the filter (a service may match more loosely than the node checks, not mostly otherwise).
+ * `filters` is the parameter as read (a JSON text or an object).
+ */
+export function unappliedFilters(filters: unknown, domains: IDataObject[]): Array<{ name: string; text: string }> {
+	let sent = filters;
+	try {
+		if (typeof filters === 'string') sent = JSON.parse(filters);
+	} catch {
+		return [];
+	}
+	if (!sent || typeof sent !== 'object' || Array.isArray(sent)) return [];
+	const unapplied: Array<{ name: string; text: string }> = [];
+	for (const [name, wanted] of Object.entries(sent as IDataObject)) {
+		const check = FILTER_CHECKS[name];
+		if (!check) continue;
+		const verdicts = domains.map((domain) => check(domain, wanted)).filter((verdict) => verdict !== undefined);
+		const misses = verdicts.filter((verdict) => !verdict).length;
+		if (verdicts.length === 0 || misses * 2 <= verdicts.length) continue;
+		const misfits = `${count(misses)} of ${count(verdicts.length)} domains returned do not match it`;
+		unapplied.push({ name, text: `the filter ${name} ${describeValue(wanted)} (${misfits})` });
+	}
+	return unapplied;
+}
