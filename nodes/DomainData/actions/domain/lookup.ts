@@ -87,7 +87,7 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 }
 
 /** The domains found for some names, and the names left without an answer with the error that left them so. */
-export interface LookUpResult {
+interface LookUpResult {
 	found: Map<string, IDataObject>;
 	failed: Map<string, NodeError>;
 }
