@@ -13,8 +13,9 @@ export const maxAttemptsOption: INodeProperties = {
 	default: DEFAULT_MAX_ATTEMPTS,
 	description:
 		'The most requests one read makes in a row without progress when the service is rate limiting (429), failing ' +
-		'(5xx), refuses or drops the connection, or stops sending. A stream that has read new lines starts again from ' +
-		'this number. Waits grow between requests and follow the Retry-After header when the service sends one.',
+		'(500, 502, 503, 504), refuses or drops the connection, or stops sending. A stream that has read new lines ' +
+		'starts again from this number. Waits grow between requests and follow the Retry-After header when the ' +
+		'service sends one.',
 };
 
 export const idleTimeoutOption: INodeProperties = {
