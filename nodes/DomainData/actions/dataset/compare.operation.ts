@@ -13,6 +13,7 @@ import { fieldOptions } from './fieldOptions';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
+import { snapshotSpool } from './sink/spool';
 
 const WORDS: OutputWording = {
 	one: 'change',
@@ -149,7 +150,10 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
-		records: ({ guard }) => changesOf(compareSnapshots.call(this, { ...spec, guard }, stats), counts),
+		records: ({ guard }) => {
+			const spool = snapshotSpool.call(this, spec.itemIndex ?? 0);
+			return changesOf(compareSnapshots.call(this, { ...spec, guard, spool }, stats), counts);
+		},
 		reads: () => stats.reads,
 		summary: () => {
 			const { unreadableDomains, namelessLines } = stats;
