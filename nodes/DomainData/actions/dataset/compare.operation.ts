@@ -141,7 +141,7 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 }
 
 /** The changes between the two snapshots of `spec`, as the sink reads them. */
-function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSource {
+function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?: number): DatasetSource {
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
@@ -151,7 +151,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
 		records: ({ guard }) => {
-			const spool = snapshotSpool.call(this, spec.itemIndex ?? 0);
+			const spool = snapshotSpool.call(this, spec.itemIndex ?? 0, maxFileBytes);
 			return changesOf(compareSnapshots.call(this, { ...spec, guard, spool }, stats), counts);
 		},
 		reads: () => stats.reads,
@@ -188,7 +188,7 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	const open = async () => {
 		const pair = await labels.pair({ label, baseLabel }, { maxAttempts, deadlineMs, itemIndex });
 		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, maxAttempts, idleTimeoutMs, itemIndex };
-		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed });
+		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed }, output.file?.maxBytes);
 	};
 	return { output, limit, open };
 }

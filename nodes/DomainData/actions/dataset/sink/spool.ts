@@ -28,17 +28,18 @@ export interface SpoolFacts {
 	files: number;
 }
 
-/** One spool file: pieces until the file holds SEGMENT_BYTES. The first piece is read before the file exists. */
+/** One spool file: pieces until the file holds `size` bytes. The first piece is read before the file exists. */
 async function writeSegment(
 	this: IExecuteFunctions,
 	serialiser: Serialiser,
 	first: Uint8Array,
 	number: number,
+	size = SEGMENT_BYTES,
 ): Promise<IBinaryData> {
 	async function* pieces() {
 		let bytes = first.byteLength;
 		yield first;
-		while (bytes < SEGMENT_BYTES) {
+		while (bytes < size) {
 			const piece = await serialiser.piece();
 			if (!piece) return;
 			bytes += piece.byteLength;
@@ -114,12 +115,16 @@ function memoryModeNote(this: IExecuteFunctions, consequence: string): void {
 	addHint(this, message);
 }
 
+/** What a spool file may pass its size by: the last piece (about 64 KB, and a record). */
+const PIECE_ROOM = 1024 * 1024;
+
 /**
  * Compare's spool (docs/dataset.md, "Compare"): the newer snapshot's records, written as pass 1 reads them, replayed
  * for pass 3 instead of a second request. With binary data in memory it keeps nothing and says so: pass 3 then asks
- * the service again, as without a spool.
+ * the service again, as without a spool. `maxFileBytes`: the File output's Max File Size, which its files keep to.
  */
-export function snapshotSpool(this: IExecuteFunctions, itemIndex: number): SnapshotSpool {
+export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFileBytes?: number): SnapshotSpool {
+	const size = maxFileBytes === undefined ? SEGMENT_BYTES : Math.min(SEGMENT_BYTES, maxFileBytes - PIECE_ROOM);
 	const files: IBinaryData[] = [];
 	const read = async (file: IBinaryData) =>
 		new TextDecoder().decode(await this.helpers.getBinaryDataBuffer(itemIndex, file));
@@ -128,7 +133,7 @@ export function snapshotSpool(this: IExecuteFunctions, itemIndex: number): Snaps
 			const serialiser = new Serialiser(records);
 			try {
 				for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
-					const file = await writeSegment.call(this, serialiser, first, files.length + 1);
+					const file = await writeSegment.call(this, serialiser, first, files.length + 1, size);
 					if (!file.id) {
 						files.length = 0;
 						memoryModeNote.call(this, NEWER_READ_AGAIN);
