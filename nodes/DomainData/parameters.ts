@@ -1,7 +1,7 @@
 /** The one reader of number parameters: each refuses a bad value in the same words. Bottom layer, like ./errors.ts. */
 import type { INode } from 'n8n-workflow';
 
-import { describeValue, operationError } from './errors';
+import { count, describeValue, operationError } from './errors';
 
 /** How a message names a parameter: a field of the node, an entry of Options or of Filters, and its display name. */
 export type ParameterLabel = `${'parameter' | 'option' | 'filter'} "${string}"`;
@@ -21,6 +21,19 @@ function isUnset(value: unknown): boolean {
 	return value === undefined || value === null || value === '';
 }
 
+/** Decimal notation, as a user types a number or an expression gives one: not `0x10`, `true`, `[5]` or `Infinity`. */
+const DECIMAL = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?\s*$/i;
+
+/** The number a parameter holds: a number, or decimal text; anything else is NaN (refused by the readers). */
+function numberOf(value: unknown): number {
+	if (typeof value === 'number') return value;
+	return typeof value === 'string' && DECIMAL.test(value) ? Number(value) : Number.NaN;
+}
+
+/**
+ * The one rule for whole numbers: an integer that a number holds exactly (up to 2^53 - 1, so that it goes into a
+ * request as the digits typed, never as `1e+21`), from `min` (default 1) to `max`, checked before any call.
+ */
 export function readWholeNumber(
 	node: INode,
 	value: unknown,
@@ -29,9 +42,16 @@ export function readWholeNumber(
 ): number {
 	if (rule.fallback !== undefined && isUnset(value)) return rule.fallback;
 	const min = rule.min ?? 1;
-	const number = Number(value);
-	if (Number.isInteger(number) && number >= min && (rule.max === undefined || number <= rule.max)) return number;
-	const range = rule.max === undefined ? `of ${min} or more` : `from ${min} to ${rule.max}`;
+	const number = numberOf(value);
+	const max = rule.max ?? Number.MAX_SAFE_INTEGER;
+	if (Number.isSafeInteger(number) && number >= min && number <= max) return number;
+	// "of 1 or more" unless a bound was set, or the value passed the one a number holds exactly.
+	const range =
+		rule.max !== undefined
+			? `from ${min} to ${rule.max}`
+			: Number.isInteger(number) && number > max
+				? `from ${min} to ${count(max)}`
+				: `of ${min} or more`;
 	throw operationError(node, `The ${label} must be a whole number ${range}, got ${describeValue(value)}`, {
 		itemIndex: rule.itemIndex,
 		description:
@@ -47,7 +67,7 @@ export function readPositiveNumber(
 	rule: { itemIndex?: number; fallback: number },
 ): number {
 	if (isUnset(value)) return rule.fallback;
-	const number = Number(value);
+	const number = numberOf(value);
 	if (Number.isFinite(number) && number > 0) return number;
 	throw operationError(node, `The ${label} must be a number greater than 0, got ${describeValue(value)}`, {
 		itemIndex: rule.itemIndex,

@@ -5,16 +5,14 @@ import {
 	idleTimeoutOption,
 	maxAttemptsOption,
 	optionsCollection,
-	readIdleTimeoutMs,
-	readMaxAttempts,
-	readRequestDeadlineMs,
+	readCallLimits,
 	requestDeadlineOption,
 } from '../DomainData/actions/common';
 import { fieldOptions } from '../DomainData/actions/dataset/fieldOptions';
 import { onMalformedLineOption } from '../DomainData/actions/dataset/output';
 import { operationError } from '../DomainData/errors';
 import { readWholeNumber } from '../DomainData/parameters';
-import { DEFAULT_SNAPSHOT_FIELDS, toCanonicalFields } from '../DomainData/helpers/snapshotFields';
+import { DEFAULT_SNAPSHOT_FIELDS, selectedFields } from '../DomainData/helpers/snapshotFields';
 
 /** Records per event are kept small: they travel inside the execution data. More: Dataset → Stream. */
 const MAX_ATTACHED_RECORDS = 1000;
@@ -79,15 +77,14 @@ export const eventProperties: INodeProperties[] = [
 	]),
 ];
 
-/** What a poll reads: the bounds of its calls (`deadlineMs` that of the dataset list), and `records` if attached. */
+/** What a poll reads: the limits of its calls, and `records` if attached (Idle Timeout is shown only then). */
 export function getTriggerOptions(this: IPollFunctions) {
 	const node = this.getNode();
 	const parameters = this.getNodeParameter('options', {}) as IDataObject;
+	const attachRecords = Boolean(this.getNodeParameter('attachRecords', false));
 	return {
-		maxAttempts: readMaxAttempts(node, parameters),
-		idleTimeoutMs: readIdleTimeoutMs(node, parameters),
-		deadlineMs: readRequestDeadlineMs(node, parameters),
-		records: this.getNodeParameter('attachRecords', false) ? readRecordOptions.call(this, parameters) : undefined,
+		limits: readCallLimits(node, parameters, undefined, attachRecords),
+		records: attachRecords ? readRecordOptions.call(this, parameters) : undefined,
 	};
 }
 
@@ -99,11 +96,8 @@ function readRecordOptions(this: IPollFunctions, parameters: IDataObject) {
 		max: MAX_ATTACHED_RECORDS,
 		description: 'For more records, read the snapshot with Dataset → Stream after the trigger.',
 	});
-	const selected = this.getNodeParameter('fields', []) as string[] | string;
 	// None selected: the service's default selection.
-	const fields = toCanonicalFields(
-		(Array.isArray(selected) ? selected.length : String(selected).trim()) ? selected : DEFAULT_SNAPSHOT_FIELDS,
-	);
+	const fields = selectedFields(this.getNodeParameter('fields', []), DEFAULT_SNAPSHOT_FIELDS);
 	if (!fields.ok) {
 		throw operationError(node, `"Fields": ${fields.message}`, {
 			description: "Pick fields from the list, or leave it empty for the service's default selection.",

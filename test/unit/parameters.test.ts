@@ -6,7 +6,7 @@ import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
-import { readIdleTimeoutMs, readMaxAttempts } from '../../nodes/DomainData/actions/common';
+import { readCallLimits } from '../../nodes/DomainData/actions/common';
 import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
 import { readPositiveNumber, readWholeNumber } from '../../nodes/DomainData/parameters';
 import { DEFAULT_MAX_ATTEMPTS } from '../../nodes/DomainData/transport/retry';
@@ -63,6 +63,27 @@ describe('readWholeNumber: the one reader of whole-number parameters', () => {
 		expect(error.context.itemIndex).toBe(3);
 	});
 
+	it.each([
+		[true, 'got true'],
+		[[5], 'got [5]'],
+		['0x10', 'got "0x10"'],
+		['Infinity', 'got "Infinity"'],
+		[{}, 'got {}'],
+	])('refuses %p, which Number() would read as a number', (value, got) => {
+		const error = refusal(() => readWholeNumber(node, value, 'parameter "Limit"'));
+		expect(error.message).toBe(`The parameter "Limit" must be a whole number of 1 or more, ${got}`);
+	});
+
+	it('refuses a whole number beyond 2^53 - 1 (sent as 1e+21 otherwise), naming the largest it takes', () => {
+		expect(readWholeNumber(node, Number.MAX_SAFE_INTEGER, 'parameter "Limit"')).toBe(Number.MAX_SAFE_INTEGER);
+		expect(readWholeNumber(node, ' 1e3 ', 'parameter "Limit"')).toBe(1000);
+		for (const value of [1e21, 2 ** 53, '1e21']) {
+			expect(refusal(() => readWholeNumber(node, value, 'parameter "Limit"')).message).toBe(
+				`The parameter "Limit" must be a whole number from 1 to 9,007,199,254,740,991, got ${typeof value === 'string' ? `"${value}"` : String(value)}`,
+			);
+		}
+	});
+
 	it('words a range and a minimum of 0 the same way, and takes a description of what to do', () => {
 		const range = refusal(() =>
 			readWholeNumber(node, 1001, 'parameter "Number of Records"', {
@@ -84,28 +105,31 @@ describe('readWholeNumber: the one reader of whole-number parameters', () => {
 	});
 });
 
-describe('readMaxAttempts: the one reader of "Max Attempts"', () => {
+describe('readCallLimits: the one reader of "Max Attempts"', () => {
+	const maxAttempts = (options: object, itemIndex?: number) => readCallLimits(node, options, itemIndex).maxAttempts;
 	it('gives the default when the option is not set, and the number when it is', () => {
-		expect(readMaxAttempts(node, {})).toBe(DEFAULT_MAX_ATTEMPTS);
-		expect(readMaxAttempts(node, { maxAttempts: '' })).toBe(DEFAULT_MAX_ATTEMPTS);
-		expect(readMaxAttempts(node, { maxAttempts: 1 })).toBe(1);
-		expect(readMaxAttempts(node, { maxAttempts: '7' })).toBe(7);
+		expect(maxAttempts({})).toBe(DEFAULT_MAX_ATTEMPTS);
+		expect(maxAttempts({ maxAttempts: '' })).toBe(DEFAULT_MAX_ATTEMPTS);
+		expect(maxAttempts({ maxAttempts: 1 })).toBe(1);
+		expect(maxAttempts({ maxAttempts: '7' })).toBe(7);
 	});
 
 	it.each([0, 2.5, 'three'])('refuses %p in the one wording instead of quietly using another number', (value) => {
-		const error = refusal(() => readMaxAttempts(node, { maxAttempts: value }, 2));
+		const error = refusal(() => maxAttempts({ maxAttempts: value }, 2));
 		expect(error.message).toMatch(/^The option "Max Attempts" must be a whole number of 1 or more, got /);
 		expect(error.context.itemIndex).toBe(2);
 	});
 });
 
 describe('readPositiveNumber and Idle Timeout: a number of seconds greater than 0', () => {
+	const readIdleTimeoutMs = (options: object, itemIndex?: number) =>
+		readCallLimits(node, options, itemIndex, true).idleTimeoutMs;
 	it('takes fractions, and the default when the option is not set', () => {
 		expect(readPositiveNumber(node, 0.3, 'option "Idle Timeout (Seconds)"', { fallback: 60 })).toBe(0.3);
 		expect(readPositiveNumber(node, '', 'option "Idle Timeout (Seconds)"', { fallback: 60 })).toBe(60);
-		expect(readIdleTimeoutMs(node, {})).toBe(60_000);
-		expect(readIdleTimeoutMs(node, { idleTimeout: 0.3 })).toBe(300);
-		expect(readIdleTimeoutMs(node, { idleTimeout: '90' })).toBe(90_000);
+		expect(readIdleTimeoutMs({})).toBe(60_000);
+		expect(readIdleTimeoutMs({ idleTimeout: 0.3 })).toBe(300);
+		expect(readIdleTimeoutMs({ idleTimeout: '90' })).toBe(90_000);
 	});
 
 	it.each([
@@ -113,8 +137,10 @@ describe('readPositiveNumber and Idle Timeout: a number of seconds greater than 
 		[-5, 'got -5'],
 		['soon', 'got "soon"'],
 		[Number.POSITIVE_INFINITY, 'got Infinity'],
+		[true, 'got true'],
+		['0x10', 'got "0x10"'],
 	])('refuses %p instead of quietly using 60 seconds', (value, got) => {
-		const error = refusal(() => readIdleTimeoutMs(node, { idleTimeout: value }, 4));
+		const error = refusal(() => readIdleTimeoutMs({ idleTimeout: value }, 4));
 		expect(error.message).toBe(`The option "Idle Timeout (Seconds)" must be a number greater than 0, ${got}`);
 		expect(error.context.itemIndex).toBe(4);
 	});
@@ -173,6 +199,21 @@ describe('every whole-number parameter refuses a bad value in the one wording, b
 			'The option "Max Attempts" must be a whole number of 1 or more, got "three"',
 		],
 		['Stream → Limit', stream({ limit: 1.5 }), 'The parameter "Limit" must be a whole number of 1 or more, got 1.5'],
+		[
+			'Stream → Limit true',
+			stream({ limit: true }),
+			'The parameter "Limit" must be a whole number of 1 or more, got true',
+		],
+		[
+			'Stream → Limit "0x10"',
+			stream({ limit: '0x10' }),
+			'The parameter "Limit" must be a whole number of 1 or more, got "0x10"',
+		],
+		[
+			'Stream → Limit 1e21 into a file',
+			stream({ limit: 1e21, output: 'file' }),
+			'The parameter "Limit" must be a whole number from 1 to 9,007,199,254,740,991, got 1e+21',
+		],
 		[
 			'Stream → Batch Size',
 			stream({ output: 'batches', batchSize: 0 }),
@@ -255,5 +296,43 @@ describe('the words of the collections', () => {
 		// Domain: Get, Search, Bulk, Enrich; Dataset: List, and Stream and Compare (one shared collection); the trigger.
 		expect(optionCollections.length).toBeGreaterThanOrEqual(7);
 		expect([...new Set(optionCollections.map((property) => property.placeholder))]).toEqual(['Add option']);
+	});
+});
+
+describe('an empty Fields selection means the default fields, in Stream, Compare and the trigger', () => {
+	let sim: Simulator;
+	beforeAll(async () => {
+		sim = await startSimulator({ domains: 20, snapshots: 2 });
+	});
+	afterAll(async () => {
+		await sim.close();
+	});
+
+	const run = async (operation: string, fields?: unknown) => {
+		const parameters: INodeParameters = { resource: 'dataset', operation, label: 'latest', returnAll: true };
+		if (fields !== undefined) parameters.fields = fields as INodeParameters['fields'];
+		return await runNode({ parameters, credentials: { apiKey: KEYS.pro, baseUrl: sim.url } });
+	};
+
+	it.each(['stream', 'compare'])('%s', async (operation) => {
+		const preselected = await run(operation);
+		expect(preselected.error).toBeUndefined();
+		expect(preselected.items.length).toBeGreaterThan(0);
+		for (const empty of [[], '', ' , ']) {
+			const result = await run(operation, empty);
+			expect(result.error).toBeUndefined();
+			expect(result.items).toEqual(preselected.items);
+		}
+	});
+
+	it('the trigger', async () => {
+		const poll = async (fields: unknown) =>
+			await runPoll({
+				parameters: { event: 'newDataset', attachRecords: true, recordCount: 2, fields: fields as string },
+				credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+				staticData: {},
+				mode: 'manual',
+			});
+		expect(await poll(' , ')).toEqual(await poll([]));
 	});
 });

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../errors';
 import { readPositiveNumber, readWholeNumber } from '../parameters';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_REQUEST_DEADLINE_MS, MAX_TIMER_MS } from '../transport';
+import { type CallLimits, DEFAULT_CALL_LIMITS, DEFAULT_MAX_ATTEMPTS, MAX_TIMER_MS } from '../transport';
 
 export const maxAttemptsOption: INodeProperties = {
 	displayName: 'Max Attempts',
@@ -22,7 +22,7 @@ export const idleTimeoutOption: INodeProperties = {
 	name: 'idleTimeout',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: 2147483 },
-	default: 60, // DEFAULT_IDLE_TIMEOUT_MS in seconds (the lint rule wants a literal; a test compares them)
+	default: 60, // DEFAULT_CALL_LIMITS.idleTimeoutMs in seconds (the lint rule wants a literal; a test compares them)
 	description:
 		'When the service sends no byte for this long (before the answer starts, or in the middle of the stream), the ' +
 		'connection counts as dropped and the read resumes under Max Attempts',
@@ -33,27 +33,43 @@ export const requestDeadlineOption: INodeProperties = {
 	name: 'requestDeadline',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: 2147483 },
-	default: 120, // DEFAULT_REQUEST_DEADLINE_MS in seconds (the lint rule wants a literal)
+	default: 120, // DEFAULT_CALL_LIMITS.deadlineMs in seconds (the lint rule wants a literal)
 	description:
 		'When a JSON answer of the service (a lookup, a search page, the dataset list) is not complete this long ' +
 		'after the request was sent, for example because it trickles in, the request counts as failed and is tried ' +
 		'again under Max Attempts',
 };
 
-export function readMaxAttempts(node: INode, options: { maxAttempts?: unknown }, itemIndex?: number): number {
-	return readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', {
+/** What an Options collection may hold of the call limits. */
+export interface CallLimitOptions {
+	maxAttempts?: unknown;
+	idleTimeout?: unknown;
+	requestDeadline?: unknown;
+}
+
+/**
+ * The one reader of Max Attempts, Idle Timeout and Request Deadline: the limits of one item's calls, defaults
+ * applied here, handed down whole. `offersIdleTimeout`: the operation shows Idle Timeout (those that stream); where
+ * it does not, a JSON answer may be silent up to its Request Deadline, so that raising the deadline is enough.
+ */
+export function readCallLimits(
+	node: INode,
+	options: CallLimitOptions,
+	itemIndex?: number,
+	offersIdleTimeout = false,
+): CallLimits {
+	const defaults = DEFAULT_CALL_LIMITS;
+	const seconds = (value: unknown, name: string, fallbackMs: number) =>
+		readSecondsAsMs(node, value, name, fallbackMs, itemIndex);
+	const maxAttempts = readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', {
 		itemIndex,
-		fallback: DEFAULT_MAX_ATTEMPTS,
+		fallback: defaults.maxAttempts,
 	});
-}
-
-export function readIdleTimeoutMs(node: INode, options: { idleTimeout?: unknown }, itemIndex?: number): number {
-	return readSecondsAsMs(node, options.idleTimeout, 'Idle Timeout (Seconds)', DEFAULT_IDLE_TIMEOUT_MS, itemIndex);
-}
-
-export function readRequestDeadlineMs(node: INode, options: { requestDeadline?: unknown }, itemIndex?: number): number {
-	const name = 'Request Deadline (Seconds)';
-	return readSecondsAsMs(node, options.requestDeadline, name, DEFAULT_REQUEST_DEADLINE_MS, itemIndex);
+	const idleTimeoutMs = offersIdleTimeout
+		? seconds(options.idleTimeout, 'Idle Timeout (Seconds)', defaults.idleTimeoutMs)
+		: undefined;
+	const deadlineMs = seconds(options.requestDeadline, 'Request Deadline (Seconds)', defaults.deadlineMs);
+	return { maxAttempts, idleTimeoutMs: idleTimeoutMs ?? deadlineMs, deadlineMs };
 }
 
 /** Seconds up to what a timer can hold (2,147,483 s, about 24.8 days; longer ones would fire at once). */

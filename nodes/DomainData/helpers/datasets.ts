@@ -5,7 +5,7 @@
 import type { NodeOperationError } from 'n8n-workflow';
 
 import { operationError } from '../errors';
-import { type ApiRequest, apiRequest, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
+import { apiRequest, type CallLimits, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
 export interface Dataset {
 	/** YYYY-MM-DD */
@@ -21,8 +21,6 @@ export const PREVIOUS_LABEL = 'previous';
 const LABELS_IN_ERRORS = 5;
 
 const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-type DatasetCallOptions = Pick<ApiRequest, 'maxAttempts' | 'deadlineMs' | 'itemIndex'>;
 
 /** The one date rule: a real calendar date written YYYY-MM-DD (not `2025-02-29`); as strings they sort as dates. */
 export function isCalendarDate(label: unknown): label is string {
@@ -56,10 +54,12 @@ export function newestDateLabel(listed: readonly Dataset[]): string | undefined 
 }
 
 /** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
-export async function listDatasets(this: DomainDataFunctions, options: DatasetCallOptions = {}): Promise<Dataset[]> {
-	// Picked, not spread: callers such as the trigger hand in their whole options object.
-	const { maxAttempts, deadlineMs, itemIndex } = options;
-	const request = { method: 'GET' as const, path: ['historical', 'domain'], maxAttempts, deadlineMs, itemIndex };
+export async function listDatasets(
+	this: DomainDataFunctions,
+	limits?: CallLimits,
+	itemIndex?: number,
+): Promise<Dataset[]> {
+	const request = { method: 'GET' as const, path: ['historical', 'domain'], limits, itemIndex };
 	const response: unknown = await apiRequest.call(this, request);
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;
 	if (!Array.isArray(datasets)) {
@@ -130,8 +130,8 @@ export class DatasetLabels {
 
 	constructor(private readonly context: DomainDataFunctions) {}
 
-	async list(options: DatasetCallOptions): Promise<Dataset[]> {
-		this.listed ??= listDatasets.call(this.context, options).catch((error: unknown) => {
+	async list(limits: CallLimits, itemIndex?: number): Promise<Dataset[]> {
+		this.listed ??= listDatasets.call(this.context, limits, itemIndex).catch((error: unknown) => {
 			this.listed = undefined;
 			throw error;
 		});
@@ -139,15 +139,14 @@ export class DatasetLabels {
 	}
 
 	/** A date label is read as it is, without the list (a 404 then names the labels that exist). */
-	async label(wanted: string, options: DatasetCallOptions): Promise<string> {
+	async label(wanted: string, limits: CallLimits, itemIndex?: number): Promise<string> {
 		if (isCalendarDate(wanted)) return wanted;
-		return pickLabel.call(this.context, wanted, await this.list(options), options.itemIndex);
+		return pickLabel.call(this.context, wanted, await this.list(limits, itemIndex), itemIndex);
 	}
 
 	/** `previous` (or empty) is the newest date label older than `label`; both must be dated, the base older. */
-	async pair(wanted: SnapshotPair, options: DatasetCallOptions): Promise<SnapshotPair> {
-		const datasets = await this.list(options);
-		const { itemIndex } = options;
+	async pair(wanted: SnapshotPair, limits: CallLimits, itemIndex?: number): Promise<SnapshotPair> {
+		const datasets = await this.list(limits, itemIndex);
 		const node = this.context.getNode();
 		const pick = (text: string, parameter: string) =>
 			this.dated(pickLabel.call(this.context, text, datasets, itemIndex), parameter, datasets, itemIndex);

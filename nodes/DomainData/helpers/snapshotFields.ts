@@ -68,6 +68,12 @@ export function toCanonicalFields(value: unknown): FieldNamesResult {
 	return { ok: true, fields: SNAPSHOT_FIELDS.filter((field) => chosen.has(field)) };
 }
 
+/** A Fields parameter: none selected (an empty list or text) means `defaults`, as the editor preselects them. */
+export function selectedFields(value: unknown, defaults: readonly SnapshotField[]): FieldNamesResult {
+	const result = toCanonicalFields(value);
+	return result.ok || result.unknown.length > 0 ? result : { ok: true, fields: [...defaults] };
+}
+
 /** `fields` plus the ones in `extra`, in the service's order. */
 export function withFields(fields: readonly SnapshotField[], extra: readonly SnapshotField[]): SnapshotField[] {
 	const all = new Set<SnapshotField>([...fields, ...extra]);

@@ -1,16 +1,34 @@
 /**
- * Reads one snapshot in memory bounded by a body chunk. A concrete date label (`latest` resolved in datasets.ts) makes
- * every re-request read the same snapshot; readNdjsonStream resumes after a drop without gap or duplicate.
+ * Reads one snapshot in memory bounded by a body chunk, one block of lines at a time: what each line is (blank, holds
+ * the API key, declined, malformed, a record), whether it is kept (filter, fields), what goes out (records or bytes).
+ * A concrete date label (`latest` resolved in datasets.ts) makes every re-request read the same snapshot;
+ * readNdjsonStream resumes after a drop without gap or duplicate.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { operationError } from '../errors';
-import { credentialSecret, type DomainDataFunctions, type NdjsonStreamOptions, readNdjsonStream } from '../transport';
+import {
+	buildApiError,
+	containsSecret,
+	count,
+	holdsSecret,
+	maskServiceText,
+	mayHoldSecret,
+	operationError,
+} from '../errors';
+import {
+	type CallLimits,
+	credentialSecret,
+	DEFAULT_CALL_LIMITS,
+	type DomainDataFunctions,
+	excerpt,
+	KEY_ECHO_DESCRIPTION,
+	type LineRange,
+	readNdjsonStream,
+} from '../transport';
 import { DEFAULT_BATCH_SIZE, rebatch } from './batches';
 import { listDatasets, unknownLabelError } from './datasets';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
 import { type SnapshotField, toCanonicalFields, withFields } from './snapshotFields';
-import { type ReadBlock, serviceDataError, takeLines } from './snapshotLines';
 
 export type MalformedLineHandling = 'error' | 'skip';
 
@@ -47,12 +65,11 @@ export function createReadStats(label = '') {
 
 export type SnapshotReadStats = ReturnType<typeof createReadStats>;
 
-export interface ReadSnapshotOptions extends Pick<
-	NdjsonStreamOptions,
-	'maxAttempts' | 'idleTimeoutMs' | 'retryTiming' | 'itemIndex'
-> {
+export interface ReadSnapshotOptions {
 	/** A concrete date label (not `latest`). */
 	label: string;
+	limits?: CallLimits; // DEFAULT_CALL_LIMITS when absent
+	itemIndex?: number;
 	/** Canonical field names (aliases are accepted too); the records hold exactly these. */
 	fields: string[];
 	/** Stop after this many (matching) records. */
@@ -70,10 +87,9 @@ export interface ReadSnapshotOptions extends Pick<
 	stats?: SnapshotReadStats;
 }
 
-/** One read: the caller's options, what follows from them, and how far it got. */
-export type Read = Awaited<ReturnType<typeof startRead>>;
+/** One read: the caller's options, what follows from them, and how far it got (this module's only state). */
+type Read = Awaited<ReturnType<typeof startRead>>;
 
-/** `bytes`: the kept lines go out as NDJSON rather than records. */
 async function startRead(context: DomainDataFunctions, options: ReadSnapshotOptions, bytes: boolean) {
 	const canonical = toCanonicalFields(options.fields);
 	if (!canonical.ok) throw operationError(context.getNode(), canonical.message, { itemIndex: options.itemIndex });
@@ -83,6 +99,7 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 		// The options stay an object of their own: copied into this one, they made the per-line loop 5 % slower.
 		options,
 		context,
+		limits: options.limits ?? DEFAULT_CALL_LIMITS,
 		stats: options.stats ?? createReadStats(),
 		secret: await credentialSecret.call(context),
 		requestFields,
@@ -90,7 +107,7 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 		filterOnlyFields,
 		predicate: compileRecordFilter(options.filter),
 		onMalformed: options.onMalformed ?? 'error',
-		bytes,
+		bytes, // the kept lines go out as NDJSON rather than records
 		/** Re-serialise the kept records for the bytes (filter-only fields were removed from them). */
 		reencode: bytes && filterOnlyFields.length > 0,
 		/** Lines that were records, or that the caller declined: a snapshot without any is not a snapshot. */
@@ -101,8 +118,8 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 
 /** Yields what each block of lines kept (blocks without a kept line yield nothing); no record at all is an error. */
 async function* readBlocks(read: Read): AsyncGenerator<ReadBlock> {
-	const { context, stats, options } = read;
-	const { label, limit, itemIndex, maxAttempts } = options;
+	const { context, stats, options, limits } = read;
+	const { label, limit, itemIndex } = options;
 	stats.label = label;
 	stats.requestedFields = read.requestFields;
 	const qs: Record<string, string | number> = { fields: read.requestFields.join(',') };
@@ -111,13 +128,11 @@ async function* readBlocks(read: Read): AsyncGenerator<ReadBlock> {
 	const lines = readNdjsonStream.call(context, {
 		label,
 		qs,
-		maxAttempts,
-		idleTimeoutMs: options.idleTimeoutMs,
-		retryTiming: options.retryTiming,
+		limits,
 		itemIndex,
 		counts: stats,
 		notFound: async () => {
-			const datasets = await listDatasets.call(context, { maxAttempts, itemIndex });
+			const datasets = await listDatasets.call(context, limits, itemIndex);
 			return unknownLabelError.call(context, label, datasets, itemIndex);
 		},
 		cancelled: () => cancelledError(read),
@@ -125,10 +140,8 @@ async function* readBlocks(read: Read): AsyncGenerator<ReadBlock> {
 	for await (const range of lines) {
 		const out = takeLines(read, range);
 		if (out) yield out;
-		if (read.limitReached) {
-			stats.complete = true;
-			return;
-		}
+		// Leaving the loop closes the connection.
+		if (read.limitReached) break;
 	}
 	if (read.recordLines === 0) throw noRecordError(read);
 	stats.complete = true;
@@ -137,33 +150,22 @@ async function* readBlocks(read: Read): AsyncGenerator<ReadBlock> {
 /** An empty 200, or only lines that are not records (a proxy's page, read with "Skip and Count"). */
 function noRecordError(read: Read) {
 	const { stats, options } = read;
-	const skipped = stats.skippedLines > 0 ? ` (${stats.skippedLines.toLocaleString('en-US')} skipped as malformed)` : '';
-	const what =
-		stats.lines === 0
-			? 'the answer was empty'
-			: `none of its ${stats.lines.toLocaleString('en-US')} line${stats.lines === 1 ? '' : 's'} is a record${skipped}`;
-	return serviceDataError(
-		read,
-		`The dataset "${options.label}" came back without any record: ${what}`,
+	const skipped = stats.skippedLines > 0 ? ` (${count(stats.skippedLines)} skipped as malformed)` : '';
+	const lines = `${count(stats.lines)} line${stats.lines === 1 ? '' : 's'}`;
+	const what = stats.lines === 0 ? 'the answer was empty' : `none of its ${lines} is a record${skipped}`;
+	const description =
 		'A snapshot holds records; something else answered (a proxy, or a service that failed without saying so). ' +
-			'Nothing is output. Check the Base URL of the credential and try again later.',
-	);
+		'Nothing is output. Check the Base URL of the credential and try again later.';
+	return serviceDataError(read, `The dataset "${options.label}" came back without any record: ${what}`, description);
 }
 
 function cancelledError({ context, stats, options }: Read) {
-	const { label, itemIndex } = options;
-	const records = stats.records.toLocaleString('en-US');
-	return operationError(
-		context.getNode(),
-		`The execution was cancelled while the dataset "${label}" was streaming, after ${records} ` +
-			`record${stats.records === 1 ? '' : 's'} (${stats.lines.toLocaleString('en-US')} lines)`,
-		{
-			itemIndex,
-			description:
-				'Someone stopped the execution (or n8n did, e.g. on a timeout of the workflow). The node outputs ' +
-				'nothing of this read; run it again to read the dataset.',
-		},
-	);
+	const records = `${count(stats.records)} record${stats.records === 1 ? '' : 's'} (${count(stats.lines)} lines)`;
+	const message = `The execution was cancelled while the dataset "${options.label}" was streaming, after ${records}`;
+	const description =
+		'Someone stopped the execution (or n8n did, e.g. on a timeout of the workflow). The node outputs nothing of ' +
+		'this read; run it again to read the dataset.';
+	return operationError(context.getNode(), message, { itemIndex: options.itemIndex, description });
 }
 
 /** Yields the records in arrays of `batchSize`. Stop iterating at any time: the connection is closed at once. */
@@ -171,13 +173,11 @@ export async function* readSnapshot(
 	this: DomainDataFunctions,
 	options: ReadSnapshotOptions,
 ): AsyncGenerator<IDataObject[]> {
-	const read = await startRead(this, options, false);
-	const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
-	yield* rebatch(recordsOf(readBlocks(read)), batchSize);
-}
-
-async function* recordsOf(blocks: AsyncIterable<ReadBlock>): AsyncGenerator<IDataObject[]> {
-	for await (const block of blocks) yield block.records;
+	const blocks = readBlocks(await startRead(this, options, false));
+	const records = (async function* () {
+		for await (const block of blocks) yield block.records;
+	})();
+	yield* rebatch(records, Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
 }
 
 /** The kept lines' NDJSON bytes as sent (re-serialised if the filter read other fields); each piece ends a line. */
@@ -188,4 +188,113 @@ export async function* readSnapshotBytes(
 	for await (const block of readBlocks(await startRead(this, options, true))) {
 		for (const piece of block.bytes) yield piece;
 	}
+}
+
+const utf8 = new TextEncoder();
+/** Skipped line numbers remembered for messages (the count is always exact). */
+const SKIPPED_LINE_NUMBERS_KEPT = 20;
+
+/** What one body chunk gave: the records or the bytes of the lines it completed and kept. */
+type ReadBlock = { records: IDataObject[]; bytes: Uint8Array[] };
+
+/** What is kept of a block's new lines (those before `range.from` went out before a drop); undefined if nothing. */
+function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
+	const { stats } = read;
+	const { wanted, limit, label } = read.options;
+	const { block, from } = range;
+	const { starts, ends, count } = block;
+	const records: IDataObject[] = [];
+	// The key is looked for in the whole block once, and line by line only when the block holds it or an escape.
+	const keyInBlock = block.anyText((text) => mayHoldSecret(text, read.secret)) ? read.secret : undefined;
+	/** Lines of the block left out of the bytes (undefined while none is). */
+	let leftOut: Uint8Array | undefined;
+	const leaveOut = (index: number) => {
+		(leftOut ??= new Uint8Array(count))[index] = 1;
+	};
+	for (let index = 0; index < from; index++) leaveOut(index);
+	let taken = from;
+	while (taken < count && !read.limitReached) {
+		const index = taken++;
+		stats.lines = range.firstLine + index - from;
+		const verdict = classifyLine(block.textOf(index), starts[index], ends[index], keyInBlock, wanted);
+		if (verdict === HOLDS_KEY) {
+			// No record of the index holds the user's own API key: the other end echoes the request.
+			const message = `Line ${stats.lines} of the dataset "${label}" contains the API key of the credential`;
+			throw serviceDataError(read, message, KEY_ECHO_DESCRIPTION);
+		}
+		if (verdict === BLANK) {
+			stats.blankLines++;
+		} else if (verdict instanceof NotARecord) {
+			skipMalformed(read, block.line(index), verdict.problem);
+		} else {
+			// A record or a declined line: either way, the snapshot has records.
+			read.recordLines++;
+			if (verdict !== DECLINED && (!read.predicate || read.predicate(verdict))) {
+				for (const field of read.filterOnlyFields) delete verdict[field];
+				records.push(verdict);
+				stats.records++;
+				if (limit !== undefined && stats.records >= limit) read.limitReached = true;
+				continue;
+			}
+		}
+		leaveOut(index);
+	}
+	if (!read.bytes) return records.length > 0 ? { records, bytes: [] } : undefined;
+	const bytes = read.reencode
+		? records.map((record) => utf8.encode(JSON.stringify(record) + '\n'))
+		: block.keptBytes(taken, leftOut);
+	for (const piece of bytes) stats.bytes += piece.length;
+	return bytes.length > 0 ? { records: [], bytes } : undefined;
+}
+
+/** A line that is no record of the snapshot, and why. */
+class NotARecord {
+	constructor(readonly problem: string) {}
+}
+
+const BLANK = Symbol('blank line');
+const DECLINED = Symbol('declined by the caller');
+const HOLDS_KEY = Symbol('holds the API key');
+type LineVerdict = IDataObject | NotARecord | typeof BLANK | typeof DECLINED | typeof HOLDS_KEY;
+
+const OPENING_BRACE = 0x7b;
+
+/** What the line `text.slice(start, end)` is. `key` is the API key when the line's block holds it (see takeLines). */
+function classifyLine(text: string, start: number, end: number, key?: string, wanted?: LineSelector): LineVerdict {
+	// A record starts with '{'; anything else may be blank (only then is a string made to trim it).
+	if (start === end || (text.charCodeAt(start) !== OPENING_BRACE && text.slice(start, end).trim().length === 0))
+		return BLANK;
+	const line = key === undefined ? undefined : text.slice(start, end);
+	if (line !== undefined && containsSecret(line, key)) return HOLDS_KEY;
+	const verdict = wanted?.(text, start, end) ?? true;
+	if (verdict !== true) return verdict === false ? DECLINED : verdict;
+	try {
+		const value: unknown = JSON.parse(line ?? text.slice(start, end));
+		// Escapes (\/, \u0070) can spell the key in the bytes: a line with one is judged by its parsed strings.
+		if (line !== undefined && line.includes('\\') && holdsSecret(value, key)) return HOLDS_KEY;
+		if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as IDataObject;
+		return new NotARecord('it is not a JSON object');
+	} catch (error) {
+		return new NotARecord(`it is not valid JSON (${(error as Error).message})`);
+	}
+}
+
+/** A malformed line: an error (the default), or skipped and counted. The excerpt is masked, then cut. */
+function skipMalformed(read: Read, line: string, problem: string): void {
+	const { stats, secret } = read;
+	if (read.onMalformed === 'error') {
+		throw serviceDataError(
+			read,
+			`Line ${stats.lines} of the dataset "${read.options.label}" cannot be read: ${maskServiceText(problem, secret)}`,
+			`The line starts with: ${excerpt(maskServiceText(line, secret))}\nSet "On Malformed Line" to "Skip and ` +
+				`Count" to leave such lines out; the output then tells how many were skipped.`,
+		);
+	}
+	stats.skippedLines++;
+	if (stats.skippedLineNumbers.length < SKIPPED_LINE_NUMBERS_KEPT) stats.skippedLineNumbers.push(stats.lines);
+	read.options.onSkippedLine?.(line);
+}
+
+function serviceDataError({ context, options }: Read, message: string, description: string) {
+	return buildApiError(context.getNode(), { message, description, itemIndex: options.itemIndex });
 }

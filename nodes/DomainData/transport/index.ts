@@ -12,10 +12,16 @@ import type { ApiRequest, DomainDataFunctions } from './request';
 export { KEY_ECHO_DESCRIPTION, unexpectedAnswerError } from './answerErrors';
 export { cursorValue, parseJsonExact } from './json';
 export { classifyNetworkCode, isTransientError } from './networkFailures';
-export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_DEADLINE_MS, MAX_TIMER_MS } from './idle';
+export { MAX_TIMER_MS } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, type RetryTiming } from './retry';
-export { credentialSecret, type ApiRequest, type DomainDataFunctions } from './request';
-export { bytesPerLine, excerpt, type LineBlock } from './ndjson';
+export {
+	credentialSecret,
+	DEFAULT_CALL_LIMITS,
+	type ApiRequest,
+	type CallLimits,
+	type DomainDataFunctions,
+} from './request';
+export { excerpt } from './ndjson';
 export { readNdjsonStream, type LineRange, type NdjsonStreamOptions } from './ndjsonSource';
 
 /** Sends a JSON request and returns the service's JSON answer. */

@@ -12,6 +12,9 @@ const LF = 0x0a;
 const CR = 0x0d;
 const NEWLINE = new Uint8Array([LF]);
 const NO_BYTES = new Uint8Array(0);
+/** Bytes that are not valid UTF-8 become U+FFFD (as TextDecoder makes them), in items and files alike. */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+const utf8 = new TextEncoder();
 
 /** The complete lines one chunk (or the end of the body) completed. */
 export class LineBlock {
@@ -58,6 +61,24 @@ export class LineBlock {
 	 */
 	get bytes(): Uint8Array[] {
 		return (this.pieces ??= this.raw.filter((piece) => piece.length > 0).map(withoutCarriageReturns));
+	}
+
+	/**
+	 * The bytes of the first `taken` lines but those marked in `leftOut`: the block's as they came when all are kept
+	 * and valid UTF-8 (usually); else line by line, a line the decoder repaired encoded as its text reads.
+	 */
+	keptBytes(taken: number, leftOut?: Uint8Array): Uint8Array[] {
+		// The decoder replaced invalid bytes (or the service sent U+FFFD itself: then the bytes are the same).
+		const repairs = this.anyText((text) => text.includes(REPLACEMENT_CHARACTER));
+		if (leftOut === undefined && !repairs && taken === this.count) return this.bytes;
+		const perLine = bytesPerLine(this.bytes);
+		const bytes: Uint8Array[] = [];
+		for (let index = 0; index < taken; index++) {
+			if (leftOut?.[index]) continue;
+			const line = repairs ? this.line(index) : undefined;
+			bytes.push(line?.includes(REPLACEMENT_CHARACTER) ? utf8.encode(line + '\n') : perLine[index]);
+		}
+		return bytes;
 	}
 }
 

@@ -12,9 +12,9 @@ import {
 	undecodableBodyError,
 } from './networkFailures';
 import { Fingerprint } from './fingerprint';
-import { DEFAULT_IDLE_TIMEOUT_MS, IdleTimeoutError } from './idle';
+import { IdleTimeoutError } from './idle';
 import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
-import { type ApiRequest, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
+import { type ApiRequest, type CallLimits, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
 import { RetryBudget } from './retry';
 import { ndjsonBody, send } from './send';
 
@@ -26,11 +26,11 @@ export interface LineRange {
 	firstLine: number;
 }
 
-export interface NdjsonStreamOptions extends Pick<ApiRequest, 'qs' | 'maxAttempts' | 'retryTiming' | 'itemIndex'> {
+export interface NdjsonStreamOptions extends Pick<ApiRequest, 'qs' | 'itemIndex'> {
 	/** The snapshot's label (a date): the path is /historical/domain/<label>. */
 	label: string;
-	/** No byte (or no complete line) for this long counts as a dropped connection. */
-	idleTimeoutMs?: number;
+	/** Its Idle Timeout also counts the time without a complete line. */
+	limits: CallLimits;
 	/** The errors for the service's "not found" and for a cancelled execution (the caller knows more). */
 	notFound: () => Promise<Error>;
 	cancelled: () => Error;
@@ -60,7 +60,7 @@ export async function* readNdjsonStream(
 	const source: Source = { context: this, options, signal, handled: 0, fingerprint, damaged: new Set() };
 	source.secret = await credentialSecret.call(this);
 	// One budget for the whole read: the transport's retries and the resumes below spend it together.
-	const budget = new RetryBudget(options.maxAttempts, options.retryTiming, signal);
+	const budget = new RetryBudget(options.limits, signal);
 	for (;;) {
 		const handledBefore = source.handled;
 		const body = await open(source, budget);
@@ -81,7 +81,7 @@ async function open(source: Source, budget: RetryBudget): Promise<AsyncIterable<
 			path: ['historical', 'domain', options.label],
 			qs: options.qs,
 			budget,
-			timeoutMs: options.idleTimeoutMs,
+			limits: options.limits,
 			itemIndex: options.itemIndex,
 		};
 		const answer = await send.call(context, request, { stream: true, allowNotFound: true });
@@ -98,7 +98,7 @@ async function* readResponse(
 	body: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<LineRange, { error: unknown } | undefined> {
 	const { options, signal } = source;
-	const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+	const { idleTimeoutMs } = options.limits;
 	const splitter = new NdjsonLineSplitter();
 	const chunks = body[Symbol.asyncIterator]();
 	// The skipped lines of a resume, checked against the fingerprint of the lines handed out before.
@@ -121,8 +121,8 @@ async function* readResponse(
 			if (signal?.aborted) throw options.cancelled();
 			const block = split(source, splitter, step);
 			if (block.count > 0) lineAt = Date.now();
-			else if (!step.done && Date.now() - lineAt >= idleMs) {
-				return { error: new IdleTimeoutError(idleMs, 'complete record') };
+			else if (!step.done && Date.now() - lineAt >= idleTimeoutMs) {
+				return { error: new IdleTimeoutError(idleTimeoutMs, 'complete record') };
 			}
 			let from = 0;
 			if (skipped && seen < source.handled) {

@@ -3,9 +3,32 @@ import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFuncti
 
 import { resolveBaseUrl } from './baseUrl';
 import { operationError } from '../errors';
-import type { RetryBudget, RetryTiming } from './retry';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_DEADLINE_MS } from './idle';
+import { DEFAULT_MAX_ATTEMPTS, type RetryBudget, type RetryTiming } from './retry';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
+
+/**
+ * The limits a user sets on the calls of one item (Max Attempts, Idle Timeout, Request Deadline), read once by
+ * readCallLimits (actions/common.ts) and handed down whole to every request and stream of the item.
+ */
+export interface CallLimits {
+	/** Requests in a row without progress before giving up. */
+	maxAttempts: number;
+	/** No byte for this long while waiting for the service counts as a dropped connection (a stream or a JSON answer). */
+	idleTimeoutMs: number;
+	/** A JSON answer not whole this long after the request was sent counts as failed (one that trickles). */
+	deadlineMs: number;
+	/** Tests only: shorter waits between tries than the shipped RETRY_TIMING. */
+	retryTiming?: RetryTiming;
+}
+
+/** The limits of calls made without an item's options (the dataset dropdown), and the defaults of the options. */
+export const DEFAULT_CALL_LIMITS: Readonly<CallLimits> = Object.freeze({
+	maxAttempts: DEFAULT_MAX_ATTEMPTS,
+	idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+	deadlineMs: DEFAULT_REQUEST_DEADLINE_MS,
+});
 
 export interface ApiRequest {
 	method: 'GET' | 'POST';
@@ -15,16 +38,11 @@ export interface ApiRequest {
 	body?: IDataObject;
 	/** The description of a 400 error, e.g. a hint to lower Page Size. */
 	badRequestDescription?: string;
-	/** Requests in a row without progress before giving up (default DEFAULT_MAX_ATTEMPTS). */
-	maxAttempts?: number;
+	/** DEFAULT_CALL_LIMITS when absent. */
+	limits?: CallLimits;
 	/** The budget of a read of several requests (a stream and its resumes); else one of this request's own. */
 	budget?: RetryBudget;
-	retryTiming?: RetryTiming;
 	itemIndex?: number;
-	/** Idle timeout: no byte for this long while waiting for the service counts as a dropped connection. */
-	timeoutMs?: number;
-	/** A JSON answer not whole this long after the request was sent counts as failed (one that trickles). */
-	deadlineMs?: number;
 	/** Told before each wait for another try (callers that run calls side by side hold back new ones). */
 	onRetry?: () => void;
 }

@@ -89,14 +89,16 @@ export class RetryBudget {
 	/** What the service asked for, when the last wait was cut to `maxRetryAfterMs`. */
 	private cappedRequestMs?: number;
 
+	readonly timing: RetryTiming;
+
 	constructor(
-		maxAttempts: unknown,
-		readonly timing: RetryTiming = RETRY_TIMING,
+		limits: { maxAttempts: number; retryTiming?: RetryTiming },
 		readonly signal?: AbortSignal,
 	) {
 		// What a user typed is refused earlier by the parameter readers; this only keeps the budget sound.
-		const wanted = Math.floor(Number(maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
+		const wanted = Math.floor(limits.maxAttempts);
 		this.maxAttempts = Number.isFinite(wanted) && wanted >= 1 ? wanted : DEFAULT_MAX_ATTEMPTS;
+		this.timing = limits.retryTiming ?? RETRY_TIMING;
 	}
 
 	/** Counts a request about to be sent; returns its number in the current run (1 for the first). */

@@ -23,16 +23,16 @@ import {
 	networkErrorCode,
 	networkFailureLabel,
 } from './networkFailures';
+import { answerWithin, IdleTimeoutError, RequestDeadlineError, streamSocketTimeoutMs, withIdleTimeout } from './idle';
 import {
-	answerWithin,
-	DEFAULT_IDLE_TIMEOUT_MS,
-	DEFAULT_REQUEST_DEADLINE_MS,
-	IdleTimeoutError,
-	RequestDeadlineError,
-	streamSocketTimeoutMs,
-	withIdleTimeout,
-} from './idle';
-import { cancelSignal, encodePath, header, resolveTarget, type ApiRequest, type DomainDataFunctions } from './request';
+	cancelSignal,
+	DEFAULT_CALL_LIMITS,
+	encodePath,
+	header,
+	resolveTarget,
+	type ApiRequest,
+	type DomainDataFunctions,
+} from './request';
 import { RETRYABLE_STATUSES, RetryBudget } from './retry';
 
 /** Enough of an error body to read `{"error": ...}` or a proxy's page title; the rest is not read. */
@@ -71,9 +71,9 @@ export async function send(
 	const node = this.getNode();
 	const target = await resolveTarget.call(this, request.itemIndex);
 	const path = encodePath.call(this, request);
-	const idleMs = request.timeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-	const deadlineMs = request.deadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS;
-	const budget = request.budget ?? new RetryBudget(request.maxAttempts, request.retryTiming, cancelSignal(this));
+	const limits = request.limits ?? DEFAULT_CALL_LIMITS;
+	const { idleTimeoutMs, deadlineMs } = limits;
+	const budget = request.budget ?? new RetryBudget(limits, cancelSignal(this));
 	const context: FailureContext = {
 		method: request.method,
 		path,
@@ -101,7 +101,7 @@ export async function send(
 			sendCredentialsOnCrossOriginRedirect: false,
 			// n8n's client applies `timeout` to a silent socket, also while the caller pauses a stream's body:
 			// a stream gets a long one, and withIdleTimeout counts silence only while the node waits for a chunk.
-			timeout: mode.stream ? streamSocketTimeoutMs(idleMs) : idleMs,
+			timeout: mode.stream ? streamSocketTimeoutMs(idleTimeoutMs) : idleTimeoutMs,
 		};
 		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
 
@@ -110,7 +110,7 @@ export async function send(
 		let failed: Failed | undefined;
 		try {
 			const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
-			const waitMs = mode.stream ? idleMs : deadlineMs;
+			const waitMs = mode.stream ? idleTimeoutMs : deadlineMs;
 			response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, closeBody);
 		} catch (error) {
 			// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
@@ -119,7 +119,9 @@ export async function send(
 		if (response) {
 			const { statusCode: status, headers } = response;
 			const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
-			const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleMs, deadline) : response.body;
+			const body = isAsyncIterable(response.body)
+				? withIdleTimeout(response.body, idleTimeoutMs, deadline)
+				: response.body;
 			if (status >= 200 && status < 300) {
 				const answer: Answer = { status, headers, body, context };
 				if (mode.stream) return answer;

@@ -9,7 +9,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { asNodeError } from '../../../nodes/DomainData/errors';
-import { apiRequest, type ApiRequest } from '../../../nodes/DomainData/transport';
+import { apiRequest, type ApiRequest, DEFAULT_CALL_LIMITS } from '../../../nodes/DomainData/transport';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
 import { keyPieces as pieces, views } from '../../harness/keyLeaks';
 import { createExecuteContext, readBinary, runNode } from '../../harness/n8n';
@@ -28,6 +28,8 @@ beforeAll(async () => {
 afterAll(async () => {
 	await server.close();
 });
+
+const ONE_TRY = { ...DEFAULT_CALL_LIMITS, maxAttempts: 1 };
 
 async function requestFailure(request: ApiRequest): Promise<Error> {
 	const { context } = await createExecuteContext({
@@ -52,14 +54,14 @@ describe('error bodies: the key is masked before the text is cut', () => {
 		['plain text', 'text/plain', (key: string) => `${'p'.repeat(290)} ${key} and more`],
 	])('%s', async (_kind, contentType, body) => {
 		answer = (res) => res.writeHead(401, { 'content-type': contentType }).end(body(KEY));
-		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1 });
+		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], limits: ONE_TRY });
 		expect(error.message).toBe('The Domain Data service rejected the API key');
 		expect(keyPieces(views(error))).toEqual([]);
 	});
 
 	test('a reason phrase that holds the key (HTTP/1.1 502 <key>): masked in the message', async () => {
 		answer = (res) => res.writeHead(502, `Bad Gateway ${KEY}`, { 'content-type': 'text/plain' }).end('down');
-		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1 });
+		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], limits: ONE_TRY });
 		expect(error.message).toBe('The Domain Data service failed with 502 Bad Gateway ***');
 		expect(keyPieces(views(error))).toEqual([]);
 	});
@@ -83,7 +85,7 @@ describe('error bodies: the key is masked before the text is cut', () => {
 	test('a short message that holds the key shows *** in its place', async () => {
 		answer = (res) =>
 			res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad key ${KEY}` }));
-		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1 });
+		const error = await requestFailure({ method: 'GET', path: ['domain', 'example.com'], limits: ONE_TRY });
 		expect((error as { description?: string }).description).toContain('The service said: "bad key ***".');
 	});
 });

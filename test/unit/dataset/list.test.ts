@@ -8,6 +8,7 @@ import {
 	listDatasets,
 	newestDateLabel,
 } from '../../../nodes/DomainData/helpers/datasets';
+import { DEFAULT_CALL_LIMITS } from '../../../nodes/DomainData/transport';
 import { startLocalService } from '../../harness/localService';
 import { createExecuteContext, loadOptions, runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
@@ -126,7 +127,7 @@ describe('label resolution (DatasetLabels, one per execution)', () => {
 
 	/** What one execution makes of a label. */
 	async function resolveLabel(label: string): Promise<string> {
-		return await new DatasetLabels(await context()).label(label, {});
+		return await new DatasetLabels(await context()).label(label, DEFAULT_CALL_LIMITS);
 	}
 
 	it('turns latest into the newest label, and follows a new snapshot', async () => {

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { normalizeDomainName } from '../../../nodes/DomainData/helpers/domainName';
-import { apiRequest, type ApiRequest } from '../../../nodes/DomainData/transport';
+import { apiRequest, type CallLimits, DEFAULT_CALL_LIMITS } from '../../../nodes/DomainData/transport';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
 import { createExecuteContext, readBinary, runNode, runPoll } from '../../harness/n8n';
 
@@ -44,13 +44,17 @@ function stream(options: INodeParameters = {}, extra: { abortSignal?: AbortSigna
 }
 
 /** One JSON request (Domain → Get's) to the hostile server; its error, or undefined when it succeeded. */
-async function jsonFailure(request: Partial<ApiRequest> = {}): Promise<(Error & { description?: string }) | undefined> {
+async function jsonFailure(limits: Partial<CallLimits> = {}): Promise<(Error & { description?: string }) | undefined> {
 	const { context } = await createExecuteContext({
 		parameters: { resource: 'domain', operation: 'get', domain: 'example.com' },
 		credentials: { apiKey: KEY, baseUrl: server.url },
 	});
 	return await apiRequest
-		.call(context, { method: 'GET', path: ['domain', 'example.com'], maxAttempts: 1, ...request })
+		.call(context, {
+			method: 'GET',
+			path: ['domain', 'example.com'],
+			limits: { ...DEFAULT_CALL_LIMITS, maxAttempts: 1, ...limits },
+		})
 		.then(
 			() => undefined,
 			(caught: Error) => caught,
@@ -96,7 +100,7 @@ describe('idle timeout (no byte for N seconds counts as a dropped connection)', 
 			res.writeHead(200, { 'content-type': 'application/json' });
 			res.write('{"domain":');
 		};
-		const error = await jsonFailure({ maxAttempts: 2, timeoutMs: 300 });
+		const error = await jsonFailure({ maxAttempts: 2, idleTimeoutMs: 300 });
 		expect(error?.message).toBe(`The Domain Data service at ${server.url} did not answer in time after 2 tries`);
 		expect(server.received).toHaveLength(2);
 	});
@@ -310,12 +314,12 @@ describe('error bodies are read only as far as a message needs (issue 15, item 9
 });
 
 test("the Idle Timeout option defaults to the transport's idle timeout", async () => {
-	const { DEFAULT_IDLE_TIMEOUT_MS } = await import('../../../nodes/DomainData/transport');
+	const { DEFAULT_CALL_LIMITS } = await import('../../../nodes/DomainData/transport');
 	const { description } = await import('../../../nodes/DomainData/actions/dataset/stream.operation');
 	const options = description.find((property) => property.name === 'options') as {
 		options?: Array<{ name: string; default?: unknown }>;
 	};
 	expect(Number(options.options?.find((option) => option.name === 'idleTimeout')?.default) * 1000).toBe(
-		DEFAULT_IDLE_TIMEOUT_MS,
+		DEFAULT_CALL_LIMITS.idleTimeoutMs,
 	);
 });

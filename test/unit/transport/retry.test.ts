@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IDataObject } from 'n8n-workflow';
 
 import { readSnapshot } from '../../../nodes/DomainData/helpers/snapshotReader';
-import { apiRequest, type RetryTiming } from '../../../nodes/DomainData/transport';
+import { apiRequest, DEFAULT_CALL_LIMITS, type RetryTiming } from '../../../nodes/DomainData/transport';
 import { closedPort, startLocalServer } from '../../harness/localServer';
 import { createExecuteContext } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
@@ -38,8 +38,7 @@ async function jsonRead(baseUrl: string, maxAttempts: number, retryTiming = FAST
 		await apiRequest.call(await context(baseUrl), {
 			method: 'GET',
 			path: ['domain', sim.index.domainAt(1).name],
-			maxAttempts,
-			retryTiming,
+			limits: { ...DEFAULT_CALL_LIMITS, maxAttempts, retryTiming },
 		});
 		return { records: 1 };
 	} catch (error) {
@@ -58,9 +57,7 @@ async function streamRead(
 		const batches = readSnapshot.call(await context(baseUrl), {
 			label: LABEL,
 			fields: ['name', 'rank'],
-			maxAttempts,
-			retryTiming: FAST,
-			...extra,
+			limits: { ...DEFAULT_CALL_LIMITS, maxAttempts, retryTiming: FAST, ...extra },
 		});
 		for await (const batch of batches as AsyncIterable<IDataObject[]>) records += batch.length;
 		return { records };

@@ -13,6 +13,8 @@ import {
 	isTransientError,
 	readNdjsonStream,
 	type ApiRequest,
+	type CallLimits,
+	DEFAULT_CALL_LIMITS,
 	type NdjsonStreamOptions,
 } from '../../../nodes/DomainData/transport';
 import { readServiceMessage } from '../../../nodes/DomainData/transport/answerErrors';
@@ -83,12 +85,14 @@ function expectNoSecret(error: unknown, secret: string): void {
 	for (const view of views) expect(view).not.toContain(secret);
 }
 
-const getRequest = (name: string, extra: Partial<ApiRequest> = {}): ApiRequest => ({
+const getRequest = (name: string, limits: Partial<CallLimits> = {}): ApiRequest => ({
 	method: 'GET',
 	path: ['domain', name],
-	maxAttempts: 1,
-	...extra,
+	limits: withLimits({ maxAttempts: 1, ...limits }),
 });
+
+/** The call limits of a test: the defaults but for `limits`. */
+const withLimits = (limits: Partial<CallLimits>): CallLimits => ({ ...DEFAULT_CALL_LIMITS, ...limits });
 
 describe('URL rules', () => {
 	test.each(['../historical/domain', 'a/b', 'x?y', 'x#y', '#', '%2F', '..%2Fhistorical', 'a b', '...'])(
@@ -195,7 +199,7 @@ describe('statuses become NodeApiErrors that say what to do', () => {
 
 	test('403: the plan lacks the feature', async () => {
 		const error = await failure(
-			{ method: 'GET', path: ['historical', 'domain'], maxAttempts: 4 },
+			{ method: 'GET', path: ['historical', 'domain'], limits: withLimits({ maxAttempts: 4 }) },
 			{ apiKey: KEYS.basic },
 		);
 		expect(error.httpCode).toBe('403');
@@ -357,7 +361,7 @@ describe('retries and their timing', () => {
 
 	test('an answer that does not come in time is retried, then named', async () => {
 		sim.setFaults({ requests: [{ delayMs: 1500, count: 2 }] });
-		const error = await failure(getRequest('example.com', { maxAttempts: 2, timeoutMs: 300 }));
+		const error = await failure(getRequest('example.com', { maxAttempts: 2, idleTimeoutMs: 300 }));
 		expect(error.message).toBe(`The Domain Data service at ${sim.url} did not answer in time after 2 tries`);
 		expect(sim.calls()).toHaveLength(2);
 	});
@@ -457,6 +461,7 @@ describe('readNdjsonStream', () => {
 			notFound,
 			cancelled: () => new Error('cancelled'),
 			counts,
+			limits: DEFAULT_CALL_LIMITS,
 			...options,
 		});
 		for await (const range of stream) {
@@ -490,7 +495,7 @@ describe('readNdjsonStream', () => {
 				{ reset: true, count: 1, endpoint: 'stream' },
 			],
 		});
-		const { lines } = await readLines({ maxAttempts: 3 });
+		const { lines } = await readLines({ limits: withLimits({ maxAttempts: 3 }) });
 		expect(lines).toHaveLength(3);
 		expect(sim.calls('stream').map((entry) => entry.fault ?? entry.status)).toEqual(['status:503', 'reset', 200]);
 	});
@@ -509,7 +514,7 @@ describe('readNdjsonStream', () => {
 		expect(sim.calls('stream').map((entry) => entry.status)).toEqual([404]);
 
 		sim.setFaults({ requests: [{ status: 502, count: 5, body: 'html', endpoint: 'stream' }] });
-		const proxy = await streamFailure({ maxAttempts: 2 });
+		const proxy = await streamFailure({ limits: withLimits({ maxAttempts: 2 }) });
 		expect(proxy.message).toBe('The Domain Data service failed with 502 Bad Gateway after 2 tries');
 	});
 
@@ -524,7 +529,10 @@ describe('readNdjsonStream', () => {
 
 	test('a connection dropped while reading is recognised by isTransientError and resumed', async () => {
 		sim.setFaults({ streams: [{ dropAfterLines: 2, trickle: { chunkBytes: 64, delayMs: 1 } }] });
-		const { lines, counts } = await readLines({ qs: { limit: 50, fields: 'name,rank' }, maxAttempts: 2 });
+		const { lines, counts } = await readLines({
+			qs: { limit: 50, fields: 'name,rank' },
+			limits: withLimits({ maxAttempts: 2 }),
+		});
 		// Resumed (only a transient failure is): every line once, in two requests.
 		expect(lines).toEqual(Array.from({ length: 50 }, (_, i) => sim.index.lineAt(i, 'latest', 'name,rank')));
 		expect(counts).toEqual({ requests: 2, reconnects: 1 });

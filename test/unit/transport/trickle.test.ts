@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 
 import { readSnapshot } from '../../../nodes/DomainData/helpers/snapshotReader';
+import { DEFAULT_CALL_LIMITS } from '../../../nodes/DomainData/transport';
 import { createExecuteContext, runNode, runPoll } from '../../harness/n8n';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
 
@@ -124,9 +125,8 @@ test('a reader that pauses longer than the idle timeout between batches keeps it
 	const read = readSnapshot.call(context, {
 		label: LABEL,
 		fields: ['name', 'title'],
-		idleTimeoutMs: 1000,
+		limits: { ...DEFAULT_CALL_LIMITS, idleTimeoutMs: 1000, retryTiming: FAST_RETRY },
 		batchSize: 1000,
-		retryTiming: FAST_RETRY,
 	});
 	for await (const batch of read) {
 		records += batch.length;

@@ -184,10 +184,10 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		itemIndex,
 		fallback: 1,
 	});
-	const { label, limit, filter, maxAttempts, idleTimeoutMs, deadlineMs } = selection;
+	const { label, limit, filter, limits } = selection;
 	const open = async () => {
-		const pair = await labels.pair({ label, baseLabel }, { maxAttempts, deadlineMs, itemIndex });
-		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, maxAttempts, idleTimeoutMs, itemIndex };
+		const pair = await labels.pair({ label, baseLabel }, limits, itemIndex);
+		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, limits, itemIndex };
 		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed }, output.file?.maxBytes);
 	};
 	return { output, limit, open };

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DatasetLabels } from '../../helpers/datasets';
-import { maxAttemptsOption, optionsCollection, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
+import { maxAttemptsOption, optionsCollection, readCallLimits, readLimit } from '../common';
 import { requestDeadlineOption, returnAllOrLimit } from '../common';
 import { forEachItem } from '../perItem';
 
@@ -21,9 +21,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await forEachItem.call(this, items, async (itemIndex, output) => {
 		const limit = readLimit.call(this, itemIndex);
 		const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-		const maxAttempts = readMaxAttempts(node, options, itemIndex);
-		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
-		const datasets = await labels.list({ maxAttempts, deadlineMs, itemIndex });
+		const datasets = await labels.list(readCallLimits(node, options, itemIndex), itemIndex);
 		for (const { label, value } of datasets.slice(0, limit)) {
 			output.push({ json: { label, value }, pairedItem: { item: itemIndex } });
 		}

@@ -4,8 +4,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { operationError } from '../../errors';
 import type { RecordFilterParameters } from '../../helpers/recordFilter';
 import { hasCriteria, parseRecordFilter } from '../../helpers/recordFilter';
-import { toCanonicalFields, type SnapshotField } from '../../helpers/snapshotFields';
-import { readIdleTimeoutMs, readLimit, readMaxAttempts, readRequestDeadlineMs } from '../common';
+import { selectedFields, type SnapshotField } from '../../helpers/snapshotFields';
+import { readCallLimits, readLimit } from '../common';
 
 /** The `label` dropdown ("Latest" and the dated labels); `role` says which snapshot it is. */
 export function datasetLabelProperty(role: string): INodeProperties {
@@ -99,7 +99,7 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 			description: 'Choose "Latest" or a date label (YYYY-MM-DD) from the list, or give one with an expression.',
 		});
 	}
-	const fields = toCanonicalFields(this.getNodeParameter('fields', itemIndex, defaultFields));
+	const fields = selectedFields(this.getNodeParameter('fields', itemIndex, defaultFields), defaultFields);
 	if (!fields.ok) {
 		throw operationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
 	}
@@ -112,8 +112,6 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 		fields: fields.fields,
 		limit,
 		filter: hasCriteria(filter) ? filter : undefined,
-		maxAttempts: readMaxAttempts(node, options, itemIndex),
-		idleTimeoutMs: readIdleTimeoutMs(node, options, itemIndex),
-		deadlineMs: readRequestDeadlineMs(node, options, itemIndex),
+		limits: readCallLimits(node, options, itemIndex, true),
 	};
 }

@@ -28,8 +28,9 @@ const properties: INodeProperties[] = [
 		options: fieldOptions(),
 		default: [...DEFAULT_SNAPSHOT_FIELDS],
 		description:
-			'Fields of each record. From an expression: an array or a comma-separated list; domain, tld, country and ' +
-			'language are accepted for name, tld1, country_code and language_code.',
+			'Fields of each record; none selected means the fields preselected here. From an expression: an array or a ' +
+			'comma-separated list; domain, tld, country and language are accepted for name, tld1, country_code and ' +
+			'language_code.',
 	},
 	...returnAllOrLimit(),
 	...outputProperties(WORDS),
@@ -45,11 +46,11 @@ export const description = updateDisplayOptions({ show: { resource: ['dataset'],
 function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
 	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_SNAPSHOT_FIELDS);
 	const output = readOutputParameters.call(this, itemIndex, [...selection.fields, 'label']);
-	const { fields, limit, filter, maxAttempts, idleTimeoutMs, deadlineMs } = selection;
-	const options = { fields, limit, filter, maxAttempts, idleTimeoutMs, onMalformed: output.onMalformed, itemIndex };
+	const { fields, limit, filter, limits } = selection;
+	const options = { fields, limit, filter, limits, onMalformed: output.onMalformed, itemIndex };
 	// The snapshot as the sink reads it: records, or the NDJSON bytes as the service sent them (File).
 	const open = async (): Promise<DatasetSource> => {
-		const label = await labels.label(selection.label, { maxAttempts, deadlineMs, itemIndex });
+		const label = await labels.label(selection.label, limits, itemIndex);
 		const stats = createReadStats(label);
 		const read = { ...options, label, stats };
 		return {

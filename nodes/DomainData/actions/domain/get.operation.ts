@@ -4,13 +4,7 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 import { buildApiError, describeValue, operationError } from '../../errors';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
-import {
-	maxAttemptsOption,
-	optionsCollection,
-	readMaxAttempts,
-	readRequestDeadlineMs,
-	requestDeadlineOption,
-} from '../common';
+import { maxAttemptsOption, optionsCollection, readCallLimits, requestDeadlineOption } from '../common';
 import { forEachItem } from '../perItem';
 import { removeWwwOption, type DomainOptions } from './options';
 
@@ -62,8 +56,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await forEachItem.call(this, items, async (itemIndex, output) => {
 		const value = this.getNodeParameter('domain', itemIndex);
 		const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & { onNotFound?: string };
-		const maxAttempts = readMaxAttempts(node, options, itemIndex);
-		const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
+		const limits = readCallLimits(node, options, itemIndex);
 		const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
 		if (!normalized.ok) {
 			throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
@@ -78,8 +71,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const answer = (await apiRequestOrNotFound.call(this, {
 				method: 'GET',
 				path: ['domain', name],
-				maxAttempts,
-				deadlineMs,
+				limits,
 				itemIndex,
 			})) as { domain?: unknown } | undefined;
 			const found = answer?.domain;

@@ -8,7 +8,7 @@ import { asNodeError } from '../../errors';
 import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequest, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
-import { readMaxAttempts, readRequestDeadlineMs } from '../common';
+import { readCallLimits } from '../common';
 import { readConcurrency, type DomainOptions } from './options';
 
 const BULK_MAX_NAMES = 100;
@@ -62,8 +62,7 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 	const node = context.getNode();
 	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
 	const limit = readConcurrency(node, options, 0);
-	const maxAttempts = readMaxAttempts(node, options, 0);
-	const deadlineMs = readRequestDeadlineMs(node, options, 0);
+	const limits = readCallLimits(node, options, 0);
 	const batches = chunk(names, BULK_MAX_NAMES);
 	const found = new Map<string, IDataObject>();
 	const goOnAfter = continueOnFail ? (error: unknown) => !failsEveryCall(error) : undefined;
@@ -72,8 +71,7 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 			method: 'POST',
 			path: ['domain', 'bulk'],
 			body: { domains: batches[index] },
-			maxAttempts,
-			deadlineMs,
+			limits,
 			onRetry: () => control.holdOthers(),
 		})) as { domains?: unknown };
 		if (!Array.isArray(answer.domains)) throw unexpectedAnswerError(node, 'the bulk answer has no "domains" list');

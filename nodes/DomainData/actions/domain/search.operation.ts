@@ -6,9 +6,8 @@ import { readWholeNumber } from '../../parameters';
 import { apiRequest, cursorValue, parseJsonExact, unexpectedAnswerError } from '../../transport';
 import {
 	maxAttemptsOption,
+	readCallLimits,
 	readLimit,
-	readMaxAttempts,
-	readRequestDeadlineMs,
 	requestDeadlineOption,
 	returnAllOrLimit,
 	optionsCollection,
@@ -145,8 +144,7 @@ async function searchForItem(
 		itemIndex,
 		fallback: DEFAULT_PAGE_SIZE,
 	});
-	const maxAttempts = readMaxAttempts(node, options, itemIndex);
-	const deadlineMs = readRequestDeadlineMs(node, options, itemIndex);
+	const limits = readCallLimits(node, options, itemIndex);
 	const paging: Paging = { cursor: readStartCursor(node, options.searchAfter, itemIndex) };
 	if (options.includePagingInfo === true) onPaging(paging);
 
@@ -166,8 +164,7 @@ async function searchForItem(
 			path: ['domain', 'search'],
 			// Integers beyond 2^53 (strings of digits after parsing) go back as the numbers the service wrote.
 			body: { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) },
-			maxAttempts,
-			deadlineMs,
+			limits,
 			itemIndex,
 			badRequestDescription:
 				`Check Filters (${JSON.stringify(filters)}) and the options. If the service speaks of ` +

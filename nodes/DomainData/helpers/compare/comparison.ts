@@ -63,12 +63,11 @@ export class Comparison {
 	read(label: string, wanted: LineSelector, onSkipped: (name: string | undefined) => void) {
 		const readStats = createReadStats(label);
 		this.stats.reads.push(readStats);
-		const { maxAttempts, idleTimeoutMs, onMalformed, itemIndex } = this.spec;
+		const { limits, onMalformed, itemIndex } = this.spec;
 		const batches = readSnapshot.call(this.context, {
 			label,
 			fields: this.requestFields,
-			maxAttempts,
-			idleTimeoutMs,
+			limits,
 			onMalformed,
 			itemIndex,
 			wanted,

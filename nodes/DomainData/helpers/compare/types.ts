@@ -25,8 +25,7 @@ export interface DomainChange extends IDataObject {
 }
 
 /** Its two labels are concrete date labels (as DatasetLabels.pair resolves them). */
-export interface CompareSpec
-	extends SnapshotPair, Pick<ReadSnapshotOptions, 'maxAttempts' | 'idleTimeoutMs' | 'onMalformed' | 'itemIndex'> {
+export interface CompareSpec extends SnapshotPair, Pick<ReadSnapshotOptions, 'limits' | 'onMalformed' | 'itemIndex'> {
 	/** Compared fields (canonical, without `name`). */
 	fields: SnapshotField[];
 	kinds: ReadonlySet<ChangeKind>;
