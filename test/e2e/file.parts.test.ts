@@ -4,7 +4,9 @@
  * several parts at Max File Size 3 MB: Stream → File plain and gzip, and Compare → File. n8n's Write File node writes
  * each part to disk (read back from the database); decoded, the parts hold every record or change exactly once, in
  * order, against the simulator's snapshot and the brute-force diff (test/harness/bruteForceDiff.ts); none is over
- * the limit, and Compare asks for each snapshot once (pass 3 replays pass 1's spool).
+ * the limit, and Compare asks for each snapshot once (pass 3 replays pass 1's spool). In queue mode (main and worker,
+ * PostgreSQL and Redis) the worker runs Compare → File: its parts answer the webhook, checked by their counts and
+ * first and last names against the brute-force diff.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,11 +14,14 @@ import { gunzipSync } from 'node:zlib';
 
 import type { N8nInstance } from '../../scripts/n8n/instance';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
+import * as wf from '../../scripts/n8n/workflows';
 import { chain, domainData, manualTrigger, node, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { SNAPSHOT_FIELDS } from '../../nodes/DomainData/helpers/snapshotFields';
+import { dropDatabase } from '../../scripts/n8n/services';
 import { startSimulator, type Simulator } from '../simulator';
-import { createInstance, ownKeyCredential } from './support';
+import { type QueueMode, queueTarget, startQueueMode, stopQueueMode } from './subworkflowSupport';
+import { createInstance, ownKeyCredential, postWebhook } from './support';
 
 /** About 23 MB of NDJSON with every field: 8 plain parts, and gzip parts of 2 MB fill two. */
 const DOMAINS = 24_000;
@@ -32,6 +37,8 @@ let sim: Simulator;
 let n8n: N8nInstance;
 let runs: Map<string, ExecutionResult>;
 let keys: Record<keyof typeof WF, string>;
+/** Databases of queue mode, dropped at the end. */
+const created: string[] = [];
 
 /** The workflow: the Domain Data node with `parameters`, then Write File for each part, named after the workflow. */
 function partsWorkflow(
@@ -153,4 +160,87 @@ test('Compare → File: every change of the brute-force diff once across the par
 	// The file's changes are the items' changes (label and baseLabel included).
 	expect(changes).toEqual(expected);
 	expect(streamRequests(keys.compare)).toBe(2);
+});
+
+describe('queue mode (the worker runs Compare → File)', () => {
+	const suffix = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+	const hookPath = `dd-e2e-parts-${suffix}`;
+	const target = queueTarget('parts', suffix);
+	let queue: QueueMode | undefined;
+	let key = '';
+
+	beforeAll(async () => {
+		const own = ownKeyCredential(sim, 'partsQueue');
+		key = own.key;
+		// startQueueMode publishes a sub-workflow per pair: this one has none to call, so a bare one stands in.
+		const sub = workflow(
+			workflowId('partsQueueSub'),
+			'parts: unused sub-workflow',
+			chain(wf.executeWorkflowTrigger()),
+			{
+				settings: { ...wf.BATCH_SUB_WORKFLOW_SETTINGS },
+			},
+		);
+		const caller = workflow(
+			workflowId('partsQueueCaller'),
+			'parts: Compare → File on the worker',
+			chain(
+				wf.webhook('Webhook', hookPath),
+				domainData(
+					'Data',
+					{
+						resource: 'dataset',
+						operation: 'compare',
+						label: NEWEST,
+						baseLabel: PREVIOUS,
+						fields: COMPARED,
+						returnAll: true,
+						output: 'file',
+						maxFileSize: MAX_FILE_MB,
+					},
+					own.ref,
+				),
+			),
+			{ settings: { executionOrder: 'v1' } },
+		);
+		const env = { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(LIMIT_MIB) };
+		created.push(target.database);
+		queue = await startQueueMode(sim, target, [own.credential], [{ sub, caller }], env);
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await stopQueueMode(queue, target);
+		for (const database of created.splice(0)) await dropDatabase(database).catch(() => undefined);
+	}, 120_000);
+
+	test(
+		'every change of the brute-force diff in the parts, none over the limit, two stream requests',
+		async () => {
+			const expected = bruteForce(
+				await rawSnapshot(sim.url, NEWEST),
+				await rawSnapshot(sim.url, PREVIOUS),
+				{ label: NEWEST, baseLabel: PREVIOUS },
+				{ fields: COMPARED },
+			);
+			const parts = (await postWebhook(queue!.n8n.url, hookPath, {}, 15 * 60_000)) as Array<Record<string, number>>;
+			expect(parts.length).toBeGreaterThanOrEqual(2);
+			let next = 1;
+			for (const [index, part] of parts.entries()) {
+				expect(part.sizeBytes).toBeLessThanOrEqual(MAX_FILE_MB * 1024 * 1024);
+				expect(part).toMatchObject({
+					part: index + 1,
+					parts: parts.length,
+					firstRecord: next,
+					lastRecord: next + part.recordCount - 1,
+					firstName: expected[next - 1].name,
+					lastName: expected[next + part.recordCount - 2].name,
+					totalRecords: expected.length,
+				});
+				next += part.recordCount;
+			}
+			expect(next - 1).toBe(expected.length);
+			expect(sim.calls('stream').filter((call) => call.key === key)).toHaveLength(2);
+		},
+		20 * 60_000,
+	);
 });
