@@ -170,6 +170,8 @@ export async function toFile(
 		// The first part is stored even without a record: an empty file, as always.
 		for (let first = await lines.piece(); items.length === 0 || first; first = await lines.piece()) {
 			const part = items.length + 1;
+			// A second part begins: the first is one of several (also when this one fails).
+			if (part === 2) renameFirstPart(items[0], output.binaryPropertyName, base, extension);
 			const fileName = `${base}${part === 1 ? '' : partSuffix(part)}${extension}`;
 			const tally: PartTally = { records: 0, plainBytes: 0 };
 			const written = { bytes: 0 };
@@ -198,7 +200,6 @@ export async function toFile(
 			const item = { json, binary: { [output.binaryPropertyName]: binary }, pairedItem: { item: itemIndex } };
 			items.push(item);
 			run.output.push(item);
-			if (part === 2) renameFirstPart(items[0], output.binaryPropertyName, base, extension);
 		}
 	} catch (error) {
 		await lines.close().catch(() => undefined);
@@ -224,7 +225,7 @@ function partFacts(part: number, before: number, tally: PartTally): IDataObject 
 	};
 }
 
-/** Part 1 was stored as if it were the only file: once a second part comes, it is named as a part. */
+/** Part 1 was stored as if it were the only file: once a second part begins, it is named as a part. */
 function renameFirstPart(item: INodeExecutionData, field: string, base: string, extension: string): void {
 	const fileName = `${base}${partSuffix(1)}${extension}`;
 	item.json.fileName = fileName;
