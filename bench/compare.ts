@@ -169,9 +169,9 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 	const details = [
 		`The simulator's two newest snapshots (default: 4 weekly snapshots; about 3 % of the domains come and go between two, ` +
 			`and a few percent change technologies, title, categories, country or language), compared on ${FIELDS.join(', ')}, ` +
-			"all changes, File output (n8n's binary store in filesystem mode). Our node requests the newer snapshot twice and the older " +
-			'once (see docs/dataset.md, Dataset → Compare); its read of the older one parses only the lines that are not the ' +
-			"newer one's byte for byte, and its second read of the newer one only the lines of changes (the name is read from " +
+			"all changes, File output (n8n's binary store in filesystem mode). Our node requests each snapshot once, keeping the " +
+			"newer one in n8n's binary storage for its third pass (see docs/dataset.md, Dataset → Compare); its read of the older " +
+			"one parses only the lines that are not the newer one's byte for byte, and its third pass only the lines of changes (the name is read from " +
 			'the raw line); the reader reads each once with the same fields and keeps one ' +
 			`snapshot's records at a time, as a script would. Time: ${rounds} interleaved rounds after a warm-up run of each, ` +
 			'in this process; ratio = median over rounds of ' +

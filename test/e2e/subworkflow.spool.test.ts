@@ -1,11 +1,14 @@
 /**
  * The Sub-Workflow output with a sub-workflow slower than the service's patience, in real n8n from the packed
  * package. Between n8n and the simulator sits a proxy that cuts an answer not read for 2 s (like nginx's
- * `send_timeout`); the sub-workflow waits 2.5 s per batch (n8n's Wait node), then inserts the batch into a
+ * `send_timeout`); the sub-workflow waits 4 s per batch (n8n's Wait node), then inserts the batch into a
  * PostgreSQL table with n8n's Postgres node. The node spools the snapshot into n8n's binary data storage
  * (filesystem mode in regular mode, database mode in queue mode) and feeds the batches from there: every record
- * once, at most 2 stream requests, about one snapshot downloaded; the same with an Idle Timeout (1 s) shorter
- * than a batch.
+ * once, at most 2 stream requests, about one snapshot downloaded; the same with an Idle Timeout (3 s) shorter
+ * than a batch. Without the spool every batch would hold the stream for 4 s: cut by the proxy, timed out by the Idle
+ * Timeout, at least one more request per batch. The Idle Timeout leaves a margin over 1 s: on a loaded machine (CI
+ * with two cores and several n8n processes) the simulator or n8n itself can stall a second or more, which a 1 s
+ * timeout took for a silent service (4 to 5 requests), while it proved no more than 3 s does.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
@@ -38,8 +41,9 @@ const TARGET = `dd_e2e_spool_${suffix}`;
 const RECORDS = 90_000;
 const BATCH = 15_000;
 const FIELDS = ['name', 'rank', 'title', 'meta_description', 'icon', 'canonical', 'first_published_at'];
-/** Per batch, longer than the proxy's patience (2 s) and the Idle Timeout (1 s). */
-const WAIT_SECONDS = 2.5;
+/** Per batch, longer than the proxy's patience (2 s) and the Idle Timeout (IDLE_SECONDS). */
+const WAIT_SECONDS = 4;
+const IDLE_SECONDS = 3;
 
 const POSTGRES = { id: wf.workflowId('credPostgresSpool'), name: 'Postgres (spool target)' };
 
@@ -177,7 +181,7 @@ afterAll(async () => {
 describe('regular mode (filesystem binary data)', () => {
 	let n8n: N8nInstance;
 	const behindProxy = pair('spoolProxy', 'spool_proxy', {});
-	const shortIdle = pair('spoolIdle', 'spool_idle', { idleTimeout: 1 });
+	const shortIdle = pair('spoolIdle', 'spool_idle', { idleTimeout: IDLE_SECONDS });
 
 	beforeAll(async () => {
 		await createTable('spool_proxy');
@@ -219,7 +223,7 @@ describe('regular mode (filesystem binary data)', () => {
 	);
 
 	test(
-		'with an Idle Timeout (1 s) shorter than a batch: every record once, one download',
+		`with an Idle Timeout (${IDLE_SECONDS} s) shorter than a batch: every record once, one download`,
 		async () => {
 			const bytesBefore = proxy.streamBytes();
 			const run = await n8n.execute(shortIdle.caller.id, { timeoutMs: 10 * 60_000 });
@@ -238,7 +242,13 @@ describe('queue mode (database binary data)', () => {
 	const hookPath = `dd-e2e-spool-${suffix}`;
 	// Successful runs of the caller are not saved: n8n deletes each at its end, with its binary data.
 	const notSaved = { executionOrder: 'v1', saveDataSuccessExecution: 'none' };
-	const queued = pair('spoolQueue', 'spool_queue', { idleTimeout: 1 }, wf.webhook('Webhook', hookPath), notSaved);
+	const queued = pair(
+		'spoolQueue',
+		'spool_queue',
+		{ idleTimeout: IDLE_SECONDS },
+		wf.webhook('Webhook', hookPath),
+		notSaved,
+	);
 	const target = queueTarget('spool', suffix);
 
 	beforeAll(async () => {

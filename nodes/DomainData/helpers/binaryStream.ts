@@ -111,19 +111,86 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 	return new PullStream(source) as unknown as BinaryInput;
 }
 
-/** Gzips with the global CompressionStream (Node 18+), keeping backpressure, the source's error and an early stop. */
-export function gzipBytes(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+/**
+ * Gzips with the global CompressionStream (Node 18+), keeping the source's error and an early stop. The source is fed
+ * one chunk at a time, each after the compressor took the one before (piped, Node 20's compressor takes all it is
+ * offered at once), and the compressed bytes are taken as soon as they come, counted into `produced`: a caller that
+ * stops feeding at a size knows what the compressor has made, give or take a chunk (the File output's parts).
+ */
+export function gzipBytes(
+	source: AsyncIterable<Uint8Array>,
+	produced: { bytes: number } = { bytes: 0 },
+): AsyncIterable<Uint8Array> {
+	const compressor = new CompressionStream('gzip');
 	const iterator = source[Symbol.asyncIterator]();
-	const bytes = new ReadableStream<Uint8Array<ArrayBuffer>>({
-		async pull(controller) {
-			const step = await iterator.next();
-			if (step.done) controller.close();
-			else controller.enqueue(step.value as Uint8Array<ArrayBuffer>);
-		},
-		async cancel() {
-			await iterator.return?.();
-		},
-	});
-	// Node's web streams are async iterable; TypeScript's DOM types do not say so.
-	return bytes.pipeThrough(new CompressionStream('gzip')) as unknown as AsyncIterable<Uint8Array>;
+	const state: GzipState = { stopped: false, finished: false, failed: false };
+	const writer = compressor.writable.getWriter();
+	const feed = async () => {
+		try {
+			for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+				if (state.stopped) return;
+				await writer.write(step.value as Uint8Array<ArrayBuffer>);
+			}
+			await writer.close();
+		} catch (error) {
+			if (!state.failed) Object.assign(state, { failed: true, failure: error });
+			await writer.abort(error).catch(() => undefined);
+		} finally {
+			if (state.stopped) await iterator.return?.();
+		}
+	};
+	return drained(compressor.readable.getReader(), produced, state, feed);
+}
+
+interface GzipState {
+	stopped: boolean;
+	finished: boolean;
+	failed: boolean;
+	failure?: unknown;
+	wake?: () => void;
+}
+
+/** The chunks of `reader`, read as soon as they come (counted into `produced`) while `feed` writes the input. */
+async function* drained(
+	reader: ReadableStreamDefaultReader<Uint8Array>,
+	produced: { bytes: number },
+	state: GzipState,
+	feed: () => Promise<void>,
+): AsyncGenerator<Uint8Array> {
+	const queue: Uint8Array[] = [];
+	const feeding = feed();
+	const pump = (async () => {
+		try {
+			for (let step = await reader.read(); !step.done; step = await reader.read()) {
+				produced.bytes += step.value.byteLength;
+				queue.push(step.value);
+				state.wake?.();
+			}
+		} catch (error) {
+			// The source's own error comes first (the compressor's is its echo).
+			if (!state.failed) Object.assign(state, { failed: true, failure: error });
+		} finally {
+			state.finished = true;
+			state.wake?.();
+		}
+	})();
+	try {
+		while (true) {
+			const chunk = queue.shift();
+			if (chunk) {
+				yield chunk;
+				continue;
+			}
+			if (state.failed) throw state.failure;
+			if (state.finished) return;
+			await new Promise<void>((resolve) => (state.wake = resolve));
+			state.wake = undefined;
+		}
+	} finally {
+		if (!state.finished) {
+			state.stopped = true;
+			await reader.cancel().catch(() => undefined);
+		}
+		await Promise.all([pump, feeding]);
+	}
 }

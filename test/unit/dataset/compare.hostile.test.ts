@@ -9,6 +9,10 @@ import type { INodeParameters } from 'n8n-workflow';
 import { DomainData } from '../../../nodes/DomainData/DomainData.node';
 import { createExecuteContext, readBinary } from '../../harness/n8n';
 import { startLocalService } from '../../harness/localService';
+import { withBinaryDataInMemory } from './compareSupport';
+
+// The second read exists with binary data in memory only (elsewhere pass 1 is spooled: compare.spool.test.ts).
+withBinaryDataInMemory();
 
 const NEW = '2025-06-30';
 const OLD = '2025-06-23';

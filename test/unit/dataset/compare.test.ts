@@ -20,12 +20,15 @@ import {
 import { startLocalService } from '../../harness/localService';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS, RECORD_FIELDS, type Faults, type Simulator, type SnapshotEdits } from '../../simulator';
+import { streamRequests, withBinaryDataInMemory } from './compareSupport';
 
 const DOMAINS = 2000;
 const NEWEST = '2025-06-30';
 const PREVIOUS = '2025-06-23';
 const OLDEST = '2025-06-09';
 const simulator = useSimulator({ domains: DOMAINS });
+// The three reads of Compare (binary data in memory, no spool); the spooled two: compare.spool.test.ts.
+withBinaryDataInMemory();
 let sim: Simulator;
 beforeEach(() => {
 	sim = simulator();
@@ -69,16 +72,6 @@ function parametersOf(question: Question): INodeParameters {
 	};
 }
 
-/** Stream requests per label, from the simulator's log. */
-function streamRequests(): Record<string, number> {
-	const counts: Record<string, number> = {};
-	for (const call of sim.calls('stream')) {
-		const label = decodeURIComponent(call.path.split('/').pop()!);
-		counts[label] = (counts[label] ?? 0) + 1;
-	}
-	return counts;
-}
-
 const kindsOf = (changes: IDataObject[]) => changes.map((change) => `${change.change}:${change.reason as string}`);
 
 describe('Dataset → Compare equals a brute-force diff of the two snapshots', () => {
@@ -109,7 +102,7 @@ describe('Dataset → Compare equals a brute-force diff of the two snapshots', (
 		expect(result.items.map((item) => item.json)).toEqual(expected);
 		expect(result.items.every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(true);
 		// The newer snapshot twice, the older one once, and nothing else streamed.
-		expect(streamRequests()).toEqual(
+		expect(streamRequests(sim)).toEqual(
 			expected.some((change) => change.reason !== 'goneFromIndex')
 				? { [label]: 2, [baseLabel]: 1 }
 				: { [label]: expected.length > 0 ? 1 : 2, [baseLabel]: 1 },
@@ -353,7 +346,7 @@ describe('Dataset → Compare, outputs', () => {
 		const few = await compare({ ...parametersOf(question), returnAll: false, limit: 3 });
 		expect(few.items.map((item) => item.json)).toEqual(expected.slice(0, 3));
 		// All three are gone domains, found in the older snapshot: the newer one is not read again.
-		expect(streamRequests()).toEqual({ [NEWEST]: 1, [PREVIOUS]: 1 });
+		expect(streamRequests(sim)).toEqual({ [NEWEST]: 1, [PREVIOUS]: 1 });
 		sim.clearLog();
 		const more = await compare({ ...parametersOf(question), returnAll: false, limit: gone + 7 });
 		expect(more.items.map((item) => item.json)).toEqual(expected.slice(0, gone + 7));
@@ -422,7 +415,7 @@ describe('Dataset → Compare under faults equals the brute-force diff', () => {
 		const result = await compare({ label: NEWEST, baseLabel: PREVIOUS, ...parametersOf(question) });
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json)).toEqual(expected);
-		expect(streamRequests()).toEqual(requests);
+		expect(streamRequests(sim)).toEqual(requests);
 		expect(sim.faults().streams).toEqual([]);
 		expect(sim.faults().requests).toEqual([]);
 	});

@@ -13,6 +13,7 @@ import { returnAllOrLimit } from '../common';
 import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
+import { snapshotSpool } from './sink/spool';
 
 const WORDS: OutputWording = {
 	one: 'change',
@@ -140,7 +141,7 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 }
 
 /** The changes between the two snapshots of `spec`, as the sink reads them. */
-function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSource {
+function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?: number): DatasetSource {
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
@@ -152,7 +153,10 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec): DatasetSourc
 		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
-		records: ({ guard }) => changesOf(compareSnapshots.call(this, { ...spec, guard }, stats), counts),
+		records: ({ guard }) => {
+			const spool = snapshotSpool.call(this, spec.itemIndex ?? 0, maxFileBytes);
+			return changesOf(compareSnapshots.call(this, { ...spec, guard, spool }, stats), counts);
+		},
 		reads: () => stats.reads,
 		summary: () => {
 			const { unreadableDomains, namelessLines } = stats;
@@ -187,7 +191,7 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	const open = async () => {
 		const pair = await labels.pair({ label, baseLabel }, limits, itemIndex);
 		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, limits, itemIndex };
-		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed });
+		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed }, output.file?.maxBytes);
 	};
 	return { output, limit, open };
 }

@@ -8,6 +8,10 @@ import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { idleTimeoutOption, maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
 
 const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
+/** Half of n8n's database binary data mode's default cap per file (512 MiB), which collects each file in memory. */
+const DEFAULT_MAX_FILE_MB = 256;
+/** A gzip part keeps 1 MB for what its compressor holds back (../sink/file.ts): 2 MB leaves room for records. */
+const MIN_MAX_FILE_MB = 2;
 const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
 const OUTPUTS = ['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT] as const;
 
@@ -72,6 +76,19 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 			default: DEFAULT_BATCH_SIZE,
 			description: `${many} per output item (Batches) or per run of the sub-workflow (Sub-Workflow)`,
 			displayOptions: { show: { output: ['batches', SUB_WORKFLOW_OUTPUT] } },
+		},
+		{
+			displayName: 'Max File Size (MB)',
+			name: 'maxFileSize',
+			type: 'number',
+			typeOptions: { minValue: MIN_MAX_FILE_MB },
+			default: DEFAULT_MAX_FILE_MB,
+			description:
+				`A larger selection comes as several files (parts, one item each), each ${words.many} whole and once. ` +
+				"Keep it under the binary data mode's limit per file: n8n's database mode refuses files over " +
+				'N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (512 MB by default) and holds each file in memory while it ' +
+				'writes it. A large value gives one file (filesystem and S3 modes).',
+			displayOptions: { show: { output: ['file'] } },
 		},
 		{
 			displayName: 'Put Output File in Field',
@@ -150,10 +167,10 @@ export function readOptionsCollection(
 			type: 'number',
 			typeOptions: { minValue: 0 },
 			default: 0,
-			displayOptions: onSubWorkflow,
+			displayOptions: { show: { '/output': [SUB_WORKFLOW_OUTPUT, 'file'] } },
 			description:
-				'Read this many records first without sending them, then go on. To resume a run that stopped, use the ' +
-				'number its error (or its summary item) gives.',
+				'Read this many records first without sending or writing them, then go on. To resume a run that ' +
+				'stopped, use the number its error (or its summary item) gives.',
 		},
 		{
 			displayName: 'Put Batch Info in Field',
@@ -178,7 +195,11 @@ export interface OutputParameters {
 	maxRecords: number;
 	onMalformed: MalformedLineHandling;
 	subWorkflow?: SubWorkflowTarget;
+	file?: FileTarget;
 }
+
+/** How the File output cuts and resumes: parts of at most `maxBytes`, after the first `skipRecords` records. */
+export type FileTarget = { maxBytes: number; skipRecords: number };
 
 /** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
 export type SubWorkflowTarget = { workflowId: string; skipRecords: number; batchInfoField: string };
@@ -221,7 +242,32 @@ export function readOutputParameters(
 		}),
 		onMalformed: options.onMalformedLine === 'skip' ? 'skip' : 'error',
 		subWorkflow: output === SUB_WORKFLOW_OUTPUT ? readSubWorkflowTarget.call(this, itemIndex, recordKeys) : undefined,
+		file: output === 'file' ? readFileTarget.call(this, itemIndex) : undefined,
 	};
+}
+
+function readSkipRecords(this: IExecuteFunctions, itemIndex: number): number {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return readWholeNumber(this.getNode(), options.skipRecords, 'option "Skip Records"', {
+		itemIndex,
+		min: 0,
+		fallback: 0,
+		description: 'Use the number that the error of the stopped run names, or 0 to send everything.',
+	});
+}
+
+function readFileTarget(this: IExecuteFunctions, itemIndex: number): FileTarget {
+	const size = this.getNodeParameter('maxFileSize', itemIndex, DEFAULT_MAX_FILE_MB);
+	const megabytes = readWholeNumber(this.getNode(), size, 'parameter "Max File Size (MB)"', {
+		itemIndex,
+		min: MIN_MAX_FILE_MB,
+		fallback: DEFAULT_MAX_FILE_MB,
+		description:
+			`Enter a whole number of MB, ${MIN_MAX_FILE_MB} or more: under the limit per file of n8n's binary data ` +
+			'mode (database mode: 512 MB by default), or a large one for a single file.',
+	});
+	// MB as n8n counts its limit (its "512 MB" is 512 MiB).
+	return { maxBytes: megabytes * 1024 * 1024, skipRecords: readSkipRecords.call(this, itemIndex) };
 }
 
 function readSubWorkflowTarget(
@@ -240,12 +286,7 @@ function readSubWorkflowTarget(
 		});
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const skipRecords = readWholeNumber(node, options.skipRecords, 'option "Skip Records"', {
-		itemIndex,
-		min: 0,
-		fallback: 0,
-		description: 'Use the number that the error of the stopped run names, or 0 to send everything.',
-	});
+	const skipRecords = readSkipRecords.call(this, itemIndex);
 	const batchInfoField = String(options.batchInfoField ?? '').trim();
 	// A key of the record would be overwritten, and one of Object.prototype is dropped or turns into the prototype.
 	if (batchInfoField && (recordKeys.includes(batchInfoField) || batchInfoField in Object.prototype)) {

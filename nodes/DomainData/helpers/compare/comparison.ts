@@ -40,6 +40,8 @@ export class Comparison {
 	private readonly compareRank: boolean;
 	/** Rank is asked for (compared, or read by a filter): else any rank the service sends anyway plays no part. */
 	private readonly readsRank: boolean;
+	/** Pass 1 kept the newer snapshot in the spec's spool: pass 3 replays it. */
+	spooled = false;
 	/** With a Limit, kept ordinals from here on can never be output (enough smaller ones are kept). */
 	private keepBelow = Infinity;
 
@@ -75,6 +77,19 @@ export class Comparison {
 			onSkippedLine: (line) => onSkipped(readableName(line)),
 		});
 		return { readStats, batches };
+	}
+
+	/** The spooled records that `wanted` selects, parsed as the reader parses them, one spool file at a time. */
+	async *replay(wanted: LineSelector): AsyncGenerator<IDataObject[]> {
+		for await (const text of this.spec.spool!.texts()) {
+			const batch: IDataObject[] = [];
+			for (let start = 0, end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
+				const verdict = wanted(text, start, end);
+				if (verdict === false) continue;
+				batch.push(verdict === true ? (JSON.parse(text.slice(start, end)) as IDataObject) : verdict);
+			}
+			if (batch.length > 0) yield batch;
+		}
 	}
 
 	/** Starts the kept records once the newer snapshot's size is known. */

@@ -5,13 +5,14 @@
  *    of the others that changed (or crossed the filters) are kept; a line byte for byte as in the newer snapshot is
  *    not even parsed;
  * 3. outputNewer: the newer snapshot again, parsing only the lines of kept domains and of those new to the index,
- *    checked against pass 1.
+ *    checked against pass 1; taken from the spool when pass 1 kept the snapshot there (spec.spool: n8n's binary
+ *    storage), so that the service is asked once per snapshot.
  * Pass 3 is left out when nothing can come of it, and every pass stops at the Limit. Output order: the domains gone
  * from the index in the older snapshot's order, then every other change in the newer snapshot's order.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { count } from '../../errors';
+import { asNodeError, count } from '../../errors';
 import type { DomainDataFunctions } from '../../transport';
 import type { LineSelector } from '../snapshotReader';
 import { Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
@@ -36,7 +37,10 @@ export async function* compareSnapshots(
 	if (run.output < run.limit) yield* outputNewer(run);
 }
 
-/** Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone. */
+/**
+ * Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone.
+ * With a spool the records are kept as they are indexed, for pass 3.
+ */
 async function indexNewer(run: Comparison): Promise<void> {
 	const { spec, table } = run;
 	const node = run.context.getNode();
@@ -50,12 +54,29 @@ async function indexNewer(run: Comparison): Promise<void> {
 		else run.skippedNew.add(name);
 		run.leaveOut(name);
 	};
-	for await (const batch of run.read(spec.label, stage, onSkipped).batches) {
-		for (const record of batch) {
-			if (table.count >= COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, spec.itemIndex, spec.label);
-			const name = run.nameOf(record, spec.label, table.count + 1);
-			table.add(name, run.hashOf(record), run.rankOf(record), run.selects(record) ? SELECTED : 0);
+	/** An error of the indexing, passed on as it is even if the spool's storage wraps it. */
+	let failure: { error: unknown } | undefined;
+	async function* indexed(batches: AsyncIterable<IDataObject[]>): AsyncGenerator<IDataObject[]> {
+		try {
+			for await (const batch of batches) {
+				for (const record of batch) {
+					if (table.count >= COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, spec.itemIndex, spec.label);
+					const name = run.nameOf(record, spec.label, table.count + 1);
+					table.add(name, run.hashOf(record), run.rankOf(record), run.selects(record) ? SELECTED : 0);
+				}
+				yield batch;
+			}
+		} catch (error) {
+			failure = { error: asNodeError(node, error, spec.itemIndex) };
+			throw failure.error;
 		}
+	}
+	const records = indexed(run.read(spec.label, stage, onSkipped).batches);
+	try {
+		if (spec.spool) run.spooled = await spec.spool.keep(records);
+		else for await (const _batch of records);
+	} catch (error) {
+		throw asNodeError(node, failure ? failure.error : error, spec.itemIndex);
 	}
 	const repeats = table.index();
 	if (repeats > 0) throw duplicateError(node, spec.itemIndex, spec.label, repeats);
@@ -150,7 +171,10 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 		if (readStats.lines > firstLines) throw differs(`more than the ${count(firstLines)} lines of the first read`);
 		return select(text, start, end);
 	};
-	const { readStats, batches } = run.read(label, wanted, onSkipped);
+	// Kept by pass 1: the same records, without a second request (nothing there can differ).
+	const { readStats, batches } = run.spooled
+		? { readStats: { lines: firstLines }, batches: run.replay(select) }
+		: run.read(label, wanted, onSkipped);
 	for await (const batch of batches) {
 		for (const record of batch) {
 			const ordinal = typeof record.name === 'string' ? table.find(record.name) : NOT_FOUND;

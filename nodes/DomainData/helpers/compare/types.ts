@@ -35,6 +35,16 @@ export interface CompareSpec extends SnapshotPair, Pick<ReadSnapshotOptions, 'li
 	limit?: number;
 	/** Counted in changes. */
 	guard?: MemoryGuard;
+	/** Where pass 1 keeps the newer snapshot for pass 3; without it (or when it cannot keep), pass 3 reads again. */
+	spool?: SnapshotSpool;
+}
+
+/** The newer snapshot's records as pass 1 read them, kept (n8n's binary storage) so that pass 3 reads no more. */
+export interface SnapshotSpool {
+	/** Reads `records` to their end, keeping them; false when they could not be kept (binary data in memory). */
+	keep(records: AsyncIterable<IDataObject[]>): Promise<boolean>;
+	/** The kept records as NDJSON texts of whole lines, in order. */
+	texts(): AsyncIterable<string>;
 }
 
 export interface CompareStats {

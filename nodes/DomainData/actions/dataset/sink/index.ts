@@ -97,7 +97,7 @@ export function deliverEach(
 		const labels = new DatasetLabels(this);
 		let callers: Promise<ReadonlySet<string>> | undefined;
 		let held = 0;
-		/** Summary fields of a failed Sub-Workflow item, for its error item. */
+		/** Summary fields of a failed Sub-Workflow or File item, for its error item. */
 		const failed = new Map<number, IDataObject>();
 		const deliver = async (itemIndex: number, output: INodeExecutionData[]) => {
 			const plan = planItem.call(this, itemIndex, labels);
@@ -108,7 +108,7 @@ export function deliverEach(
 				const run = { target, itemIndex, limit, many: words.many, failed };
 				output.push(await runSubWorkflow.call(this, await plan.open(), parameters, run));
 			} else if (parameters.output === 'file') {
-				output.push(await toFile.call(this, await plan.open(), parameters, itemIndex));
+				await toFile.call(this, await plan.open(), parameters, { itemIndex, output, failed });
 			} else {
 				const { items: memory, delivered } = await toMemory.call(this, plan, words, held, itemIndex);
 				for (const entry of memory) output.push(entry);

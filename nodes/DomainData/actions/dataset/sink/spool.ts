@@ -7,11 +7,19 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { asNodeError } from '../../../errors';
+import type { SnapshotSpool } from '../../../helpers/compare';
 import { rebatch } from '../../../helpers/batches';
 import { toBinaryInput } from '../../../helpers/binaryStream';
 import { addHint, Serialiser } from './source';
 
 const SEGMENT_BYTES = 8 * 1024 * 1024;
+
+const SUB_WORKFLOW_UNSPOOLED =
+	'The records went straight from the stream to the sub-workflow, without a spool (with a slow sub-workflow the ' +
+	'stream may be cut and resumed: more requests)';
+const NEWER_READ_AGAIN =
+	'Compare may read the newer snapshot a second time (one more stream request) to output the changes, as it was ' +
+	'not spooled';
 
 export interface SpoolFacts {
 	/** Records in the spool (the skipped ones are not written). */
@@ -20,17 +28,18 @@ export interface SpoolFacts {
 	files: number;
 }
 
-/** One spool file: pieces until the file holds SEGMENT_BYTES. The first piece is read before the file exists. */
+/** One spool file: pieces until the file holds `size` bytes. The first piece is read before the file exists. */
 async function writeSegment(
 	this: IExecuteFunctions,
 	serialiser: Serialiser,
 	first: Uint8Array,
 	number: number,
+	size = SEGMENT_BYTES,
 ): Promise<IBinaryData> {
 	async function* pieces() {
 		let bytes = first.byteLength;
 		yield first;
-		while (bytes < SEGMENT_BYTES) {
+		while (bytes < size) {
 			const piece = await serialiser.piece();
 			if (!piece) return;
 			bytes += piece.byteLength;
@@ -80,7 +89,7 @@ export async function* spooledBatches(
 				// Binary data in memory: what is written stays in the item, so stop spooling and stream the rest
 				// (when the whole selection fit in that one file, it was read at full speed all the same).
 				if (serialiser.ended) options.spooled({ records: serialiser.records, bytes, files: 0 });
-				else memoryModeNote.call(this);
+				else memoryModeNote.call(this, SUB_WORKFLOW_UNSPOOLED);
 				yield* rebatch(concat(fromFiles.call(this, files, itemIndex, batchSize), serialiser.rest()), batchSize);
 				return;
 			}
@@ -97,12 +106,50 @@ async function* concat<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T
 	for (const source of sources) yield* source;
 }
 
-/** n8n keeps binary data in memory: say that the records were not spooled, and how to have them spooled. */
-function memoryModeNote(this: IExecuteFunctions): void {
+/** n8n keeps binary data in memory: say what the spool could not do, and how to have it done. */
+function memoryModeNote(this: IExecuteFunctions, consequence: string): void {
 	const message =
-		'The records went straight from the stream to the sub-workflow, without a spool: this n8n keeps binary data ' +
-		'in memory (N8N_DEFAULT_BINARY_DATA_MODE=default). With a slow sub-workflow the stream may be cut and resumed ' +
-		'(more requests); set N8N_DEFAULT_BINARY_DATA_MODE to filesystem, database or s3 to spool them.';
+		`${consequence}: this n8n keeps binary data in memory (N8N_DEFAULT_BINARY_DATA_MODE=default). Set ` +
+		'N8N_DEFAULT_BINARY_DATA_MODE to filesystem, database or s3 to spool them.';
 	this.logger?.warn(`Domain Data: ${message}`);
 	addHint(this, message);
+}
+
+/** What a spool file may pass its size by: the last piece (about 64 KB, and a record). */
+const PIECE_ROOM = 1024 * 1024;
+
+/**
+ * Compare's spool (docs/dataset.md, "Compare"): the newer snapshot's records, written as pass 1 reads them, replayed
+ * for pass 3 instead of a second request. With binary data in memory it keeps nothing and says so: pass 3 then asks
+ * the service again, as without a spool. `maxFileBytes`: the File output's Max File Size, which its files keep to.
+ */
+export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFileBytes?: number): SnapshotSpool {
+	const size = maxFileBytes === undefined ? SEGMENT_BYTES : Math.min(SEGMENT_BYTES, maxFileBytes - PIECE_ROOM);
+	const files: IBinaryData[] = [];
+	const read = async (file: IBinaryData) =>
+		new TextDecoder().decode(await this.helpers.getBinaryDataBuffer(itemIndex, file));
+	return {
+		keep: async (records) => {
+			const serialiser = new Serialiser(records);
+			try {
+				for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
+					const file = await writeSegment.call(this, serialiser, first, files.length + 1, size);
+					if (!file.id) {
+						files.length = 0;
+						memoryModeNote.call(this, NEWER_READ_AGAIN);
+						for await (const _batch of serialiser.rest());
+						return false;
+					}
+					files.push(file);
+				}
+			} catch (error) {
+				await serialiser.close().catch(() => undefined);
+				throw asNodeError(this.getNode(), error, itemIndex);
+			}
+			return true;
+		},
+		texts: async function* () {
+			for (const file of files) yield await read(file);
+		},
+	};
 }

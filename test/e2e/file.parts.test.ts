@@ -1,0 +1,246 @@
+/**
+ * The File output in parts in real n8n from the packed package, with binary data in n8n's database and its limit per
+ * file lowered to 4 MiB (N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE), so that a snapshot the suite can afford spans
+ * several parts at Max File Size 3 MB: Stream → File plain and gzip, and Compare → File. n8n's Write File node writes
+ * each part to disk (read back from the database); decoded, the parts hold every record or change exactly once, in
+ * order, against the simulator's snapshot and the brute-force diff (test/harness/bruteForceDiff.ts); none is over
+ * the limit, and Compare asks for each snapshot once (pass 3 replays pass 1's spool). In queue mode (main and worker,
+ * PostgreSQL and Redis) the worker runs Compare → File: its parts answer the webhook, checked by their counts and
+ * first and last names against the brute-force diff.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+
+import type { N8nInstance } from '../../scripts/n8n/instance';
+import type { ExecutionResult } from '../../scripts/n8n/run-data';
+import * as wf from '../../scripts/n8n/workflows';
+import { chain, domainData, manualTrigger, node, workflow, workflowId } from '../../scripts/n8n/workflows';
+import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
+import { SNAPSHOT_FIELDS } from '../../nodes/DomainData/helpers/snapshotFields';
+import { dropDatabase } from '../../scripts/n8n/services';
+import { startSimulator, type Simulator } from '../simulator';
+import { type QueueMode, queueTarget, startQueueMode, stopQueueMode } from './subworkflowSupport';
+import { createInstance, ownKeyCredential, postWebhook } from './support';
+
+/** About 23 MB of NDJSON with every field: 8 plain parts, and gzip parts of 2 MB fill two. */
+const DOMAINS = 24_000;
+const NEWEST = '2025-06-30';
+const PREVIOUS = '2025-06-23';
+const LIMIT_MIB = 4;
+const MAX_FILE_MB = 3;
+const FIELDS = [...SNAPSHOT_FIELDS];
+const COMPARED = FIELDS.filter((field) => field !== 'name');
+const WF = { plain: workflowId('partsPlain'), gzip: workflowId('partsGzip'), compare: workflowId('partsCompare') };
+
+let sim: Simulator;
+let n8n: N8nInstance;
+let runs: Map<string, ExecutionResult>;
+let keys: Record<keyof typeof WF, string>;
+/** Databases of queue mode, dropped at the end. */
+const created: string[] = [];
+
+/** The workflow: the Domain Data node with `parameters`, then Write File for each part, named after the workflow. */
+function partsWorkflow(
+	id: string,
+	stem: string,
+	parameters: Record<string, unknown>,
+	credential: { id: string; name: string },
+) {
+	return workflow(
+		id,
+		`parts: ${stem}`,
+		chain(
+			manualTrigger(),
+			domainData(
+				'Data',
+				{ resource: 'dataset', returnAll: true, output: 'file', maxFileSize: MAX_FILE_MB, ...parameters },
+				credential,
+			),
+			node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+				operation: 'write',
+				fileName: `={{ ${JSON.stringify(`${n8n.filesDir}/${stem}-`)} + $json.fileName }}`,
+				dataPropertyName: 'data',
+				options: {},
+			}),
+		),
+	);
+}
+
+beforeAll(async () => {
+	sim = await startSimulator({ domains: DOMAINS, snapshots: 2 });
+	n8n = await createInstance(sim, {
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(LIMIT_MIB) },
+	});
+	const own = {
+		plain: ownKeyCredential(sim, 'partsPlain'),
+		gzip: ownKeyCredential(sim, 'partsGzip'),
+		compare: ownKeyCredential(sim, 'partsCompare'),
+	};
+	keys = { plain: own.plain.key, gzip: own.gzip.key, compare: own.compare.key };
+	await n8n.importCredentials([own.plain.credential, own.gzip.credential, own.compare.credential]);
+	await n8n.importWorkflows([
+		partsWorkflow(WF.plain, 'plain', { operation: 'stream', label: NEWEST, fields: FIELDS }, own.plain.ref),
+		partsWorkflow(
+			WF.gzip,
+			'gzip',
+			{ operation: 'stream', label: NEWEST, fields: FIELDS, options: { compression: 'gzip' } },
+			own.gzip.ref,
+		),
+		partsWorkflow(
+			WF.compare,
+			'compare',
+			{ operation: 'compare', label: NEWEST, baseLabel: PREVIOUS, fields: COMPARED },
+			own.compare.ref,
+		),
+	]);
+	runs = await n8n.executeBatch(Object.values(WF), { concurrency: 1, timeoutMs: 15 * 60_000 });
+}, 20 * 60_000);
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await sim?.close();
+});
+
+function ran(id: string): ExecutionResult {
+	const run = runs.get(id)!;
+	if (!run.ok) throw new Error(`workflow ${id} failed: ${run.describe()}`);
+	return run;
+}
+
+/** The lines of every part as Write File wrote them, checked against what each part's item tells. */
+function partLines(id: string, stem: string, gzip: boolean): string[] {
+	const parts = ran(id).json('Data');
+	expect(parts.length).toBeGreaterThanOrEqual(2);
+	const all: string[] = [];
+	for (const [index, part] of parts.entries()) {
+		const bytes = readFileSync(join(n8n.filesDir, `${stem}-${part.fileName as string}`));
+		expect(bytes.length).toBe(part.sizeBytes);
+		expect(bytes.length).toBeLessThanOrEqual(MAX_FILE_MB * 1024 * 1024);
+		const lines = (gzip ? gunzipSync(bytes) : bytes).toString('utf8').split('\n');
+		expect(lines.pop()).toBe('');
+		const names = lines.map((line) => (JSON.parse(line) as { name: string }).name);
+		expect(part).toMatchObject({
+			fileName: expect.stringMatching(
+				new RegExp(`\\.part-${String(index + 1).padStart(4, '0')}\\.ndjson${gzip ? '\\.gz' : ''}$`),
+			),
+			part: index + 1,
+			parts: parts.length,
+			recordCount: lines.length,
+			firstRecord: all.length + 1,
+			firstName: names[0],
+			lastName: names[names.length - 1],
+		});
+		all.push(...lines);
+	}
+	return all;
+}
+
+const snapshotLines = () => Array.from({ length: DOMAINS }, (_, at) => sim.index.lineAt(at, NEWEST, FIELDS.join(',')));
+const streamRequests = (key: string) => sim.calls('stream').filter((call) => call.key === key).length;
+
+test('Stream → File, plain: every record once across the parts, none over the limit, one request', () => {
+	expect(partLines(WF.plain, 'plain', false)).toEqual(snapshotLines());
+	expect(streamRequests(keys.plain)).toBe(1);
+});
+
+test('Stream → File, gzip: each part a complete .gz, every record once, none over the limit', () => {
+	expect(partLines(WF.gzip, 'gzip', true)).toEqual(snapshotLines());
+	expect(streamRequests(keys.gzip)).toBe(1);
+});
+
+test('Compare → File: every change of the brute-force diff once across the parts, two stream requests', async () => {
+	const expected = bruteForce(
+		await rawSnapshot(sim.url, NEWEST),
+		await rawSnapshot(sim.url, PREVIOUS),
+		{ label: NEWEST, baseLabel: PREVIOUS },
+		{ fields: COMPARED },
+	);
+	const changes = partLines(WF.compare, 'compare', false).map((line) => JSON.parse(line) as Record<string, unknown>);
+	// The file's changes are the items' changes (label and baseLabel included).
+	expect(changes).toEqual(expected);
+	expect(streamRequests(keys.compare)).toBe(2);
+});
+
+describe('queue mode (the worker runs Compare → File)', () => {
+	const suffix = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+	const hookPath = `dd-e2e-parts-${suffix}`;
+	const target = queueTarget('parts', suffix);
+	let queue: QueueMode | undefined;
+	let key = '';
+
+	beforeAll(async () => {
+		const own = ownKeyCredential(sim, 'partsQueue');
+		key = own.key;
+		// startQueueMode publishes a sub-workflow per pair: this one has none to call, so a bare one stands in.
+		const sub = workflow(
+			workflowId('partsQueueSub'),
+			'parts: unused sub-workflow',
+			chain(wf.executeWorkflowTrigger()),
+			{
+				settings: { ...wf.BATCH_SUB_WORKFLOW_SETTINGS },
+			},
+		);
+		const caller = workflow(
+			workflowId('partsQueueCaller'),
+			'parts: Compare → File on the worker',
+			chain(
+				wf.webhook('Webhook', hookPath),
+				domainData(
+					'Data',
+					{
+						resource: 'dataset',
+						operation: 'compare',
+						label: NEWEST,
+						baseLabel: PREVIOUS,
+						fields: COMPARED,
+						returnAll: true,
+						output: 'file',
+						maxFileSize: MAX_FILE_MB,
+					},
+					own.ref,
+				),
+			),
+			{ settings: { executionOrder: 'v1' } },
+		);
+		const env = { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(LIMIT_MIB) };
+		created.push(target.database);
+		queue = await startQueueMode(sim, target, [own.credential], [{ sub, caller }], env);
+	}, 10 * 60_000);
+
+	afterAll(async () => {
+		await stopQueueMode(queue, target);
+		for (const database of created.splice(0)) await dropDatabase(database).catch(() => undefined);
+	}, 120_000);
+
+	test(
+		'every change of the brute-force diff in the parts, none over the limit, two stream requests',
+		async () => {
+			const expected = bruteForce(
+				await rawSnapshot(sim.url, NEWEST),
+				await rawSnapshot(sim.url, PREVIOUS),
+				{ label: NEWEST, baseLabel: PREVIOUS },
+				{ fields: COMPARED },
+			);
+			const parts = (await postWebhook(queue!.n8n.url, hookPath, {}, 15 * 60_000)) as Array<Record<string, number>>;
+			expect(parts.length).toBeGreaterThanOrEqual(2);
+			let next = 1;
+			for (const [index, part] of parts.entries()) {
+				expect(part.sizeBytes).toBeLessThanOrEqual(MAX_FILE_MB * 1024 * 1024);
+				expect(part).toMatchObject({
+					part: index + 1,
+					parts: parts.length,
+					firstRecord: next,
+					lastRecord: next + part.recordCount - 1,
+					firstName: expected[next - 1].name,
+					lastName: expected[next + part.recordCount - 2].name,
+					totalRecords: expected.length,
+				});
+				next += part.recordCount;
+			}
+			expect(next - 1).toBe(expected.length);
+			expect(sim.calls('stream').filter((call) => call.key === key)).toHaveLength(2);
+		},
+		20 * 60_000,
+	);
+});
