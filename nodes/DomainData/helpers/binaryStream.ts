@@ -75,27 +75,6 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 }
 
-/**
- * Reads the first chunk of `source` before it returns: n8n creates the file before it pulls the first chunk and gives
- * a node no way to delete it, so a source that fails at once (refused, unknown label) fails before any file exists.
- */
-export async function startedBytes(source: AsyncIterable<Uint8Array>): Promise<AsyncIterable<Uint8Array>> {
-	const iterator = source[Symbol.asyncIterator]();
-	const first = await iterator.next();
-	return (async function* () {
-		if (first.done) return;
-		let handedOn = false;
-		try {
-			yield first.value;
-			handedOn = true;
-			// From here on, stopping early or failing releases the source (and its connection) through yield*.
-			yield* { [Symbol.asyncIterator]: () => iterator };
-		} finally {
-			if (!handedOn) await iterator.return?.();
-		}
-	})();
-}
-
 export async function* countedBytes(
 	source: AsyncIterable<Uint8Array>,
 	tally: { bytes: number },

@@ -199,7 +199,7 @@ export interface OutputParameters {
 }
 
 /** How the File output cuts and resumes: parts of at most `maxBytes`, after the first `skipRecords` records. */
-export type FileTarget = { maxBytes: number; skipRecords: number };
+type FileTarget = { maxBytes: number; skipRecords: number };
 
 /** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
 export type SubWorkflowTarget = { workflowId: string; skipRecords: number; batchInfoField: string };
