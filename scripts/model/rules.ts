@@ -150,9 +150,13 @@ function argumentFor(key: string, schema: JsonSchema, question: string): unknown
 	if (key in filters) return filters[key];
 	if (key === 'filters' || /^filter|json object/.test(about))
 		return type === 'object' ? filters : JSON.stringify(filters);
-	if (key === 'label' || /label|snapshot|dataset/.test(about))
-		return /\b\d{4}-\d{2}-\d{2}\b/.exec(question)?.[0] ?? 'latest';
-	if (key === 'domains' || /domains|names|list/.test(about)) return type === 'array' ? domains : domains.join(', ');
+	const label = () => /\b\d{4}-\d{2}-\d{2}\b/.exec(question)?.[0] ?? 'latest';
+	const names = () => (type === 'array' ? domains : domains.join(', '));
+	// The keys first: Compare's `domains` speaks of snapshots, and a `label` may speak of names.
+	if (key === 'label') return label();
+	if (key === 'domains') return names();
+	if (/label|snapshot|dataset/.test(about)) return label();
+	if (/domains|names|list/.test(about)) return names();
 	if (/domain|url|website|site|email/.test(about)) return domains[0] ?? question;
 	if (type === 'number' || type === 'integer') return Number(/\b\d+\b/.exec(question.replace(DOMAIN, ''))?.[0] ?? 10);
 	if (type === 'boolean') return false;

@@ -169,7 +169,10 @@ describe('the rules: which tool for which question', () => {
 		get: { domain: 'The website to look up' },
 		bulk: { domains: 'Up to 20 domain names' },
 		search: { filters: 'Filters as a JSON object' },
-		compare: { label: 'The newer snapshot', domains: 'The domains to compare' },
+		compare: {
+			label: 'The newer snapshot',
+			domains: 'The domains to compare: names, URLs or email addresses; the answer names those in neither snapshot',
+		},
 		list: {},
 	};
 	const example = JSON.parse(readFileSync(join(__dirname, '../../../examples/ai-agent-tool.json'), 'utf8')) as {
