@@ -78,10 +78,11 @@ type ToolKind = 'get' | 'bulk' | 'search' | 'compare' | 'stream' | 'list';
 function kindOf(tool: ChatTool): ToolKind | undefined {
 	const properties = Object.keys(tool.function.parameters?.properties ?? {});
 	const about = `${tool.function.name} ${tool.function.description ?? ''}`.toLowerCase();
+	// Compare may take `domains` too (the domains it compares): its snapshot label tells it from Bulk Get.
+	if (properties.includes('label')) return /compar|chang/.test(about) ? 'compare' : 'stream';
 	if (properties.includes('domains')) return 'bulk';
 	if (properties.includes('domain')) return 'get';
 	if (properties.includes('filters')) return 'search';
-	if (properties.includes('label')) return /compar|chang/.test(about) ? 'compare' : 'stream';
 	if (/list|snapshots|datasets/.test(about)) return 'list';
 	return undefined;
 }
@@ -89,6 +90,7 @@ function kindOf(tool: ChatTool): ToolKind | undefined {
 /**
  * The rules, in order: the first that fits the question picks the kind of tool.
  * - "what changed", "changes" (and no domain named) → Compare
+ * - "what changed at <domain> [and <domain>…] since …" → Compare with those domains (`domains`)
  * - "which snapshots", "snapshots exist", "list … snapshots/datasets" → List
  * - "records of … snapshot" → Stream
  * - two or more domain names → Bulk Get (Get with the first, when there is no Bulk Get)
@@ -98,6 +100,7 @@ function kindOf(tool: ChatTool): ToolKind | undefined {
 function ruleFor(question: string): ToolKind | undefined {
 	const domains = question.match(DOMAIN) ?? [];
 	if (domains.length === 0 && /\b(what changed|chang(e|es|ed))\b/i.test(question)) return 'compare';
+	if (/\bwhat changed (at|on|for)\b.*\bsince\b/i.test(question)) return 'compare';
 	if (
 		/\b(which|what) (snapshots|datasets)\b|\b(snapshots|datasets) (exist|are there)|\blist\b.*\b(snapshots|datasets)\b/i.test(
 			question,
@@ -114,8 +117,9 @@ function ruleFor(question: string): ToolKind | undefined {
 export const NO_RULE =
 	"I am the demo's stand-in model: I follow a few fixed rules, and none fits this question. I can look up one " +
 	'domain ("What does example.com run on?"), several ("Compare a.com and b.org"), search ("Find German websites ' +
-	'that use Shopify"), say what changed ("What changed since last week?") and which snapshots exist ("Which ' +
-	'snapshots exist?"). For other questions, put a real chat model in my place.';
+	'that use Shopify"), say what changed ("What changed since last week?", "What changed at acme.com and ' +
+	'globex.io since last week?") and which snapshots exist ("Which snapshots exist?"). For other questions, put a ' +
+	'real chat model in my place.';
 
 export const STAND_IN_NOTE =
 	"(The demo's stand-in model wrote this by fixed rules from the tool's answer; a real chat model would answer in " +
@@ -146,9 +150,13 @@ function argumentFor(key: string, schema: JsonSchema, question: string): unknown
 	if (key in filters) return filters[key];
 	if (key === 'filters' || /^filter|json object/.test(about))
 		return type === 'object' ? filters : JSON.stringify(filters);
-	if (key === 'label' || /label|snapshot|dataset/.test(about))
-		return /\b\d{4}-\d{2}-\d{2}\b/.exec(question)?.[0] ?? 'latest';
-	if (key === 'domains' || /domains|names|list/.test(about)) return type === 'array' ? domains : domains.join(', ');
+	const label = () => /\b\d{4}-\d{2}-\d{2}\b/.exec(question)?.[0] ?? 'latest';
+	const names = () => (type === 'array' ? domains : domains.join(', '));
+	// The keys first: Compare's `domains` speaks of snapshots, and a `label` may speak of names.
+	if (key === 'label') return label();
+	if (key === 'domains') return names();
+	if (/label|snapshot|dataset/.test(about)) return label();
+	if (/domains|names|list/.test(about)) return names();
 	if (/domain|url|website|site|email/.test(about)) return domains[0] ?? question;
 	if (type === 'number' || type === 'integer') return Number(/\b\d+\b/.exec(question.replace(DOMAIN, ''))?.[0] ?? 10);
 	if (type === 'boolean') return false;

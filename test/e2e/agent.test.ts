@@ -31,6 +31,7 @@ import {
 import { STAND_IN_NOTE } from '../../scripts/model/rules';
 import { startModel, toolAnswers, type ModelRequest, type StandInModel } from '../../scripts/model/server';
 import { agentWorkflow, domainDataTool, fromAI, modelCredential } from '../../scripts/model/workflows';
+import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { startSimulator, type Simulator } from '../simulator';
 import { BAD_KEY, CREDENTIALS, createInstance, e2eVersion, ownKeyCredential } from './support';
 
@@ -81,7 +82,13 @@ const EXAMPLE_QUESTIONS: Record<string, { question: string; tool: string; args?:
 		args: { domain: 'not-a-real-domain-xyz.com' },
 	},
 	bulk: { question: '', tool: 'Look_Up_Many_Domains' },
-	compare: { question: 'What changed since last week?', tool: 'Compare_Snapshots', args: { label: 'latest' } },
+	compare: {
+		question: 'What changed since last week?',
+		tool: 'Compare_Snapshots',
+		args: { label: 'latest', domains: '' },
+	},
+	// The names are chosen once the simulator runs (a removal, an addition or change, a name never indexed).
+	compareDomains: { question: '', tool: 'Compare_Snapshots' },
 	list: { question: 'Which snapshots exist?', tool: 'List_Snapshots', args: {} },
 	noRule: { question: 'Write me a poem about the sea.', tool: '' },
 };
@@ -103,6 +110,23 @@ function exampleAsking(name: string, question: string): WorkflowImport {
 	connections[start.name] = connections[chat.name];
 	delete connections[chat.name];
 	return workflow(exampleId(name), `Agent example: ${name}`, { nodes, connections });
+}
+
+/** For "what changed at …": a removed name, an added or changed one and one never indexed; their brute-force diff. */
+let listedChanges: { names: string[]; expected: Array<Record<string, unknown>> };
+async function changesOfListed(label: string, baseLabel: string) {
+	const newer = await rawSnapshot(sim.url, label);
+	const older = await rawSnapshot(sim.url, baseLabel);
+	const labels = { label, baseLabel };
+	const fields = ['title', 'country_code', 'language_code', 'categories', 'technologies'];
+	const all = bruteForce(newer, older, labels, { fields });
+	const removed = all.find((change) => change.change === 'removed')!;
+	const other = all.find((change) => change.change !== 'removed')!;
+	const names = [String(removed.name), String(other.name), 'never-indexed-4711.com'];
+	const expected = all
+		.filter((change) => names.includes(String(change.name)))
+		.map(({ label: _label, baseLabel: _baseLabel, ...change }) => change);
+	return { names, expected };
 }
 
 function addCase(name: string, item: Case): void {
@@ -175,6 +199,10 @@ beforeAll(async () => {
 	const names = [1, 2, 3].map((rank) => sim.index.domainAt(rank).name);
 	EXAMPLE_QUESTIONS.bulk.question = `Look up ${names[0]}, ${names[1]} and ${names[2]}.`;
 	EXAMPLE_QUESTIONS.bulk.args = { domains: names.join(', ') };
+	const [newest, previous] = sim.datasets();
+	listedChanges = await changesOfListed(newest.label, previous.label);
+	EXAMPLE_QUESTIONS.compareDomains.question = `What changed at ${listedChanges.names.join(' and ')} since last week?`;
+	EXAMPLE_QUESTIONS.compareDomains.args = { label: 'latest', domains: listedChanges.names.join(', ') };
 	sim.setKey(EXAMPLE_KEY, 'pro');
 	credentials.push(
 		{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: EXAMPLE_KEY, baseUrl: sim.url } },
@@ -406,6 +434,18 @@ describe("the AI-agent example answers the demo's questions, each from the right
 		const { item, answer } = answeredBy('compare');
 		expect(item).toMatchObject({ label: sim.datasets()[0].label, baseLabel: sim.datasets()[1].label });
 		expect(answer).toContain(String(item.summary).split(':')[0]);
+	});
+
+	test('"What changed at <two names> and a name never indexed since last week?": Compare with those domains', () => {
+		const { item, answer } = answeredBy('compareDomains');
+		const [newest, previous] = sim.datasets();
+		expect(item).toMatchObject({ label: newest.label, baseLabel: previous.label });
+		expect(item.changes).toEqual(listedChanges.expected);
+		expect(item.summary).toContain(
+			`1 of the 3 listed domains is in neither "${newest.label}" nor "${previous.label}": "never-indexed-4711.com"`,
+		);
+		expect(answer).toContain('never-indexed-4711.com');
+		for (const name of listedChanges.names.slice(0, 2)) expect(answer).toContain(name);
 	});
 
 	test('"Which snapshots exist?": List, and the answer names the newest', () => {

@@ -112,11 +112,11 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 			Search_Domains: ['filters'],
 			Look_Up_Many_Domains: ['domains'],
 			List_Snapshots: [],
-			Compare_Snapshots: ['label'],
+			Compare_Snapshots: ['domains', 'label'],
 		};
 		for (const [name, keys] of Object.entries(inputs)) {
 			const properties = (byName[name].inputSchema.properties ?? {}) as Record<string, { description?: string }>;
-			expect([name, Object.keys(properties)]).toEqual([name, keys]);
+			expect([name, Object.keys(properties).sort()]).toEqual([name, keys]);
 			for (const key of keys) expect(properties[key].description).toMatch(/The answer /);
 		}
 	});
@@ -147,10 +147,25 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 	});
 
 	test('tools/call Compare_Snapshots: at most 20 changes with counts', async () => {
-		const result = (await client.callTool({ name: 'Compare_Snapshots', arguments: { label: 'latest' } })) as CallResult;
+		const result = (await client.callTool({
+			name: 'Compare_Snapshots',
+			arguments: { label: 'latest', domains: '' },
+		})) as CallResult;
 		const [answer] = JSON.parse(textOf(result)) as Array<{ summary: string; changes: unknown[] }>;
 		expect(answer.changes.length).toBeLessThanOrEqual(TOOL_MAX_RECORDS);
 		expect(answer.summary).toMatch(/changes shown \(/);
+	});
+
+	test('tools/call Compare_Snapshots with domains: only theirs, and the names in neither snapshot', async () => {
+		const listed = sim.index.domainAt(3).name;
+		const result = (await client.callTool({
+			name: 'Compare_Snapshots',
+			arguments: { label: 'latest', domains: `${listed}, never-indexed-4711.com` },
+		})) as CallResult;
+		const [answer] = JSON.parse(textOf(result)) as Array<{ summary: string; changes: Array<{ name: string }> }>;
+		expect(answer.changes.every((change) => change.name === listed)).toBe(true);
+		expect(answer.summary).toContain('1 of the 2 listed domains is in neither');
+		expect(answer.summary).toContain('"never-indexed-4711.com"');
 	});
 
 	test('a domain that is not in the index: an answer { name, found: false } with a sentence, as Bulk Get gives', async () => {

@@ -10,6 +10,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/bounds';
 import { answerBytes, MAX_FULL_TEXT, WEBSITE_TEXT_IS_DATA } from '../../nodes/DomainData/actions/tool/answer';
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
+import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { runNode } from '../harness/n8n';
 import { useSimulator } from '../harness/simulator';
 import { KEYS } from '../simulator';
@@ -354,5 +355,78 @@ describe('Domain Data as a tool: Enrich Items', () => {
 		expect(answer.records).toHaveLength(TOOL_MAX_RECORDS);
 		expect(answer.summary).toMatch(/^20 records shown\. .*Only the first 20 items were enriched; 5 were not\./);
 		expect(sim.calls('bulk').map((call) => (call.body as { domains: string[] }).domains.length)).toEqual([20]);
+	});
+});
+
+describe('Domain Data as a tool: Compare with the domains a model names', () => {
+	/** Names added, removed, changed and unchanged between the two newest snapshots, and names in neither. */
+	async function comparedNames() {
+		const [newest, previous] = sim.datasets();
+		const newer = await rawSnapshot(sim.url, newest.label);
+		const older = await rawSnapshot(sim.url, previous.label);
+		const olderNames = new Set(older.map((record) => record.name));
+		const newerNames = new Set(newer.map((record) => record.name));
+		const added = newer.filter((record) => !olderNames.has(record.name)).map((record) => record.name);
+		const removed = older.filter((record) => !newerNames.has(record.name)).map((record) => record.name);
+		const both = newer.filter((record) => olderNames.has(record.name)).map((record) => record.name);
+		const names = [...added.slice(0, 3), ...removed.slice(0, 3), ...both.slice(0, 6)];
+		const labels = { label: newest.label, baseLabel: previous.label };
+		const listed = new Set(names);
+		const expected = bruteForce(
+			newer.filter((record) => listed.has(record.name)),
+			older.filter((record) => listed.has(record.name)),
+			labels,
+			{ fields: ['title', 'country_code', 'language_code', 'categories', 'technologies'] },
+		);
+		return { names, labels, expected };
+	}
+	const compare = (domains: unknown) => ({
+		resource: 'dataset',
+		operation: 'compare',
+		label: 'latest',
+		baseLabel: 'previous',
+		returnAll: true,
+		filters: { domains },
+	});
+
+	test('exactly the changes of the listed names (names, URLs, emails), and the names in neither snapshot', async () => {
+		const { names, labels, expected } = await comparedNames();
+		expect(expected.length).toBeGreaterThan(5);
+		expect(expected.length).toBeLessThanOrEqual(TOOL_MAX_RECORDS);
+		expect(new Set(expected.map((change) => change.change)).size).toBe(3);
+		const neither = ['never-indexed.example', 'also-never.example'];
+		const spelled = names.map((name, index) => [name, `https://www.${name}/about`, `sales@${name}`][index % 3]);
+		const answer = await answerOf(compare([...spelled, ...neither].join(', ')));
+		expect(answer).toMatchObject(labels);
+		const shown = expected.map(({ label: _label, baseLabel: _baseLabel, ...change }) => change);
+		expect(answer.changes).toEqual(shown);
+		const counts = [...new Set(expected.map((change) => String(change.change)))]
+			.map((kind) => [kind, expected.filter((change) => change.change === kind).length] as const)
+			.map(([kind, n]) => `${n} ${kind}`)
+			.join(', ');
+		expect(answer.summary).toContain(`${expected.length} changes in all (${counts}), all shown.`);
+		expect(answer.summary).toContain(
+			`2 of the ${names.length + 2} listed domains are in neither "${labels.label}" nor "${labels.baseLabel}": ` +
+				'"never-indexed.example", "also-never.example".',
+		);
+		expect(answer.summary).not.toContain('There are more');
+	});
+
+	test('entries that are not domains are named as left out; "domains" left empty means every domain', async () => {
+		const { names } = await comparedNames();
+		const answer = await answerOf(compare(`${names[0]}, n/a`));
+		expect(answer.summary).toContain('Left out 1 entry of the domains given that is not a domain name: "n/a"');
+		const every = await answerOf(compare(''));
+		expect(every.changes).toHaveLength(TOOL_MAX_RECORDS);
+		expect(every.summary).toContain('There are more');
+		expect(every.summary).not.toContain('listed');
+	});
+
+	test('a list with no domain at all: what to call the tool with, in terms of its input', async () => {
+		const { items } = await asTool(compare('n/a, -'));
+		expect(items[0].json.error).toMatch(
+			/^The filter "Domains" holds only entries that are not domain names: .*Call this tool again with domain names, URLs or email addresses .* or leave "domains" empty for every domain\.$/,
+		);
+		expect(sim.calls('stream')).toHaveLength(0);
 	});
 });

@@ -169,7 +169,10 @@ describe('the rules: which tool for which question', () => {
 		get: { domain: 'The website to look up' },
 		bulk: { domains: 'Up to 20 domain names' },
 		search: { filters: 'Filters as a JSON object' },
-		compare: { label: 'The newer snapshot' },
+		compare: {
+			label: 'The newer snapshot',
+			domains: 'The domains to compare: names, URLs or email addresses; the answer names those in neither snapshot',
+		},
 		list: {},
 	};
 	const example = JSON.parse(readFileSync(join(__dirname, '../../../examples/ai-agent-tool.json'), 'utf8')) as {
@@ -201,7 +204,17 @@ describe('the rules: which tool for which question', () => {
 			'Search_Domains',
 			{ filters: '{"language":"fr","technology":"WordPress"}' },
 		],
-		['What changed since last week?', 'Compare_Snapshots', { label: 'latest' }],
+		['What changed since last week?', 'Compare_Snapshots', { label: 'latest', domains: '' }],
+		[
+			'What changed at acme.com and globex.io since last week?',
+			'Compare_Snapshots',
+			{ label: 'latest', domains: 'acme.com, globex.io' },
+		],
+		[
+			'What changed for acme.com, globex.io and initech.de since the last snapshot?',
+			'Compare_Snapshots',
+			{ label: 'latest', domains: 'acme.com, globex.io, initech.de' },
+		],
 		['Which snapshots exist?', 'List_Snapshots', {}],
 	])('%s → %s', (question, name, args) => {
 		expect(call(question)).toEqual({ toolCall: { name, arguments: args } });

@@ -152,6 +152,16 @@ function compareSentence(shown: IDataObject[], more: boolean): string {
 	);
 }
 
+/**
+ * What the run found about the Domains list (names in neither snapshot, entries that are not domains), from the hints
+ * it left for the editor: the other hints speak of the editor's settings, which a model cannot change.
+ */
+function domainListNotes(hints: string[]): string[] {
+	return hints
+		.filter((hint) => / listed domains? (is|are) |of the filter "Domains"/.test(hint))
+		.map((hint) => `${cleanText(hint.replace('of the filter "Domains"', 'of the domains given'), 600)}.`);
+}
+
 interface Facts {
 	total?: number;
 	more: boolean;
@@ -172,6 +182,7 @@ function summarize(operation: string, shown: IDataObject[], facts: Facts): strin
 				'what it returned without that filter. Tell the user that this filter is not available, or try another one.',
 		);
 	}
+	if (operation === 'stream' || operation === 'compare') parts.push(...domainListNotes(facts.run.hints));
 	if (facts.more)
 		parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. To narrow, ${narrow}.`);
 	if (facts.left > 0)

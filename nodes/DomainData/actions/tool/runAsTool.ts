@@ -44,6 +44,10 @@ const HELP_BY_OPERATION: Record<string, string> = {
 		'Call this tool again with "latest" or the date label (YYYY-MM-DD) of a snapshot that exists; a tool that ' +
 		'lists snapshots tells which exist.',
 };
+/** A Domains list (Stream's and Compare's Filters → Domains, which a model may fill) that holds no domain. */
+const HELP_WITH_DOMAINS =
+	'Call this tool again with domain names, URLs or email addresses separated by commas as "domains", such as ' +
+	'example.com, example.org; or leave "domains" empty for every domain.';
 const TELL_THE_USER = 'Tell the user that the Domain Data tool could not answer this.';
 
 /** Outputs that would answer with a file or run a sub-workflow: a tool answers with data instead. */
@@ -86,9 +90,11 @@ function toolErrorText(error: unknown, secret: string | undefined, operation: st
 		(isTransientError(error)
 			? UNAVAILABLE
 			: (told ??
-				(httpCode === undefined || ['400', '404'].includes(String(httpCode))
-					? HELP_BY_OPERATION[operation]
-					: undefined)));
+				(httpCode === undefined && what.startsWith('The filter "Domains"')
+					? HELP_WITH_DOMAINS
+					: httpCode === undefined || ['400', '404'].includes(String(httpCode))
+						? HELP_BY_OPERATION[operation]
+						: undefined)));
 	return cleanText(redact(rejected ?? `${what}. ${help ?? TELL_THE_USER}`, secret), MAX_ERROR_CHARS);
 }
 
@@ -113,11 +119,11 @@ export async function runAsTool(
 ): Promise<INodeExecutionData[]> {
 	const items = this.getInputData();
 	const pairedItem = items.map((_, item) => ({ item }));
-	const run: BoundedRun = { namesLeft: [], itemsLeft: 0 };
+	const run: BoundedRun = { namesLeft: [], itemsLeft: 0, hints: [] };
 	try {
 		refuseOutput.call(this, operation);
 		const output = await execute.call(
-			withBounds(this, boundedParameters(operation, run)),
+			withBounds(this, boundedParameters(operation, run), run),
 			boundedItems(operation, items, run),
 		);
 		const records = output.map((item) => item.json);
