@@ -14,7 +14,11 @@ export const SECTION_NAMES = [
 	'spool',
 	'agent',
 	'lists',
+	'realsize',
 ] as const;
+
+/** Sections left out of a full run (hours at their size): they run only when named with --only. */
+export const ONLY_WHEN_NAMED: ReadonlyArray<(typeof SECTION_NAMES)[number]> = ['realsize'];
 
 /** Where the full run writes its figures; the tiny run never writes there unless told to. */
 export const COMMITTED_REPORT = resolve(__dirname, '..', 'docs', 'benchmarks.md');
@@ -27,15 +31,17 @@ export interface Arguments {
 	only: string[];
 	/** Profile every section that can, also where its target is met. */
 	profile: boolean;
+	/** Records per run for the sections that take a size (realsize). */
+	size?: number;
 }
 
-const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}]`;
+const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}] [--size records]`;
 
 export function parseArguments(argv: string[]): Arguments {
-	const known = ['--tiny', '--n8n', '--profile', '--out', '--only'];
+	const known = ['--tiny', '--n8n', '--profile', '--out', '--only', '--size'];
 	for (let i = 0; i < argv.length; i++) {
 		if (!known.includes(argv[i])) throw new Error(`Unknown argument ${argv[i]}. ${USAGE}`);
-		if (argv[i] === '--out' || argv[i] === '--only') {
+		if (argv[i] === '--out' || argv[i] === '--only' || argv[i] === '--size') {
 			const value = argv[i + 1];
 			if (value === undefined || value.startsWith('--')) throw new Error(`${argv[i]} needs a value. ${USAGE}`);
 			i++;
@@ -46,11 +52,17 @@ export function parseArguments(argv: string[]): Arguments {
 		return index === -1 ? undefined : argv[index + 1];
 	};
 	const tiny = argv.includes('--tiny');
-	const only = (value('--only') ?? SECTION_NAMES.join(',')).split(',').filter(Boolean);
+	const byDefault = SECTION_NAMES.filter((name) => !ONLY_WHEN_NAMED.includes(name));
+	const only = (value('--only') ?? byDefault.join(',')).split(',').filter(Boolean);
 	for (const name of only) {
 		if (!(SECTION_NAMES as readonly string[]).includes(name)) {
 			throw new Error(`Unknown section ${name}; known: ${SECTION_NAMES.join(', ')}`);
 		}
+	}
+	const sizeText = value('--size');
+	const size = sizeText === undefined ? undefined : Number(sizeText);
+	if (size !== undefined && !(Number.isInteger(size) && size >= 10)) {
+		throw new Error(`--size needs a whole number of records, 10 or more (got ${sizeText}). ${USAGE}`);
 	}
 	const given = value('--out');
 	const out = given
@@ -58,5 +70,12 @@ export function parseArguments(argv: string[]): Arguments {
 		: tiny
 			? join(mkdtempSync(join(tmpdir(), 'dd-bench-')), 'benchmarks.md')
 			: COMMITTED_REPORT;
-	return { tiny, n8n: !tiny || argv.includes('--n8n'), out, only, profile: argv.includes('--profile') };
+	return {
+		tiny,
+		n8n: !tiny || argv.includes('--n8n'),
+		out,
+		only,
+		profile: argv.includes('--profile'),
+		...(size === undefined ? {} : { size }),
+	};
 }

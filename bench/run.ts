@@ -6,9 +6,11 @@
  *   npm run bench -- --tiny --n8n       the tiny run with the real-n8n parts too (about a minute more)
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
+ *   npm run bench -- --only realsize --size 50000   the real-size section (left out of the full run) at 50,000 records
  *
  * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n), spool, agent (real
- * n8n), lists (Compare with a list of domains, Enrich from a snapshot). See docs/benchmarks.md.
+ * n8n), lists (Compare with a list of domains, Enrich from a snapshot); realsize (real n8n, every field, only with --only).
+ * See docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,6 +33,7 @@ import { agent } from './agent';
 import { compare } from './compare';
 import { enrichment } from './enrich';
 import { lists } from './lists';
+import { realSize } from './realsize';
 import { memory } from './memory';
 import { search } from './search';
 import { streamThroughput } from './stream';
@@ -52,6 +55,7 @@ const SECTIONS: Record<
 	spool: { title: 'Sub-Workflow output through the spool', run: spool },
 	agent: { title: 'AI agent: what reaches the model', run: agent },
 	lists: { title: 'Lists of domains', run: lists },
+	realsize: { title: 'The real size (real n8n)', run: realSize },
 };
 
 function renderMarkdown(
@@ -137,6 +141,7 @@ async function main(): Promise<void> {
 		tiny: args.tiny,
 		n8n: args.n8n,
 		profile: args.profile ? 'always' : args.tiny ? 'never' : 'missed',
+		...(args.size === undefined ? {} : { size: args.size }),
 		log: (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0)}s] ${message}\n`),
 	};
 	const sections: SectionResult[] = [];

@@ -33,6 +33,8 @@ export interface BenchContext {
 	 */
 	profile: 'missed' | 'always' | 'never';
 	log: (message: string) => void;
+	/** Records per run for the sections that take a size (--size), instead of their own. */
+	size?: number;
 }
 
 /** Whether a section profiles, given whether its target was missed. */

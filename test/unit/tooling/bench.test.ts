@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { COMMITTED_REPORT, parseArguments } from '../../../bench/args';
+import { DEFAULT_N8N_VERSION, n8nInstallDir } from '../../../scripts/n8n/paths';
 
 const REPO_ROOT = join(__dirname, '../../..');
 
@@ -47,6 +48,13 @@ describe('bench arguments', () => {
 		expect(() => parseArguments(['--tiny', '--fast'])).toThrow(/Unknown argument --fast/);
 		expect(() => parseArguments(['--only', 'stream,speed'])).toThrow(/Unknown section speed/);
 		expect(() => parseArguments(['--out'])).toThrow(/--out needs a value/);
+		expect(() => parseArguments(['--only', 'realsize', '--size', '1e3x'])).toThrow(/--size needs a whole number/);
+	});
+
+	it('runs the real-size section only when named, at the size given', () => {
+		expect(parseArguments([]).only).not.toContain('realsize');
+		const named = parseArguments(['--only', 'realsize', '--size', '50000']);
+		expect({ only: named.only, size: named.size }).toEqual({ only: ['realsize'], size: 50_000 });
 	});
 });
 
@@ -148,5 +156,70 @@ describe('npm run bench -- --tiny', () => {
 	it('counts calls from the simulator log: the search pages and the trigger polls', () => {
 		expect(report).toMatch(/harness: time vs raw undici loop, 0 ms latency \(1,000 results\) \| .*, 10 calls each/);
 		expect(report).toMatch(/calls per poll, no new snapshot \| mean 1\.00, max 1 \(2 polls\)/);
+	});
+});
+
+describe('npm run bench -- --tiny --n8n --only realsize --size 300', () => {
+	const folder = mkdtempSync(join(tmpdir(), 'dd-bench-realsize-'));
+	const out = join(folder, 'benchmarks.md');
+	const installed = existsSync(n8nInstallDir(DEFAULT_N8N_VERSION));
+	let report = '';
+	let output = '';
+	let code: number | null = null;
+
+	beforeAll(async () => {
+		({ code, output } = await run('npm', [
+			'run',
+			'bench',
+			'--',
+			'--tiny',
+			'--n8n',
+			'--only',
+			'realsize',
+			'--size',
+			'300',
+			'--out',
+			out,
+		]));
+		report = existsSync(out) ? readFileSync(out, 'utf8') : '';
+	}, 1_200_000);
+
+	afterAll(() => {
+		rmSync(folder, { recursive: true, force: true });
+	});
+
+	it('measures every output in both binary data modes and the batch sizes, in real n8n', () => {
+		expect({ code, tail: code === 0 ? '' : output.slice(-3000) }).toEqual({ code: 0, tail: '' });
+		if (!installed) {
+			// The tiny run never installs n8n: it says why the section is pending.
+			expect(report).toContain(`n8n ${DEFAULT_N8N_VERSION} is not installed`);
+			return;
+		}
+		const rows = report
+			.split('\n')
+			.filter((line) => /^\| (filesystem|database)/.test(line))
+			.map((line) => line.split(' | ').slice(0, 2).join(' | '));
+		expect(rows).toEqual([
+			'| filesystem | sub default 60',
+			'| filesystem | sub every 60',
+			'| filesystem | sub every 60 saving',
+			'| filesystem | file',
+			'| filesystem | file gzip',
+			'| filesystem | compare',
+			'| database | file',
+			'| database | file gzip',
+			'| database | sub every 60',
+			'| database | compare',
+			'| filesystem, heap 512 MB | sub default 60',
+			'| filesystem, heap 512 MB | sub every 60 saving',
+			'| filesystem, heap 512 MB | sub every 60',
+		]);
+		// Each snapshot is asked for once: one stream request per Stream run, two for Compare.
+		const streams = report
+			.split('\n')
+			.filter((line) => /^\| (filesystem|database)/.test(line))
+			.map((line) => line.split(' | ')[11]);
+		expect(streams).toEqual(['1', '1', '1', '1', '1', '2', '1', '1', '1', '2', '1', '1', '1']);
+		expect(report).toMatch(/peak RSS of n8n \(MB\) by batch size, every field \| 60: \d+ \|/);
 	});
 });

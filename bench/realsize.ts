@@ -1,0 +1,396 @@
+/**
+ * 11. The real size (issue 27): every-field snapshots through every output of Dataset → Stream and through
+ * Compare, in real n8n 2.8.4 with binary data on the filesystem and in the database; and where the memory of
+ * the Sub-Workflow output goes, batch size by batch size.
+ *
+ *   npm run bench -- --only realsize                  879,000 records (hours on a small machine)
+ *   npm run bench -- --only realsize --size 50000     the same runs over 50,000 records
+ *
+ * Every workflow is started by a webhook of one running n8n (`n8n start`), so one process runs all of them;
+ * before each run its peak-RSS counter (VmHWM) is reset, after it the peak is read. Per run: the wall time of
+ * the webhook call, the peak RSS, what the run left on disk (n8n's user folder: binary data files, or the
+ * SQLite database that holds them in the database mode), and the stream requests the simulator saw. The
+ * baseline is the fastest hand-written reader (bench/baselines.ts's loop, counting instead of keeping) reading
+ * the same snapshot(s) once.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+
+import { request } from 'undici';
+
+import type { WorkflowImport } from '../scripts/n8n/instance';
+import { N8nRestClient } from '../scripts/n8n/rest';
+import {
+	BATCH_SUB_WORKFLOW_SETTINGS,
+	chain,
+	domainData,
+	executeWorkflowTrigger,
+	noOp,
+	webhook,
+	workflow,
+	workflowId,
+} from '../scripts/n8n/workflows';
+import { KEYS } from '../test/simulator';
+import { processMemory } from './lib/machine';
+import { BenchN8n, DOMAIN_DATA_CREDENTIAL, n8nAvailable } from './lib/n8n';
+import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
+import { SimulatorProcess } from './lib/simulator-process';
+import { formatNumber } from './lib/stats';
+
+const TITLE = 'The real size (real n8n)';
+export const REAL_SIZE = 879_000;
+const EVERY_FIELD = [
+	'name',
+	'rank',
+	'title',
+	'meta_description',
+	'country_code',
+	'language_code',
+	'categories',
+	'technologies',
+	'tld1',
+	'meta_keywords',
+	'canonical',
+	'icon',
+	'status',
+	'dns',
+	'first_published_at',
+	'redirects_to',
+	'contact_information',
+];
+/** The node's Batch Size default (nodes/DomainData/helpers/batches.ts). */
+const DEFAULT_BATCH = 1_000;
+const SWEEP_BATCHES = [1_000, 2_000, 5_000, 10_000];
+/** The sub-workflow as a user builds it saves its successful executions (n8n's default); ours saves none. */
+const SUB_SAVING = workflowId('bench realsize sub saving');
+const SUB_QUIET = workflowId('bench realsize sub quiet');
+
+interface Plan {
+	key: string;
+	/** Stream (or Compare) parameters beyond the shared ones. */
+	parameters: Record<string, unknown>;
+	/** Records the run must deliver (Compare: left unchecked, the changes are counted). */
+	records?: number;
+	/** Snapshots the fastest reader reads for the same data. */
+	reads: number;
+	fields: 'default' | 'every';
+}
+
+interface Measured {
+	plan: Plan;
+	mode: string;
+	wallMs: number;
+	peakMb: number;
+	rssBeforeMb: number;
+	/** RSS of the n8n process right after it started, before any run. */
+	idleMb: number;
+	diskMb: number;
+	streams: number;
+	items: number;
+}
+
+function sub(records: number, batch: number, fields: Plan['fields'], saving = false): Plan {
+	return {
+		key: `sub ${fields} ${batch}${saving ? ' saving' : ''}`,
+		records,
+		reads: 1,
+		fields,
+		parameters: {
+			operation: 'stream',
+			output: 'subWorkflow',
+			batchSize: batch,
+			workflowId: { __rl: true, mode: 'id', value: saving ? SUB_SAVING : SUB_QUIET },
+		},
+	};
+}
+
+function plansFor(records: number, sweep: boolean): { memory: Plan[]; outputs: Plan[] } {
+	const batches = [...new Set(SWEEP_BATCHES.map((size) => Math.max(1, Math.min(size, Math.floor(records / 5)))))];
+	const memory = sweep
+		? [
+				...batches.map((size) => sub(records, size, 'default')),
+				...batches.map((size) => sub(records, size, 'every')),
+				sub(records, batches[batches.length - 1], 'every', true),
+			]
+		: [];
+	const biggest = batches[batches.length - 1];
+	const outputs: Plan[] = [
+		{ key: 'file', records, reads: 1, fields: 'every', parameters: { operation: 'stream', output: 'file' } },
+		{
+			key: 'file gzip',
+			records,
+			reads: 1,
+			fields: 'every',
+			parameters: { operation: 'stream', output: 'file', options: { compression: 'gzip' } },
+		},
+		sub(records, Math.min(DEFAULT_BATCH, biggest), 'every'),
+		sub(records, biggest, 'every'),
+		{ key: 'compare', reads: 2, fields: 'every', parameters: { operation: 'compare', output: 'file' } },
+	];
+	return { memory, outputs: unique(outputs) };
+}
+
+function unique(plans: Plan[]): Plan[] {
+	return plans.filter((plan, index) => plans.findIndex((other) => other.key === plan.key) === index);
+}
+
+function caller(tag: string, plan: Plan): WorkflowImport {
+	const compare = plan.parameters.operation === 'compare';
+	const fields = plan.fields === 'every' ? (compare ? EVERY_FIELD.slice(1) : EVERY_FIELD) : undefined;
+	return workflow(
+		workflowId(`bench realsize ${tag} ${plan.key}`),
+		`Bench real size: ${tag} ${plan.key}`,
+		chain(
+			webhook('Webhook', path(tag, plan)),
+			domainData(
+				compare ? 'Compare' : 'Stream',
+				{
+					resource: 'dataset',
+					label: 'latest',
+					returnAll: plan.records === undefined,
+					...(plan.records === undefined ? {} : { limit: plan.records }),
+					...(fields ? { fields } : {}),
+					...plan.parameters,
+				},
+				DOMAIN_DATA_CREDENTIAL,
+			),
+		),
+	);
+}
+
+function path(tag: string, plan: Plan): string {
+	return `bench-rs-${tag}-${plan.key.replace(/\s+/g, '-')}`;
+}
+
+function folderMb(folder: string): number {
+	return Number(execFileSync('du', ['-sk', folder], { encoding: 'utf8' }).split('\t')[0]) / 1024;
+}
+
+async function streamRequests(sim: SimulatorProcess): Promise<number> {
+	return (await sim.calls()).filter((entry) => /\/historical\/domain\/[^/]+$/.test(entry.path)).length;
+}
+
+/** The fastest reader's loop (bench/baselines.ts), counting the records instead of keeping them. */
+async function fastestCount(url: string): Promise<number> {
+	const response = await request(url, { headers: { authorization: `Bearer ${KEYS.pro}` } });
+	if (response.statusCode !== 200) throw new Error(`GET ${url} answered ${response.statusCode}`);
+	const decoder = new TextDecoder();
+	let rest = '';
+	let records = 0;
+	for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+		const text = rest + decoder.decode(chunk, { stream: true });
+		let start = 0;
+		for (let end = text.indexOf('\n', start); end !== -1; end = text.indexOf('\n', start)) {
+			if (end > start && JSON.parse(text.slice(start, end))) records++;
+			start = end + 1;
+		}
+		rest = text.slice(start);
+	}
+	return records;
+}
+
+interface Setup {
+	mode: 'filesystem' | 'database';
+	/** --max-old-space-size for n8n, when set. */
+	heapMb?: number;
+	plans: Plan[];
+}
+
+async function runSetup(
+	context: BenchContext,
+	sim: SimulatorProcess,
+	setup: Setup,
+	tag: string,
+	results: Measured[],
+): Promise<void> {
+	const env: Record<string, string> = { N8N_DEFAULT_BINARY_DATA_MODE: setup.mode };
+	const n8n = await BenchN8n.create(context, sim.url, KEYS.pro, { env });
+	try {
+		const subWorkflow = (id: string, name: string, settings: Record<string, unknown>) =>
+			workflow(id, name, chain(executeWorkflowTrigger(), noOp('Done')), { settings });
+		await n8n.importWorkflows([
+			subWorkflow(SUB_QUIET, 'Bench real size: sub-workflow saving nothing', { ...BATCH_SUB_WORKFLOW_SETTINGS }),
+			subWorkflow(SUB_SAVING, "Bench real size: sub-workflow with n8n's default settings", { executionOrder: 'v1' }),
+			...setup.plans.map((plan) => caller(tag, plan)),
+		]);
+		for (const id of [SUB_QUIET, SUB_SAVING]) await n8n.instance.mustRun(['publish:workflow', `--id=${id}`]);
+		const main = await n8n.instance.start({
+			env: setup.heapMb ? { NODE_OPTIONS: `--max-old-space-size=${setup.heapMb}` } : {},
+		});
+		const rest = new N8nRestClient(n8n.instance.url);
+		await rest.ensureOwner();
+		await rest.createApiKey();
+		for (const plan of setup.plans) await rest.activateWorkflow(workflowId(`bench realsize ${tag} ${plan.key}`));
+		const pid = main.pid!;
+		const idleMb = processMemory(pid)?.rssMb ?? NaN;
+		// The first plan warms n8n up (lazy loading, JIT) and runs again, counted.
+		for (const [index, plan] of [setup.plans[0], ...setup.plans].entries()) {
+			const diskBefore = folderMb(n8n.instance.userFolder);
+			const streamsBefore = await streamRequests(sim);
+			const rssBeforeMb = processMemory(pid)?.rssMb ?? NaN;
+			writeFileSync(`/proc/${pid}/clear_refs`, '5');
+			const started = performance.now();
+			const response = await fetch(`${n8n.instance.url}/webhook/${path(tag, plan)}`, {
+				method: 'POST',
+				signal: AbortSignal.timeout(4 * 60 * 60_000),
+			});
+			const text = await response.text();
+			const wallMs = performance.now() - started;
+			const peakMb = processMemory(pid)?.hwmMb ?? NaN;
+			if (response.status !== 200) throw new Error(`${plan.key} answered ${response.status}: ${text.slice(0, 300)}`);
+			const items = JSON.parse(text) as Array<Record<string, unknown>>;
+			// Every part of the File output carries the source's summary: the records of the whole run.
+			const delivered = Number(items[0]?.records ?? items[0]?.recordCount);
+			if (plan.records !== undefined && delivered !== plan.records) {
+				throw new Error(`${plan.key}: ${delivered} records, expected ${plan.records} (${text.slice(0, 300)})`);
+			}
+			const measured: Measured = {
+				plan,
+				mode: setup.heapMb ? `${setup.mode}, heap ${setup.heapMb} MB` : setup.mode,
+				wallMs,
+				peakMb,
+				rssBeforeMb,
+				idleMb,
+				diskMb: folderMb(n8n.instance.userFolder) - diskBefore,
+				streams: (await streamRequests(sim)) - streamsBefore,
+				items: items.length,
+			};
+			context.log(
+				`  realsize ${measured.mode} ${plan.key}${index === 0 ? ' (warm-up)' : ''}: ${(wallMs / 1000).toFixed(1)} s, ` +
+					`peak RSS ${peakMb.toFixed(0)} MB (before ${rssBeforeMb.toFixed(0)}), disk +${measured.diskMb.toFixed(0)} MB, ` +
+					`${measured.streams} stream requests`,
+			);
+			if (index > 0) results.push(measured);
+		}
+	} finally {
+		await n8n.dispose();
+	}
+}
+
+export async function realSize(context: BenchContext): Promise<SectionResult> {
+	const unavailable = await n8nAvailable(context);
+	if (unavailable) return { id: 'realsize', title: TITLE, figures: [], details: [], pending: [unavailable] };
+	const records = context.size ?? (context.tiny ? 300 : REAL_SIZE);
+	const { memory, outputs } = plansFor(records, true);
+	const tag = `${process.pid}`;
+	const sim = await SimulatorProcess.start({ domains: records });
+	const results: Measured[] = [];
+	const readerMs = new Map<number, number>();
+	try {
+		const datasets = (await (
+			await fetch(`${sim.url}/json/api/v1/historical/domain`, { headers: { authorization: `Bearer ${KEYS.pro}` } })
+		).json()) as { datasets: Array<{ label: string }> };
+		const labels = datasets.datasets.slice(0, 2).map((dataset) => dataset.label);
+		for (const reads of [1, 2]) {
+			const started = performance.now();
+			for (const label of labels.slice(0, reads)) {
+				await fastestCount(`${sim.url}/json/api/v1/historical/domain/${label}?fields=${EVERY_FIELD.join(',')}`);
+			}
+			readerMs.set(reads, performance.now() - started);
+		}
+		const largest = memory[memory.length - 1];
+		const defaultEvery = outputs.find((plan) => plan.key.startsWith('sub every'))!;
+		const setups: Setup[] = [
+			{ mode: 'filesystem', plans: [...memory, ...outputs.filter((plan) => !memory.some((m) => m.key === plan.key))] },
+			{ mode: 'database', plans: outputs },
+			// The recommended setting: the default batch of every field too, last (the same key once).
+			{ mode: 'filesystem', heapMb: 512, plans: unique([memory[0], largest, memory[memory.length - 2], defaultEvery]) },
+		];
+		for (const [index, setup] of setups.entries()) await runSetup(context, sim, setup, `${tag}-${index}`, results);
+	} finally {
+		await sim.close();
+	}
+	return report(
+		records,
+		results,
+		readerMs,
+		outputs.map((plan) => plan.key),
+	);
+}
+
+/** `outputs`: the keys of the runs of issue 27's list (every output in both modes), one figure each. */
+function report(records: number, results: Measured[], readerMs: Map<number, number>, outputs: string[]): SectionResult {
+	const seconds = (ms: number) => (ms / 1000).toFixed(1);
+	const mb = (value: number) => value.toFixed(0);
+	const find = (mode: string, key: string) => results.find((run) => run.mode === mode && run.plan.key === key);
+	const figures: Figure[] = [];
+	for (const mode of ['filesystem', 'database']) {
+		for (const run of results.filter((entry) => entry.mode === mode && outputs.includes(entry.plan.key))) {
+			// The target is for the default batch; batches of 10,000 show what a larger batch costs.
+			const targeted = run.plan.parameters.batchSize === undefined || run.plan.parameters.batchSize === DEFAULT_BATCH;
+			figures.push({
+				what: `${mode} mode, ${run.plan.key}, ${formatNumber(records)} every-field records: peak RSS of n8n, time vs fastest reader`,
+				value: `${mb(run.peakMb)} MB; ${seconds(run.wallMs)} s vs ${seconds(readerMs.get(run.plan.reads)!)} s (${(run.wallMs / readerMs.get(run.plan.reads)!).toFixed(1)} ×)`,
+				target: targeted ? 'peak RSS ≤ 1,024 MB' : undefined,
+				met: targeted ? run.peakMb <= 1024 : undefined,
+			});
+		}
+	}
+	const sweep = results.filter((run) => run.mode === 'filesystem' && run.plan.key.startsWith('sub '));
+	const quiet = (fields: string) =>
+		sweep
+			.filter((run) => run.plan.fields === fields && !run.plan.key.includes('saving'))
+			.map((run) => `${formatNumber(Number(run.plan.parameters.batchSize))}: ${mb(run.peakMb)}`)
+			.join(', ');
+	figures.push({
+		what: `Sub-Workflow, ${formatNumber(records)} records, peak RSS of n8n (MB) by batch size, default fields`,
+		value: quiet('default'),
+	});
+	figures.push({
+		what: `Sub-Workflow, ${formatNumber(records)} records, peak RSS of n8n (MB) by batch size, every field`,
+		value: quiet('every'),
+	});
+	const saving = sweep.find((run) => run.plan.key.includes('saving'));
+	const same = saving && find('filesystem', saving.plan.key.replace(' saving', ''));
+	if (saving && same) {
+		figures.push({
+			what: `the same, batch ${formatNumber(Number(saving.plan.parameters.batchSize))}, every field: sub-workflow saving no successful execution vs n8n's default (saving them)`,
+			value: `${mb(same.peakMb)} MB vs ${mb(saving.peakMb)} MB`,
+		});
+	}
+	const rows = results.map((run) => [
+		run.mode,
+		run.plan.key,
+		run.plan.parameters.batchSize === undefined ? '–' : formatNumber(Number(run.plan.parameters.batchSize)),
+		run.plan.fields,
+		seconds(run.wallMs),
+		`${(run.wallMs / readerMs.get(run.plan.reads)!).toFixed(1)} ×`,
+		mb(run.idleMb),
+		mb(run.rssBeforeMb),
+		mb(run.peakMb),
+		mb(run.peakMb - run.idleMb),
+		mb(run.diskMb),
+		String(run.streams),
+		String(run.items),
+	]);
+	const details = [
+		`Real n8n 2.8.4 from the packed package (\`n8n start\`, regular mode, SQLite), ${formatNumber(records)} records of the ` +
+			"simulator's newest snapshot (Compare: the two newest), one webhook call per run, runs in the order of the table in one n8n " +
+			'process per mode (the first run of each process is repeated, the first time uncounted). Fields: "every" is all 17 (about ' +
+			'1.2 KB a line), "default" none chosen (the service\'s default, name to tld1). Sub-Workflow: "When Executed by Another Workflow" → ' +
+			'No Operation, saving no successful execution, except the row marked "saving" (n8n\'s default settings: each sub-execution is ' +
+			"saved with its items). Idle n8n RSS: the process right after it started (workflows active, nothing run yet). Peak RSS: n8n's VmHWM, reset just before the run; RSS before: just before; the growth is the peak over the idle RSS. Disk: what the run added to " +
+			"n8n's user folder (binary data files, or the SQLite database that holds them in the database mode). Stream requests: seen by the " +
+			`simulator. Fastest reader: ${seconds(readerMs.get(1)!)} s for one snapshot, ${seconds(readerMs.get(2)!)} s for two (the loop of ` +
+			"bench/baselines.ts, counting the records). The last mode's rows run n8n with `--max-old-space-size=512`.",
+		markdownTable(
+			[
+				'binary data mode',
+				'run',
+				'batch',
+				'fields',
+				'seconds',
+				'vs fastest reader',
+				'idle n8n RSS MB',
+				'RSS before MB',
+				'peak RSS MB',
+				'peak RSS growth over idle n8n MB',
+				'disk MB',
+				'stream requests',
+				'items out',
+			],
+			rows,
+		),
+	];
+	return { id: 'realsize', title: TITLE, figures, details };
+}
