@@ -30,6 +30,8 @@ import {
 	workflow,
 	workflowId,
 } from '../scripts/n8n/workflows';
+import { DEFAULT_BATCH_SIZE } from '../nodes/DomainData/helpers/batches';
+import { SNAPSHOT_FIELDS } from '../nodes/DomainData/helpers/snapshotFields';
 import { KEYS } from '../test/simulator';
 import { processMemory } from './lib/machine';
 import { BenchN8n, DOMAIN_DATA_CREDENTIAL, n8nAvailable } from './lib/n8n';
@@ -39,27 +41,6 @@ import { formatNumber } from './lib/stats';
 
 const TITLE = 'The real size (real n8n)';
 export const REAL_SIZE = 879_000;
-const EVERY_FIELD = [
-	'name',
-	'rank',
-	'title',
-	'meta_description',
-	'country_code',
-	'language_code',
-	'categories',
-	'technologies',
-	'tld1',
-	'meta_keywords',
-	'canonical',
-	'icon',
-	'status',
-	'dns',
-	'first_published_at',
-	'redirects_to',
-	'contact_information',
-];
-/** The node's Batch Size default (nodes/DomainData/helpers/batches.ts). */
-const DEFAULT_BATCH = 1_000;
 const SWEEP_BATCHES = [1_000, 2_000, 5_000, 10_000];
 /** The sub-workflow as a user builds it saves its successful executions (n8n's default); ours saves none. */
 const SUB_SAVING = workflowId('bench realsize sub saving');
@@ -123,7 +104,7 @@ function plansFor(records: number, sweep: boolean): { memory: Plan[]; outputs: P
 			fields: 'every',
 			parameters: { operation: 'stream', output: 'file', options: { compression: 'gzip' } },
 		},
-		sub(records, Math.min(DEFAULT_BATCH, biggest), 'every'),
+		sub(records, Math.min(DEFAULT_BATCH_SIZE, biggest), 'every'),
 		sub(records, biggest, 'every'),
 		{ key: 'compare', reads: 2, fields: 'every', parameters: { operation: 'compare', output: 'file' } },
 	];
@@ -136,7 +117,7 @@ function unique(plans: Plan[]): Plan[] {
 
 function caller(tag: string, plan: Plan): WorkflowImport {
 	const compare = plan.parameters.operation === 'compare';
-	const fields = plan.fields === 'every' ? (compare ? EVERY_FIELD.slice(1) : EVERY_FIELD) : undefined;
+	const fields = plan.fields === 'every' ? (compare ? SNAPSHOT_FIELDS.slice(1) : SNAPSHOT_FIELDS) : undefined;
 	return workflow(
 		workflowId(`bench realsize ${tag} ${plan.key}`),
 		`Bench real size: ${tag} ${plan.key}`,
@@ -284,7 +265,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 		for (const reads of [1, 2]) {
 			const started = performance.now();
 			for (const label of labels.slice(0, reads)) {
-				await fastestCount(`${sim.url}/json/api/v1/historical/domain/${label}?fields=${EVERY_FIELD.join(',')}`);
+				await fastestCount(`${sim.url}/json/api/v1/historical/domain/${label}?fields=${SNAPSHOT_FIELDS.join(',')}`);
 			}
 			readerMs.set(reads, performance.now() - started);
 		}
@@ -317,7 +298,8 @@ function report(records: number, results: Measured[], readerMs: Map<number, numb
 	for (const mode of ['filesystem', 'database']) {
 		for (const run of results.filter((entry) => entry.mode === mode && outputs.includes(entry.plan.key))) {
 			// The target is for the default batch; batches of 10,000 show what a larger batch costs.
-			const targeted = run.plan.parameters.batchSize === undefined || run.plan.parameters.batchSize === DEFAULT_BATCH;
+			const targeted =
+				run.plan.parameters.batchSize === undefined || run.plan.parameters.batchSize === DEFAULT_BATCH_SIZE;
 			figures.push({
 				what: `${mode} mode, ${run.plan.key}, ${formatNumber(records)} every-field records: peak RSS of n8n, time vs fastest reader`,
 				value: `${mb(run.peakMb)} MB; ${seconds(run.wallMs)} s vs ${seconds(readerMs.get(run.plan.reads)!)} s (${(run.wallMs / readerMs.get(run.plan.reads)!).toFixed(1)} ×)`,
