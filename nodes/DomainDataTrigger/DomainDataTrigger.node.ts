@@ -5,7 +5,8 @@ import { asNodeError, buildApiError, operationError, quoteFew, withNote } from '
 import { listDatasets } from '../DomainData/helpers/datasets';
 import { createReadStats, readSnapshot, type SnapshotReadStats } from '../DomainData/helpers/snapshotReader';
 import { eventProperties, getTriggerOptions, type TriggerOptions } from './description';
-import { loadState, newestDataset, planPoll, saveState, stateAfter, type NewDataset } from './pollState';
+import { loadStoredState, newestDataset, planPoll, stateAfter, storeState } from './pollState';
+import type { NewDataset, StateStore } from './pollState';
 
 /** A 403 names the plan feature in the message: a failed activation shows only the message. */
 function triggerError(context: IPollFunctions, caught: unknown) {
@@ -56,9 +57,15 @@ export class DomainDataTrigger implements INodeType {
 			return [items];
 		}
 
-		const staticData = this.getWorkflowStaticData('node') as IDataObject;
+		const { id: nodeId, name: nodeName } = this.getNode();
+		const store: StateStore = {
+			node: this.getWorkflowStaticData('node') as IDataObject,
+			global: this.getWorkflowStaticData('global') as IDataObject,
+			nodeId,
+			nodeName,
+		};
 		const now = new Date();
-		const plan = planPoll(loadState(staticData, now), datasets, now);
+		const plan = planPoll(loadStoredState(store, now), datasets, now);
 		const ignored: Array<[string[], string]> = [
 			[plan.ignoredLabels, 'that are not calendar dates (YYYY-MM-DD)'],
 			[plan.futureLabels, 'dated in the future, until their date has come'],
@@ -67,12 +74,12 @@ export class DomainDataTrigger implements INodeType {
 			if (labels.length === 0) continue;
 			this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
 		}
-		if (plan.kind === 'baseline') saveState(staticData, plan.nextState);
+		if (plan.kind === 'baseline') storeState(store, plan.nextState);
 		if (plan.kind !== 'emit') return null;
 
 		const { items, unreadable, failure } = await datasetEvents.call(this, plan.newDatasets, options);
 		if (failure !== undefined && items.length === 0) throw triggerError(this, failure);
-		saveState(staticData, stateAfter(plan, items.length));
+		storeState(store, stateAfter(plan, items.length));
 		for (const error of unreadable) report(this, error);
 		if (failure !== undefined) report(this, readLater(this, failure, plan.newDatasets[items.length].label));
 		return [items];

@@ -63,6 +63,38 @@ export function saveState(staticData: IDataObject, state: TriggerState): void {
 	staticData.seen = [...state.seen];
 }
 
+/**
+ * Where the state is kept: the node's own static data, which n8n keys by the node's name (by its id under durable
+ * poll cursors, committed with the execution), and a copy in the workflow's global static data under the node's id,
+ * which a rename keeps. The copy names the node name it was written under.
+ */
+export interface StateStore {
+	node: IDataObject;
+	global: IDataObject;
+	nodeId: string;
+	nodeName: string;
+}
+
+const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
+
+/**
+ * The node's own state, unless the copy was written under another name: then the node's is empty or stale (the
+ * node was renamed, or renamed back) and the copy holds what the trigger saw. Without a copy (saved before copies
+ * were kept), the node's own state is read, and the next save writes the copy.
+ */
+export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
+	const copy = store.global[copyKey(store.nodeId)];
+	const own = loadState(store.node, now);
+	if (!copy || typeof copy !== 'object' || Array.isArray(copy)) return own;
+	if (own && (copy as IDataObject).nodeName === store.nodeName) return own;
+	return loadState(copy as IDataObject, now) ?? own;
+}
+
+export function storeState(store: StateStore, state: TriggerState): void {
+	saveState(store.node, state);
+	store.global[copyKey(store.nodeId)] = { ...state, seen: [...state.seen], nodeName: store.nodeName };
+}
+
 /** The datasets whose label counts on `now`, newest first, each with the label listed before it. */
 function publishedDatasets(listed: readonly Dataset[], now: Date) {
 	const { dated, undatedLabels } = datedNewestFirst(listed);

@@ -1,0 +1,86 @@
+/**
+ * The trigger's memory survives a rename of its node: n8n keys a node's own static data by the node's name, so the
+ * trigger keeps a copy under the node's id in the workflow's global static data. Over real HTTP to the simulator
+ * through n8n-core's PollContext; a rename is played on the static data as n8n leaves it (the node's own data
+ * under the old name, nothing under the new one).
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { runPoll } from '../../harness/n8n';
+import { useSimulator } from '../../harness/simulator';
+import { KEYS } from '../../simulator';
+
+/** The harness names the trigger node "Domain Data Trigger" and gives it the id "node-under-test". */
+const OWN_KEY = 'node:Domain Data Trigger';
+const COPY_KEY = 'domainDataTrigger:node-under-test';
+
+const sim = useSimulator({ domains: 100 });
+
+async function poll(staticData: IDataObject): Promise<string[] | null> {
+	const result = await runPoll({
+		parameters: { event: 'newDataset' },
+		credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+		staticData,
+	});
+	return result === null ? null : (result[0] as INodeExecutionData[]).map((item) => String(item.json.label));
+}
+
+/** The copy under the node's id in the workflow's global static data. */
+const copyIn = (staticData: IDataObject) => (staticData.global as IDataObject)[COPY_KEY] as IDataObject;
+
+/** n8n restarting: what was saved is read back from its database as JSON. */
+const saved = (staticData: IDataObject): IDataObject => JSON.parse(JSON.stringify(staticData));
+
+/** The static data as n8n leaves it after the node "Old Name" was renamed to the harness's name. */
+function renamedFrom(oldName: string, staticData: IDataObject): IDataObject {
+	const data = saved(staticData);
+	data[`node:${oldName}`] = data[OWN_KEY];
+	delete data[OWN_KEY];
+	copyIn(data).nodeName = oldName;
+	return data;
+}
+
+test('the state is kept under the node id too, naming the node it was written under', async () => {
+	const staticData: IDataObject = {};
+	expect(await poll(staticData)).toBeNull();
+	const own = staticData[OWN_KEY] as IDataObject;
+	expect(copyIn(staticData)).toEqual({ ...own, nodeName: 'Domain Data Trigger' });
+});
+
+test('a snapshot published while the node was renamed fires once, at the first poll after the rename', async () => {
+	const before: IDataObject = {};
+	expect(await poll(before)).toBeNull();
+	sim.addSnapshot('2025-07-07');
+	const staticData = renamedFrom('Old Name', before);
+	expect(await poll(staticData)).toEqual(['2025-07-07']);
+	expect(await poll(staticData)).toBeNull();
+	// From now on under the new name too.
+	expect((staticData[OWN_KEY] as IDataObject).lastLabel).toBe('2025-07-07');
+	expect(copyIn(staticData).nodeName).toBe('Domain Data Trigger');
+});
+
+test('renamed and renamed back: the stale state under the first name does not fire a snapshot again', async () => {
+	const staticData: IDataObject = {};
+	expect(await poll(staticData)).toBeNull();
+	const stale = saved(staticData)[OWN_KEY];
+	sim.addSnapshot('2025-07-07');
+	expect(await poll(staticData)).toEqual(['2025-07-07']);
+	// While the node was called "Other Name" it fired 2025-07-07; back under its first name, the data under that
+	// name is the one from before.
+	const back = renamedFrom('Other Name', staticData);
+	back[OWN_KEY] = stale;
+	expect(await poll(back)).toBeNull();
+	sim.addSnapshot('2025-07-14');
+	expect(await poll(back)).toEqual(['2025-07-14']);
+});
+
+test('a state saved before the copy existed is read from the node and copied at the next save', async () => {
+	const staticData: IDataObject = {};
+	expect(await poll(staticData)).toBeNull();
+	const older = saved(staticData);
+	delete older.global;
+	sim.addSnapshot('2025-07-07');
+	expect(await poll(older)).toEqual(['2025-07-07']);
+	expect(copyIn(older).lastLabel).toBe('2025-07-07');
+	expect(await poll(renamedFrom('Old Name', older))).toBeNull();
+});
