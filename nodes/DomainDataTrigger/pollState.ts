@@ -78,16 +78,19 @@ export interface StateStore {
 const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
 
 /**
- * The node's own state, unless the copy was written under another name: then the node's is empty or stale (the
- * node was renamed, or renamed back) and the copy holds what the trigger saw. Without a copy (saved before copies
- * were kept), the node's own state is read, and the next save writes the copy.
+ * Under the name the copy was written under, the node's own state, even none: under durable poll cursors it is what
+ * n8n commits with the execution, and a test poll's state (the activation's) is not committed, so the next poll takes
+ * its baseline again. Under another name (the node was renamed, or renamed back), the later of the two: the node's
+ * own data is then missing or older. Without a copy (saved before copies were kept), the node's own state.
  */
 export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
-	const copy = store.global[copyKey(store.nodeId)];
 	const own = loadState(store.node, now);
-	if (!copy || typeof copy !== 'object' || Array.isArray(copy)) return own;
-	if (own && (copy as IDataObject).nodeName === store.nodeName) return own;
-	return loadState(copy as IDataObject, now) ?? own;
+	const copyData = store.global[copyKey(store.nodeId)];
+	if (!copyData || typeof copyData !== 'object' || Array.isArray(copyData)) return own;
+	if ((copyData as IDataObject).nodeName === store.nodeName) return own;
+	const copy = loadState(copyData as IDataObject, now);
+	if (!copy) return own;
+	return own && (own.lastLabel ?? '') >= (copy.lastLabel ?? '') ? own : copy;
 }
 
 export function storeState(store: StateStore, state: TriggerState): void {

@@ -190,6 +190,17 @@ export class N8nRestClient {
 		await this.call('POST', `/api/v1/workflows/${id}/deactivate`);
 	}
 
+	/**
+	 * Saves a workflow's nodes and connections through the public API (`PUT /api/v1/workflows/:id`), as a user's
+	 * script or an editor save does; without `staticData` in the body n8n keeps what the workflow has stored.
+	 */
+	async updateWorkflow(
+		id: string,
+		update: { name: string; nodes: unknown[]; connections: Record<string, unknown> },
+	): Promise<void> {
+		await this.call('PUT', `/api/v1/workflows/${id}`, { ...update, settings: { executionOrder: 'v1' } });
+	}
+
 	/** Executions of a workflow, newest first, with their run data. */
 	async executions(workflowId: string, options: { includeData?: boolean } = {}): Promise<ApiExecution[]> {
 		const all: ApiExecution[] = [];

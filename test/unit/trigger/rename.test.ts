@@ -84,3 +84,30 @@ test('a state saved before the copy existed is read from the node and copied at 
 	expect(copyIn(older).lastLabel).toBe('2025-07-07');
 	expect(await poll(renamedFrom('Old Name', older))).toBeNull();
 });
+
+test('under the same name the node’s own state counts, even none: a poll whose state n8n did not keep takes its baseline again', async () => {
+	// Durable poll cursors (n8n 2.36+): the activation's test poll saved the copy, but n8n did not commit the node's
+	// own state; the first scheduled poll must write it (n8n commits only the node's own state).
+	const staticData: IDataObject = {};
+	expect(await poll(staticData)).toBeNull();
+	const uncommitted = saved(staticData);
+	delete uncommitted[OWN_KEY];
+	sim.addSnapshot('2025-07-07');
+	expect(await poll(uncommitted)).toBeNull();
+	expect((uncommitted[OWN_KEY] as IDataObject).lastLabel).toBe('2025-07-07');
+	sim.addSnapshot('2025-07-14');
+	expect(await poll(uncommitted)).toEqual(['2025-07-14']);
+});
+
+test('after a rename, a copy older than the node’s own state does not fire a snapshot again', async () => {
+	// Durable poll cursors key the node's own state by its id, so it survives a rename; the copy is saved apart from
+	// the execution and may lag behind it.
+	const staticData: IDataObject = {};
+	expect(await poll(staticData)).toBeNull();
+	const lagging = copyIn(saved(staticData));
+	sim.addSnapshot('2025-07-07');
+	expect(await poll(staticData)).toEqual(['2025-07-07']);
+	const renamed = saved(staticData);
+	(renamed.global as IDataObject)[COPY_KEY] = { ...lagging, nodeName: 'Old Name' };
+	expect(await poll(renamed)).toBeNull();
+});
