@@ -4,14 +4,14 @@
  */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
-import { buildApiError, clip, maskServiceText, NAMED_ENTITIES } from '../errors';
+import { buildApiError, clip, decodeHtml, maskServiceText } from '../errors';
 import { RETRYABLE_STATUSES } from './retry';
 
 export interface FailureContext {
 	method: string;
 	/** The path below /json/api/v1, encoded, e.g. /domain/example.com. */
 	path: string;
-	/** The service address as error messages show it (see baseUrl.ts). */
+	/** The service address as error messages show it (see resolveBaseUrl in request.ts). */
 	shown: string;
 	/** Requests in a row without progress when the read gave up, and the failures met if of several kinds. */
 	attempts: number;
@@ -155,19 +155,6 @@ function errorField(value: unknown): string | undefined {
 	return undefined;
 }
 
-/** The text of an HTML fragment: tags removed, character references decoded (they can spell the key). */
-function htmlText(html: string): string {
-	return html
-		.replace(/<[^>]*>/g, ' ')
-		.replace(/&#(x[0-9a-f]+|\d+);/gi, (all, code: string) => {
-			const value = /^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10);
-			return value > 0 && value <= 0x10ffff ? String.fromCodePoint(value) : all;
-		})
-		.replace(/&([a-z]+);/gi, (all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? all)
-		.replace(/\s+/g, ' ')
-		.trim();
-}
-
 /**
  * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title
  * or first heading, or plain text; decoded, masked, then cut, so no part of the key survives at the cut.
@@ -193,7 +180,7 @@ export function readServiceMessage(
 	}
 	if (/html/i.test(contentType) || /^<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
 		const heading = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
-		const clean = heading ? mask(htmlText(heading)) : '';
+		const clean = heading ? mask(decodeHtml(heading).replace(/\s+/g, ' ').trim()) : '';
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}
 	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
