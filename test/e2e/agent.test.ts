@@ -15,7 +15,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
-import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/bounds';
+import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/answer';
 import { EXAMPLE_CREDENTIAL, EXAMPLE_MODEL_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
 import type { CredentialImport, N8nInstance, WorkflowImport } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
