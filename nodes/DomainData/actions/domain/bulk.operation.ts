@@ -3,9 +3,15 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { describeValue, operationError } from '../../errors';
 import { normalizeDomainName, splitDomainList } from '../../helpers/domainName';
-import { maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
+import {
+	concurrencyOption,
+	type DomainOptions,
+	maxAttemptsOption,
+	optionsCollection,
+	removeWwwOption,
+	requestDeadlineOption,
+} from '../common';
 import { readItemsThenLookUp } from './lookup';
-import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{

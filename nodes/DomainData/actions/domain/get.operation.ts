@@ -5,10 +5,18 @@ import { buildApiError, count, describeValue, operationError } from '../../error
 import { runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
-import { maxAttemptsOption, optionsCollection, readCallLimits, requestDeadlineOption } from '../common';
+import {
+	concurrencyOption,
+	type DomainOptions,
+	maxAttemptsOption,
+	optionsCollection,
+	readCallLimits,
+	readConcurrency,
+	removeWwwOption,
+	requestDeadlineOption,
+} from '../common';
 import { addHint } from '../dataset/sink/source';
 import { forEachItem } from '../perItem';
-import { concurrencyOption, readConcurrency, removeWwwOption, type DomainOptions } from './options';
 
 /** From this many input items, a hint points at Bulk Get and Enrich Items (100 names a call). */
 const MANY_ITEMS = 100;
