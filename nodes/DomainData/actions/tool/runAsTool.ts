@@ -19,7 +19,7 @@ import { asNodeError, operationError, redact } from '../../errors';
 import { splitDomainList } from '../../helpers/domainName';
 import { credentialSecret, isTransientError } from '../../transport';
 import type { OperationExecute } from '../perItem';
-import { SEARCH_FILTERS } from '../domain/searchFilters';
+import { filtersObject, SEARCH_FILTERS } from '../domain/searchFilters';
 import { type BoundedRun, cleanText, type RecordsMode, toolAnswer, TOOL_MAX_RECORDS } from './answer';
 
 const MAX_ERROR_CHARS = 600;
@@ -66,13 +66,7 @@ export function isToolRun(context: IExecuteFunctions): boolean {
 
 /** The filters of a search the service refused, named in its words: one sentence, nothing unrelated after it. */
 function rejectedFilterText(reason: string, filters: unknown): string | undefined {
-	let sent: string[] = [];
-	try {
-		const parsed: unknown = typeof filters === 'string' ? JSON.parse(filters) : filters;
-		if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) sent = Object.keys(parsed);
-	} catch {
-		return undefined;
-	}
+	const sent = Object.keys(filtersObject(filters) ?? {});
 	const named = sent.filter((key) => reason.includes(`"${key}"`) || reason.includes(`'${key}'`));
 	const rejected = named.length > 0 ? named : sent.filter((key) => !SEARCH_FILTERS.includes(key));
 	if (rejected.length === 0) return undefined;
