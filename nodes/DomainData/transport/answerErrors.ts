@@ -32,7 +32,8 @@ export interface FailedAnswer {
 	contentType?: string;
 }
 
-export function tries(context: FailureContext): string {
+/** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
+export function afterTries(context: FailureContext): string {
 	if (context.attempts <= 1) return '';
 	return ` after ${context.attempts} tries${context.failureSummary ? ` (${context.failureSummary})` : ''}`;
 }
@@ -75,12 +76,12 @@ const STATUS_TEXTS: Record<string, (facts: StatusFacts) => [message: string, des
 		`${BASE_URL_HINT}${told}`,
 	],
 	429: ({ context, told }) => [
-		`The Domain Data service is still rate limiting the requests${tries(context)} (429)`,
+		`The Domain Data service is still rate limiting the requests${afterTries(context)} (429)`,
 		'Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.' +
 			`${context.retryAfterNote ?? ''}${told}`,
 	],
 	'5xx': ({ context, told, label }) => [
-		`The Domain Data service failed with ${label}${tries(context)}`,
+		`The Domain Data service failed with ${label}${afterTries(context)}`,
 		'The service, or a proxy in front of it, has a problem; this is usually temporary. ' +
 			`Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
 	],

@@ -5,7 +5,7 @@
 import type { INode, NodeApiError } from 'n8n-workflow';
 
 import { buildApiError } from '../errors';
-import { BASE_URL_HINT, type FailureContext, tries } from './answerErrors';
+import { BASE_URL_HINT, afterTries, type FailureContext } from './answerErrors';
 import { formatSeconds } from './idle';
 
 /** Connections that broke after they were made: the request may be tried again at once. */
@@ -111,15 +111,15 @@ function networkTexts(code: string | undefined, kind: string, context: FailureCo
 	if (kind === 'dropped') {
 		return [
 			TIMEOUT_CODES.has(code)
-				? `The Domain Data service at ${shown} did not answer in time${tries(context)}`
-				: `The connection to the Domain Data service at ${shown} broke before an answer came${tries(context)}`,
+				? `The Domain Data service at ${shown} did not answer in time${afterTries(context)}`
+				: `The connection to the Domain Data service at ${shown} broke before an answer came${afterTries(context)}`,
 			`${code}: this is usually a passing network or service problem. ` +
 				'Run the node again later, or raise Max Attempts in the options.',
 		];
 	}
 	if (kind === 'unreachable' || code === 'ENOTFOUND') {
 		return [
-			`Could not connect to the Domain Data service at ${shown}${tries(context)}`,
+			`Could not connect to the Domain Data service at ${shown}${afterTries(context)}`,
 			`${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} If the address is right, the service may be down: ` +
 				'try again later.',
 		];
