@@ -15,6 +15,7 @@ export { classifyNetworkCode, isTransientError } from './networkFailures';
 export { MAX_TIMER_MS } from './idle';
 export { DEFAULT_MAX_ATTEMPTS, type RetryTiming } from './retry';
 export {
+	cancelSignal,
 	credentialSecret,
 	DEFAULT_CALL_LIMITS,
 	type ApiRequest,

@@ -85,6 +85,7 @@ export function encodePath(this: DomainDataFunctions, request: ApiRequest): stri
 	return path;
 }
 
+/** The signal of a cancelled execution (the one lookup; older n8n versions offer none). */
 export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
 	return (context as { getExecutionCancelSignal?: () => AbortSignal | undefined }).getExecutionCancelSignal?.();
 }
