@@ -5,7 +5,7 @@
 import type { INode, NodeApiError } from 'n8n-workflow';
 
 import { buildApiError, clip, decodeHtml, maskServiceText } from '../errors';
-import { RETRYABLE_STATUSES } from './retry';
+import { RETRYABLE_STATUSES, type RetryBudget } from './retry';
 
 export interface FailureContext {
 	method: string;
@@ -13,13 +13,10 @@ export interface FailureContext {
 	path: string;
 	/** The service address as error messages show it (see resolveBaseUrl in request.ts). */
 	shown: string;
-	/** Requests in a row without progress when the read gave up, and the failures met if of several kinds. */
-	attempts: number;
-	failureSummary?: string;
+	/** The requests of the read: how many in a row failed, of which kinds, and a Retry-After longer than allowed. */
+	budget: RetryBudget;
 	itemIndex?: number;
 	badRequestDescription?: string;
-	/** Set when the last answer asked for a longer wait than the node allows. */
-	retryAfterNote?: string;
 	/** The API key: masked in every text that came from the outside, in case the service echoes it. */
 	secret?: string;
 }
@@ -33,9 +30,9 @@ export interface FailedAnswer {
 }
 
 /** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
-export function afterTries(context: FailureContext): string {
-	if (context.attempts <= 1) return '';
-	return ` after ${context.attempts} tries${context.failureSummary ? ` (${context.failureSummary})` : ''}`;
+export function afterTries({ budget }: FailureContext): string {
+	if (budget.requests <= 1) return '';
+	return ` after ${budget.requests} tries${budget.kindsMet > 1 ? ` (${budget.summary()})` : ''}`;
 }
 
 const endpoint = (context: FailureContext) => `${context.method} /json/api/v1${context.path}`;
@@ -78,12 +75,12 @@ const STATUS_TEXTS: Record<string, (facts: StatusFacts) => [message: string, des
 	429: ({ context, told }) => [
 		`The Domain Data service is still rate limiting the requests${afterTries(context)} (429)`,
 		'Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.' +
-			`${context.retryAfterNote ?? ''}${told}`,
+			`${context.budget.retryAfterNote() ?? ''}${told}`,
 	],
 	'5xx': ({ context, told, label }) => [
 		`The Domain Data service failed with ${label}${afterTries(context)}`,
 		'The service, or a proxy in front of it, has a problem; this is usually temporary. ' +
-			`Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
+			`Try again later, or raise Max Attempts in the options.${context.budget.retryAfterNote() ?? ''}${told}`,
 	],
 	other: ({ context, told, label }) => [
 		`Unexpected answer from the Domain Data service: HTTP ${label} to ${endpoint(context)}`,

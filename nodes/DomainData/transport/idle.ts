@@ -1,12 +1,6 @@
 /** Our idle timeout and request deadline, instead of waiting for n8n's or the operating system's much longer limits. */
 import { sleep } from 'n8n-workflow';
 
-/** No byte for this long counts as a dropped connection, for JSON answers and streams alike. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
-
-/** A JSON answer not whole this long after its request was sent counts as failed (one that trickles). */
-export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
-
 /** Node's timers hold 2^31 - 1 ms (a longer one fires at once); the editor options are refused above it. */
 export const MAX_TIMER_MS = 2_147_483_647;
 

@@ -138,7 +138,7 @@ function networkTexts(code: string | undefined, kind: string, context: FailureCo
 
 /** A JSON answer that was still not whole at its deadline, on every try. */
 export function deadlineError(node: INode, ms: number, context: FailureContext): NodeApiError {
-	const tried = context.attempts > 1 ? ` (${context.attempts} tries)` : '';
+	const tried = context.budget.requests > 1 ? ` (${context.budget.requests} tries)` : '';
 	return buildApiError(node, {
 		itemIndex: context.itemIndex,
 		transient: true,
