@@ -138,7 +138,7 @@ beforeAll(async () => {
 	model = await startModel();
 	const down = await freePort();
 	// Most tools leave their main input at its default, which the model fills in the tool ($fromAI with our
-	// description, actions/tool/description.ts); Search and the rejected key set their own $fromAI, as a user may.
+	// description, DomainData.node.ts); Search and the rejected key set their own $fromAI, as a user may.
 	const get = (options = {}, domain?: string) => ({
 		resource: 'domain',
 		operation: 'get',
