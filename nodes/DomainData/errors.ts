@@ -130,7 +130,7 @@ export function count(value: number): string {
  * from an expression can hold a million entries). `show` writes each value (quoted by default).
  */
 export function quoteFew(values: readonly unknown[], total = values.length, show = describeValue): string {
-	const named = values.slice(0, NAMED_IN_MESSAGES).map((value) => show(value)).join(', ');
+	const named = values.slice(0, NAMED_IN_MESSAGES).map(show).join(', ');
 	const rest = total - Math.min(values.length, NAMED_IN_MESSAGES);
 	return rest > 0 ? `${named} and ${count(rest)} more` : named;
 }

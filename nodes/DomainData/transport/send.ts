@@ -41,7 +41,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
 /** A 2xx answer. */
-export interface Answer {
+interface Answer {
 	status: number;
 	headers: unknown;
 	body: unknown;
