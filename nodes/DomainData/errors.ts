@@ -146,7 +146,7 @@ interface ErrorParts {
 	description: string;
 	httpCode?: string;
 	itemIndex?: number;
-	/** Whether trying again later may succeed (read by isTransientError in transport/networkFailures.ts). */
+	/** Whether trying again later may succeed (read by isTransientError in transport/retry.ts). */
 	transient?: boolean;
 	/** The service's own words, already masked. */
 	serviceMessage?: string;

@@ -6,11 +6,10 @@ import { send } from './send';
 import type { ApiRequest, DomainDataFunctions } from './request';
 
 // The rest of the transport's surface (lint keeps every caller outside transport/ on this index).
-export { KEY_ECHO_DESCRIPTION, unexpectedAnswerError } from './answerErrors';
+export { KEY_ECHO_DESCRIPTION, unexpectedAnswerError } from './failures';
 export { cursorValue, mayHoldLongInteger, parseJsonExact } from './json';
-export { classifyNetworkCode, isTransientError } from './networkFailures';
 export { MAX_TIMER_MS } from './idle';
-export { DEFAULT_MAX_ATTEMPTS, type RetryTiming } from './retry';
+export { classifyNetworkCode, DEFAULT_MAX_ATTEMPTS, isTransientError, type RetryTiming } from './retry';
 export {
 	cancelSignal,
 	credentialSecret,

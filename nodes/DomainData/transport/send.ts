@@ -7,21 +7,16 @@ import type { IHttpRequestOptions, IN8nHttpFullResponse, INode } from 'n8n-workf
 
 import { clip, containsSecret, holdsSecret, maskServiceText } from '../errors';
 import {
+	deadlineError,
 	keyEchoError,
+	networkError,
 	readServiceMessage,
 	statusError,
 	unexpectedBodyError,
 	type FailedAnswer,
 	type FailureContext,
-} from './answerErrors';
+} from './failures';
 import { parseJsonExact, requestBody } from './json';
-import {
-	classifyNetworkCode,
-	deadlineError,
-	networkError,
-	networkErrorCode,
-	networkFailureLabel,
-} from './networkFailures';
 import { answerWithin, IdleTimeoutError, RequestDeadlineError, streamSocketTimeoutMs, withIdleTimeout } from './idle';
 import {
 	cancelSignal,
@@ -32,7 +27,7 @@ import {
 	type ApiRequest,
 	type DomainDataFunctions,
 } from './request';
-import { RETRYABLE_STATUSES, RetryBudget } from './retry';
+import { classifyNetworkCode, networkErrorCode, networkFailureLabel, RETRYABLE_STATUSES, RetryBudget } from './retry';
 
 /** Enough of an error body to read `{"error": ...}` or a proxy's page title; the rest is not read. */
 const ERROR_BODY_LIMIT = 64 * 1024;

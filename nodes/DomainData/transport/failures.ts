@@ -1,11 +1,14 @@
 /**
- * Answers that came but cannot be used (a non-2xx status, a 2xx that is not the service's, one that holds the API
- * key): what they say, and the error that names what to do. Their texts are decoded, masked, then cut.
+ * Requests that failed, and the error that names what to do: answers that came but cannot be used (a non-2xx
+ * status, a 2xx that is not the service's, one that holds the API key; their texts decoded, masked, then cut), and
+ * requests that got no whole answer (refused, dropped, silent, a broken TLS or compression). Which of them are tried
+ * again is retry.ts's to say.
  */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
 import { buildApiError, clip, decodeHtml, maskServiceText } from '../errors';
-import { RETRYABLE_STATUSES, type RetryBudget } from './retry';
+import { formatSeconds } from './idle';
+import { classifyNetworkCode, networkErrorCode, RETRYABLE_STATUSES, type RetryBudget, TIMEOUT_CODES } from './retry';
 
 export interface FailureContext {
 	method: string;
@@ -182,4 +185,93 @@ export function readServiceMessage(
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}
 	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
+}
+
+/** Every code of a connection that could not be made (ENOTFOUND too, not retried), as the error explains it. */
+const CONNECT_PROBLEMS: Record<string, string> = {
+	ECONNREFUSED: 'Nothing accepted the connection at this address (ECONNREFUSED)',
+	EHOSTUNREACH: 'The host cannot be reached (EHOSTUNREACH)',
+	ENETUNREACH: 'The network of the host cannot be reached (ENETUNREACH)',
+	EAI_AGAIN: 'The host name could not be resolved right now (EAI_AGAIN)',
+	ENOTFOUND: 'The host name does not exist (ENOTFOUND)',
+};
+
+/** The body's Content-Encoding (gzip, deflate, br) does not match its bytes. */
+const UNDECODABLE_CODES: ReadonlySet<string> = new Set(['Z_DATA_ERROR', 'Z_NEED_DICT', 'ERR__ERROR_FORMAT_PADDING_1']);
+
+/** The error for a request that got no answer, after its retries. */
+export function networkError(node: INode, code: string | undefined, context: FailureContext): NodeApiError {
+	if (code && UNDECODABLE_CODES.has(code)) return undecodableBodyError(node, code, context.itemIndex);
+	const kind = classifyNetworkCode(code);
+	const [message, description] = networkTexts(code, kind, context);
+	return buildApiError(node, {
+		itemIndex: context.itemIndex,
+		networkCode: code,
+		transient: kind !== 'fatal',
+		message,
+		description,
+	});
+}
+
+function networkTexts(code: string | undefined, kind: string, context: FailureContext): [string, string] {
+	const { shown } = context;
+	if (kind === 'dropped') {
+		return [
+			TIMEOUT_CODES.has(code)
+				? `The Domain Data service at ${shown} did not answer in time${afterTries(context)}`
+				: `The connection to the Domain Data service at ${shown} broke before an answer came${afterTries(context)}`,
+			`${code}: this is usually a passing network or service problem. ` +
+				'Run the node again later, or raise Max Attempts in the options.',
+		];
+	}
+	if (kind === 'unreachable' || code === 'ENOTFOUND') {
+		return [
+			`Could not connect to the Domain Data service at ${shown}${afterTries(context)}`,
+			`${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} If the address is right, the service may be down: ` +
+				'try again later.',
+		];
+	}
+	if (code && /CERT|SSL|TLS/.test(code)) {
+		return [`The TLS certificate of ${shown} could not be verified (${code})`, BASE_URL_HINT];
+	}
+	if (code === 'ERR_CANCELED') {
+		return [
+			'The request to the Domain Data service was cancelled',
+			'The execution was stopped while the request was under way.',
+		];
+	}
+	return [`The request to the Domain Data service at ${shown} failed${code ? ` (${code})` : ''}`, BASE_URL_HINT];
+}
+
+/** A JSON answer that was still not whole at its deadline, on every try. */
+export function deadlineError(node: INode, ms: number, context: FailureContext): NodeApiError {
+	const tried = context.budget.requests > 1 ? ` (${context.budget.requests} tries)` : '';
+	return buildApiError(node, {
+		itemIndex: context.itemIndex,
+		transient: true,
+		message:
+			`The Domain Data service at ${context.shown} did not send its whole answer within ` +
+			`${formatSeconds(ms)}${tried}`,
+		description:
+			'The answer kept arriving too slowly (a service or proxy that trickles). Try again later; if the service is ' +
+			'just slow, raise "Request Deadline" in the options.',
+	});
+}
+
+export function isUndecodableBody(error: unknown): boolean {
+	const code = networkErrorCode(error);
+	return code !== undefined && UNDECODABLE_CODES.has(code);
+}
+
+export function undecodableBodyError(node: INode, code: string | undefined, itemIndex?: number): NodeApiError {
+	return buildApiError(node, {
+		itemIndex,
+		networkCode: code,
+		message:
+			'The answer of the Domain Data service says it is compressed (Content-Encoding: gzip, deflate or br), ' +
+			'but its bytes are not',
+		description:
+			`The body cannot be decompressed${code ? ` (${code})` : ''}. A proxy in front of the service, or the ` +
+			`service itself, sends a wrong Content-Encoding header; nothing of this answer is used. ${BASE_URL_HINT}`,
+	});
 }
