@@ -99,8 +99,10 @@ const toolRecordsProperty: INodeProperties = {
 		'and says when there are more',
 };
 
-/** The dataset dropdowns of Stream and Compare: a label resolved when the node runs, then the dated labels. */
-/** Newest first as dates (the list's order plays no part). */
+/**
+ * The dated labels of the dataset dropdowns of Stream and Compare (below, after the label resolved when the node
+ * runs): newest first as dates (the list's order plays no part).
+ */
 async function datedOptions(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	return datedNewestFirst(await listDatasets.call(this)).dated.map(({ label }) => ({ name: label, value: label }));
 }
