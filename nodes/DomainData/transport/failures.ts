@@ -33,14 +33,14 @@ export interface FailedAnswer {
 }
 
 /** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
-export function afterTries({ budget }: FailureContext): string {
+function afterTries({ budget }: FailureContext): string {
 	if (budget.requests <= 1) return '';
 	return ` after ${budget.requests} tries${budget.kindsMet > 1 ? ` (${budget.summary()})` : ''}`;
 }
 
 const endpoint = (context: FailureContext) => `${context.method} /json/api/v1${context.path}`;
 
-export const BASE_URL_HINT =
+const BASE_URL_HINT =
 	'Check the Base URL of the Domain Data credential: it is the address of the service, ' +
 	'e.g. https://api.domain-data.example (a trailing /json/api/v1 is accepted).';
 
