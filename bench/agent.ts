@@ -8,7 +8,7 @@ import { agentWorkflow, domainDataTool, fromAIValue, modelCredential } from '../
 import { startModel, toolAnswers, type StandInModel } from '../scripts/model/server';
 import { node, workflow, workflowId, type WorkflowNode } from '../scripts/n8n/workflows';
 import { KEYS } from '../test/simulator';
-import { TOOL_MAX_BYTES } from '../nodes/DomainData/actions/tool/bounds';
+import { TOOL_MAX_BYTES } from '../nodes/DomainData/actions/tool/answer';
 import { BenchN8n, DOMAIN_DATA_CREDENTIAL, HEADER_AUTH_CREDENTIAL, n8nAvailable } from './lib/n8n';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
 import { SimulatorProcess } from './lib/simulator-process';

@@ -53,35 +53,29 @@ export function mayHoldSecret(text: string, secret?: string): boolean {
 const WITHHELD_TEXT = '(not shown: it holds the API key of the credential)';
 
 /** The HTML character references decoded by name; a page can write any character by number too. */
-export const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-	amp: '&',
-	lt: '<',
-	gt: '>',
-	quot: '"',
-	apos: "'",
-	nbsp: ' ',
-};
+const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
-/** The text as a reader would take it: JSON escapes, character references and %XX decoded, tags removed. */
-function decodedForms(text: string): string {
-	return text
-		.replace(/\\u([0-9a-fA-F]{4})|\\(.)/g, (_all, hex?: string, char?: string) =>
-			hex
-				? String.fromCharCode(parseInt(hex, 16))
-				: char === 'n' || char === 't' || char === 'r'
-					? ' '
-					: (char as string),
-		)
-		.replace(/<[^>]*>/g, '')
-		.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_all, code: string) =>
-			codePoint(/^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10)),
-		)
-		.replace(/&([a-zA-Z]+);/g, (_all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? '')
-		.replace(/%([0-9a-fA-F]{2})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/**
+ * The text of an HTML fragment as a reader sees it: tags as spaces, character references decoded (by number or by
+ * name, the `;` optional); a reference that names no character is dropped, as it shows nothing.
+ */
+export function decodeHtml(html: string): string {
+	return html
+		.replace(/<[^>]*>/g, ' ')
+		.replace(/&#(x[0-9a-f]+|\d+);?/gi, (_all, code: string) => {
+			const value = /^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10);
+			return value > 0 && value <= 0x10ffff ? String.fromCodePoint(value) : '';
+		})
+		.replace(/&([a-z]+);/gi, (_all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? '');
 }
 
-function codePoint(value: number): string {
-	return Number.isFinite(value) && value >= 0 && value <= 0x10ffff ? String.fromCodePoint(value) : '';
+/** The text as a reader would take it: JSON escapes (`\n`, `\t`, `\r` as spaces), HTML and %XX decoded. */
+function decodedForms(text: string): string {
+	return decodeHtml(
+		text.replace(/\\u([0-9a-fA-F]{4})|\\([ntr])|\\(.)/g, (_all, hex?: string, space?: string, char?: string) =>
+			hex ? String.fromCharCode(parseInt(hex, 16)) : space ? ' ' : (char as string),
+		),
+	).replace(/%([0-9a-fA-F]{2})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** Letters and digits only: what survives any punctuation, tag or space put into the key. */
@@ -102,9 +96,12 @@ export function maskServiceText(text: string, secret?: string): string {
 	return isMaskable(key) && skeleton(decoded).includes(key) ? WITHHELD_TEXT : masked;
 }
 
-/** `text` cut to at most `max` characters, the last an ellipsis: the one truncation of every message. */
+/** `text` cut to at most `max` characters, the last "…", never inside a surrogate pair: the one truncation. */
 export function clip(text: string, max = 300): string {
-	return text.length > max ? text.slice(0, max - 1) + '…' : text;
+	if (text.length <= max) return text;
+	const end = max - 1;
+	const last = text.charCodeAt(end - 1);
+	return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end)}…`;
 }
 
 /** Text of a value as the user typed it, for error messages (strings quoted, long values cut). */
@@ -128,9 +125,12 @@ export function count(value: number): string {
 	return value.toLocaleString('en-US');
 }
 
-/** `"a", "b", "c", "d", "e" and 199,995 more`: a list from an expression can hold a million entries. */
-export function quoteFew(values: readonly unknown[], total = values.length): string {
-	const named = values.slice(0, NAMED_IN_MESSAGES).map(describeValue).join(', ');
+/**
+ * `"a", "b", "c", "d", "e" and 199,995 more`: the one "first few and N more" of messages and tool answers (a list
+ * from an expression can hold a million entries). `show` writes each value (quoted by default).
+ */
+export function quoteFew(values: readonly unknown[], total = values.length, show = describeValue): string {
+	const named = values.slice(0, NAMED_IN_MESSAGES).map(show).join(', ');
 	const rest = total - Math.min(values.length, NAMED_IN_MESSAGES);
 	return rest > 0 ? `${named} and ${count(rest)} more` : named;
 }
@@ -146,7 +146,7 @@ interface ErrorParts {
 	description: string;
 	httpCode?: string;
 	itemIndex?: number;
-	/** Whether trying again later may succeed (read by isTransientError in transport/networkFailures.ts). */
+	/** Whether trying again later may succeed (read by isTransientError in transport/retry.ts). */
 	transient?: boolean;
 	/** The service's own words, already masked. */
 	serviceMessage?: string;

@@ -15,7 +15,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
-import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/bounds';
+import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/answer';
 import { EXAMPLE_CREDENTIAL, EXAMPLE_MODEL_CREDENTIAL, loadExamples } from '../../scripts/n8n/examples';
 import type { CredentialImport, N8nInstance, WorkflowImport } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
@@ -138,7 +138,7 @@ beforeAll(async () => {
 	model = await startModel();
 	const down = await freePort();
 	// Most tools leave their main input at its default, which the model fills in the tool ($fromAI with our
-	// description, actions/tool/description.ts); Search and the rejected key set their own $fromAI, as a user may.
+	// description, DomainData.node.ts); Search and the rejected key set their own $fromAI, as a user may.
 	const get = (options = {}, domain?: string) => ({
 		resource: 'domain',
 		operation: 'get',

@@ -7,8 +7,13 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { TOOL_MAX_BYTES, TOOL_MAX_RECORDS } from '../../nodes/DomainData/actions/tool/bounds';
-import { answerBytes, MAX_FULL_TEXT, WEBSITE_TEXT_IS_DATA } from '../../nodes/DomainData/actions/tool/answer';
+import {
+	answerBytes,
+	MAX_FULL_TEXT,
+	TOOL_MAX_BYTES,
+	TOOL_MAX_RECORDS,
+	WEBSITE_TEXT_IS_DATA,
+} from '../../nodes/DomainData/actions/tool/answer';
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
 import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { runNode } from '../harness/n8n';

@@ -1,4 +1,7 @@
-/** The options that operations and the trigger share, their one reader each, and Return All / Limit. */
+/**
+ * The options that operations and the trigger share, those the Domain operations share, their one reader each, and
+ * Return All / Limit.
+ */
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
 import { count, operationError } from '../errors';
@@ -122,3 +125,39 @@ export const optionsCollection = (options: INodeProperties[]): INodeProperties =
 	default: {},
 	options,
 });
+
+/** Two bulk calls at a time stay within rate limits of about 5 requests per second. */
+const DEFAULT_CONCURRENCY = 2;
+
+export const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 10 },
+	default: DEFAULT_CONCURRENCY,
+	description:
+		'How many bulk calls (of up to 100 names each) to have under way at the same time. Higher is faster but meets ' +
+		'rate limits sooner.',
+};
+
+export const removeWwwOption: INodeProperties = {
+	displayName: 'Remove "www."',
+	name: 'removeWww',
+	type: 'boolean',
+	default: true,
+	description: 'Whether to look up www.example.com as example.com (websites are indexed under their name without www)',
+};
+
+export interface DomainOptions extends CallLimitOptions {
+	removeWww?: boolean;
+	concurrency?: unknown;
+}
+
+/** The one reader of "Concurrency" (1 to 10, as the field allows). */
+export function readConcurrency(node: INode, options: DomainOptions, itemIndex?: number): number {
+	return readWholeNumber(node, options.concurrency, 'option "Concurrency"', {
+		itemIndex,
+		max: 10,
+		fallback: DEFAULT_CONCURRENCY,
+	});
+}

@@ -2,6 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { asNodeError } from '../errors';
 
+/** Every operation gets all input items at once: bulk and enrich batch across items, the others loop. */
+export type OperationExecute = (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
+
 /**
  * Runs `run` for each input item in order, the one place that honours "Continue On Fail": a failure becomes that
  * item's error item `{ error, ...errorFields }` (read after the failure) and the next item goes on. `run` pushes onto

@@ -4,7 +4,7 @@ import { operationError } from '../errors';
 import * as dataset from './dataset/Dataset.resource';
 import * as domain from './domain/Domain.resource';
 import { isToolRun, runAsTool } from './tool/runAsTool';
-import type { OperationExecute } from './types';
+import type { OperationExecute } from './perItem';
 
 const resources: Record<string, Record<string, { execute: OperationExecute }>> = {
 	domain: domain.operations,

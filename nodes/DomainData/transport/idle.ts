@@ -1,12 +1,6 @@
 /** Our idle timeout and request deadline, instead of waiting for n8n's or the operating system's much longer limits. */
 import { sleep } from 'n8n-workflow';
 
-/** No byte for this long counts as a dropped connection, for JSON answers and streams alike. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
-
-/** A JSON answer not whole this long after its request was sent counts as failed (one that trickles). */
-export const DEFAULT_REQUEST_DEADLINE_MS = 120_000;
-
 /** Node's timers hold 2^31 - 1 ms (a longer one fires at once); the editor options are refused above it. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
@@ -15,34 +9,29 @@ export function streamSocketTimeoutMs(idleMs: number): number {
 	return Math.min(MAX_TIMER_MS, Math.max(idleMs, 60 * 60_000));
 }
 
-/** A body that stopped sending `what`: "data" (no byte), or "complete record" (a line that never ends). */
+/**
+ * A body that stopped sending `what`: "data" (no byte), or "complete record" (a line that never ends); `label` is
+ * how the final error of a read names this failure.
+ */
 export class IdleTimeoutError extends Error {
 	readonly code = 'IDLE_TIMEOUT';
 
 	constructor(
 		readonly ms: number,
 		readonly what = 'data',
+		readonly label = `no ${what} for ${formatSeconds(ms)}`,
 	) {
 		super(`No ${what} came for ${formatSeconds(ms)}`);
 		this.name = 'IdleTimeoutError';
-	}
-
-	/** How the final error of a read names this failure. */
-	get label(): string {
-		return `no ${this.what} for ${formatSeconds(this.ms)}`;
 	}
 }
 
 /** A JSON answer that was not whole by its deadline (transient, like an idle one). */
 export class RequestDeadlineError extends IdleTimeoutError {
 	constructor(ms: number) {
-		super(ms, 'whole answer');
+		super(ms, 'whole answer', `answer not whole within ${formatSeconds(ms)}`);
 		this.message = `The answer was not whole within ${formatSeconds(ms)}`;
 		this.name = 'RequestDeadlineError';
-	}
-
-	override get label(): string {
-		return `answer not whole within ${formatSeconds(this.ms)}`;
 	}
 }
 

@@ -4,17 +4,11 @@
  * (docs/dataset.md, "Resume after a dropped connection"), under one retry budget for the whole read.
  */
 import { asNodeError, buildApiError, count, redact } from '../errors';
-import {
-	isTransientError,
-	isUndecodableBody,
-	networkErrorCode,
-	networkFailureLabel,
-	undecodableBodyError,
-} from './networkFailures';
+import { isUndecodableBody, undecodableBodyError } from './failures';
 import { IdleTimeoutError } from './idle';
 import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { type ApiRequest, type CallLimits, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
-import { RetryBudget } from './retry';
+import { isTransientError, networkErrorCode, networkFailureLabel, RetryBudget } from './retry';
 import { ndjsonBody, send } from './send';
 
 /** The lines of `block` from `from` on: those before it were handed out before a drop. */

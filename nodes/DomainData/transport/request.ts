@@ -2,7 +2,6 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 
 import { operationError } from '../errors';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_DEADLINE_MS } from './idle';
 import { DEFAULT_MAX_ATTEMPTS, type RetryBudget, type RetryTiming } from './retry';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
@@ -25,8 +24,8 @@ export interface CallLimits {
 /** The limits of calls made without an item's options (the dataset dropdown), and the defaults of the options. */
 export const DEFAULT_CALL_LIMITS: Readonly<CallLimits> = Object.freeze({
 	maxAttempts: DEFAULT_MAX_ATTEMPTS,
-	idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
-	deadlineMs: DEFAULT_REQUEST_DEADLINE_MS,
+	idleTimeoutMs: 60_000,
+	deadlineMs: 120_000,
 });
 
 export interface ApiRequest {
@@ -85,6 +84,7 @@ export function encodePath(this: DomainDataFunctions, request: ApiRequest): stri
 	return path;
 }
 
+/** The signal of a cancelled execution (the one lookup; older n8n versions offer none). */
 export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
 	return (context as { getExecutionCancelSignal?: () => AbortSignal | undefined }).getExecutionCancelSignal?.();
 }

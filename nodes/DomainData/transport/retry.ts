@@ -1,6 +1,7 @@
 /**
- * The one retry policy (docs/operations.md#retries-and-the-base-url): which failures are tried again, how long
- * to wait, how many requests one read may make. Every call is a read, so a retry changes nothing on the service.
+ * The one retry policy (docs/operations.md#retries-and-the-base-url): which failures are tried again (statuses,
+ * and requests that got no whole answer: refused, dropped, silent), how long to wait, how many requests one read
+ * may make. Every call is a read, so a retry changes nothing on the service.
  */
 import { sleep, sleepWithAbort } from 'n8n-workflow';
 
@@ -24,6 +25,79 @@ export const DEFAULT_MAX_ATTEMPTS = 4;
 
 /** Rate limited, or a failure of the service or of a proxy in front of it. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+
+/** Connections that broke after they were made: the request may be tried again at once. */
+const DROPPED_CODES: ReadonlySet<string> = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'ECONNABORTED',
+	'ERR_STREAM_PREMATURE_CLOSE',
+	'UND_ERR_SOCKET',
+	'UND_ERR_CLOSED',
+	'Z_BUF_ERROR',
+]);
+
+/** The dropped connections that are timeouts (no answer in time). */
+export const TIMEOUT_CODES: ReadonlySet<string | undefined> = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
+
+/** Connections that could not be made: a couple of tries ride out a restart, then the Base URL is named. */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+const SYSTEM_CODE = /^(?:E[A-Z0-9_]+|ERR_[A-Z0-9_]+|UND_ERR_[A-Z_]+|Z_[A-Z_]+)$/;
+
+export function classifyNetworkCode(code: string | undefined): 'dropped' | 'unreachable' | 'fatal' {
+	if (code && DROPPED_CODES.has(code)) return 'dropped';
+	if (code && UNREACHABLE_CODES.has(code)) return 'unreachable';
+	return 'fatal';
+}
+
+/** How the final error of a read names a failure without an answer. */
+export function networkFailureLabel(code: string | undefined): string {
+	switch (classifyNetworkCode(code)) {
+		case 'dropped':
+			return TIMEOUT_CODES.has(code) ? 'no answer in time' : 'connection dropped';
+		case 'unreachable':
+			return 'connection refused or host unreachable';
+		default:
+			return code ? `connection failed (${code})` : 'connection failed';
+	}
+}
+
+/** The system error code of a failure: n8n's NodeApiError wraps the AxiosError (`cause`), which wraps the socket's. */
+export function networkErrorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth++) {
+		const { code, httpCode, message, messages } = current as Record<string, unknown>;
+		// n8n's NodeApiError keeps the wrapped error's system code as its httpCode, and its messages (not the error).
+		for (const candidate of [code, httpCode]) {
+			if (typeof candidate === 'string' && SYSTEM_CODE.test(candidate)) return candidate;
+		}
+		for (const text of [message, ...(Array.isArray(messages) ? messages : [])]) {
+			if (typeof text !== 'string') continue;
+			if (/socket hang up|^aborted$|premature close/i.test(text)) return 'ECONNRESET';
+			if (/^timeout of \d+ms exceeded/i.test(text)) return 'ECONNABORTED';
+			const named = /\b(E[A-Z]{3,}[A-Z_]*)\b/.exec(text)?.[1];
+			if (named && (DROPPED_CODES.has(named) || UNREACHABLE_CODES.has(named) || named === 'ENOTFOUND')) return named;
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+/**
+ * Whether trying again may work: a stream body that broke while it was read, or an error of this transport for a
+ * dropped or refused connection, a 429 or a 5xx (after its retries). The Dataset stream resumes on such errors.
+ */
+export function isTransientError(error: unknown): boolean {
+	if (!error || typeof error !== 'object') return false;
+	const context = (error as { context?: { transient?: unknown } }).context;
+	if (context && typeof context.transient === 'boolean') return context.transient;
+	// A body that stayed silent for the idle timeout (IdleTimeoutError) is a dropped connection.
+	if ((error as { code?: unknown }).code === 'IDLE_TIMEOUT') return true;
+	return classifyNetworkCode(networkErrorCode(error)) !== 'fatal';
+}
 
 /** A connection that cannot be made: a couple of retries ride out a restart, more only delay the error. */
 const MAX_ATTEMPTS_UNREACHABLE = 3;

@@ -7,21 +7,16 @@ import type { IHttpRequestOptions, IN8nHttpFullResponse, INode } from 'n8n-workf
 
 import { clip, containsSecret, holdsSecret, maskServiceText } from '../errors';
 import {
+	deadlineError,
 	keyEchoError,
+	networkError,
 	readServiceMessage,
 	statusError,
 	unexpectedBodyError,
 	type FailedAnswer,
 	type FailureContext,
-} from './answerErrors';
+} from './failures';
 import { parseJsonExact, requestBody } from './json';
-import {
-	classifyNetworkCode,
-	deadlineError,
-	networkError,
-	networkErrorCode,
-	networkFailureLabel,
-} from './networkFailures';
 import { answerWithin, IdleTimeoutError, RequestDeadlineError, streamSocketTimeoutMs, withIdleTimeout } from './idle';
 import {
 	cancelSignal,
@@ -32,7 +27,7 @@ import {
 	type ApiRequest,
 	type DomainDataFunctions,
 } from './request';
-import { RETRYABLE_STATUSES, RetryBudget } from './retry';
+import { classifyNetworkCode, networkErrorCode, networkFailureLabel, RETRYABLE_STATUSES, RetryBudget } from './retry';
 
 /** Enough of an error body to read `{"error": ...}` or a proxy's page title; the rest is not read. */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -41,7 +36,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
 /** A 2xx answer. */
-export interface Answer {
+interface Answer {
 	status: number;
 	headers: unknown;
 	body: unknown;
@@ -77,7 +72,7 @@ export async function send(
 		method: request.method,
 		path,
 		shown: target.shown,
-		attempts: 0,
+		budget,
 		itemIndex: request.itemIndex,
 		badRequestDescription: request.badRequestDescription,
 		secret: target.secret,
@@ -147,9 +142,6 @@ export async function send(
 		});
 
 		if (wait === undefined) {
-			context.attempts = budget.requests;
-			context.failureSummary = budget.kindsMet > 1 ? budget.summary() : undefined;
-			context.retryAfterNote = budget.retryAfterNote();
 			if (failed.idle instanceof RequestDeadlineError) throw deadlineError(node, failed.idle.ms, context);
 			if (!failed.answer) throw networkError(node, failed.idle ? 'ETIMEDOUT' : failed.code, context);
 			// Only the service's own "not found" means "not in the index"; another server's 404 page stays an error.
@@ -174,7 +166,7 @@ function closeBody(late: IN8nHttpFullResponse): void {
 
 /**
  * Reads a 2xx JSON answer whole (capped) and parses it into `answer.body`. Returns the failure of a body that
- * broke off or stalled (to retry); throws for one too large or holding the key (not the service's).
+ * broke off or stalled (to retry); throws for one too large, not a JSON object or holding the key (not the service's).
  */
 async function readJsonAnswer(node: INode, answer: Answer): Promise<Failed | undefined> {
 	let text: string | undefined;
@@ -195,12 +187,14 @@ async function readJsonAnswer(node: INode, answer: Answer): Promise<Failed | und
 	try {
 		answer.body = parseJsonExact(text);
 	} catch {
-		answer.body = text;
-		return undefined;
+		answer.body = undefined;
 	}
 	// Text without a backslash parses to no more than it holds.
 	if (text.includes('\\') && holdsSecret(answer.body, secret)) throw keyEchoError(node, answer.context);
-	return undefined;
+	// Every answer of the service is a JSON object; anything else came from something else (a wrong Base URL).
+	const { body } = answer;
+	if (body && typeof body === 'object' && !Array.isArray(body)) return undefined;
+	throw unexpectedBodyError(node, answer.context, 'the answer is not a JSON object');
 }
 
 /** The body of a 2xx stream answer, unless it is something else than the service's records. */

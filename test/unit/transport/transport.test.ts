@@ -17,7 +17,7 @@ import {
 	DEFAULT_CALL_LIMITS,
 	type NdjsonStreamOptions,
 } from '../../../nodes/DomainData/transport';
-import { readServiceMessage } from '../../../nodes/DomainData/transport/answerErrors';
+import { readServiceMessage } from '../../../nodes/DomainData/transport/failures';
 import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../../../nodes/DomainData/transport/retry';
 import { createExecuteContext } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';

@@ -1,11 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
-import { describeValue, operationError } from '../../errors';
+import { count, describeValue, operationError, quoteFew } from '../../errors';
 import { normalizeDomainName, splitDomainList } from '../../helpers/domainName';
-import { maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
+import {
+	concurrencyOption,
+	type DomainOptions,
+	maxAttemptsOption,
+	optionsCollection,
+	removeWwwOption,
+	requestDeadlineOption,
+} from '../common';
 import { readItemsThenLookUp } from './lookup';
-import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{
@@ -62,8 +68,8 @@ function readItemRequest(this: IExecuteFunctions, itemIndex: number) {
 		else if (!options.ignoreInvalid) invalid.push(`${describeValue(entry)} (${normalized.reason})`);
 	}
 	if (invalid.length > 0) {
-		const shown = invalid.slice(0, 10).join(', ') + (invalid.length > 10 ? ` and ${invalid.length - 10} more` : '');
-		const values = invalid.length === 1 ? 'A value is' : `${invalid.length} values are`;
+		const shown = quoteFew(invalid, invalid.length, String);
+		const values = invalid.length === 1 ? 'A value is' : `${count(invalid.length)} values are`;
 		throw operationError(this.getNode(), `${values} not a domain name, URL or email address: ${shown}`, {
 			itemIndex,
 			description: 'Correct or remove these values, or turn on Options → Ignore Invalid Names to leave them out.',

@@ -9,15 +9,17 @@ import { getFieldValue, setFieldValue } from '../../helpers/fieldPath';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
 import { readSnapshot } from '../../helpers/snapshotReader';
 import {
+	concurrencyOption,
+	type DomainOptions,
 	idleTimeoutOption,
 	maxAttemptsOption,
 	optionsCollection,
 	readCallLimits,
+	removeWwwOption,
 	requestDeadlineOption,
 } from '../common';
 import { datasetLabelProperty } from '../dataset/sharedParameters';
 import { type LookUp, type NodeError, readItemsThenLookUp } from './lookup';
-import { concurrencyOption, removeWwwOption, type DomainOptions } from './options';
 
 const properties: INodeProperties[] = [
 	{

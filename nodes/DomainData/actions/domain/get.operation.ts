@@ -5,10 +5,18 @@ import { buildApiError, count, describeValue, operationError } from '../../error
 import { runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequestOrNotFound, unexpectedAnswerError } from '../../transport';
-import { maxAttemptsOption, optionsCollection, readCallLimits, requestDeadlineOption } from '../common';
+import {
+	concurrencyOption,
+	type DomainOptions,
+	maxAttemptsOption,
+	optionsCollection,
+	readCallLimits,
+	readConcurrency,
+	removeWwwOption,
+	requestDeadlineOption,
+} from '../common';
 import { addHint } from '../dataset/sink/source';
 import { forEachItem } from '../perItem';
-import { concurrencyOption, readConcurrency, removeWwwOption, type DomainOptions } from './options';
 
 /** From this many input items, a hint points at Bulk Get and Enrich Items (100 names a call). */
 const MANY_ITEMS = 100;
@@ -103,22 +111,21 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	/** The items read ahead (each item's parameters are read once). */
 	const read: Array<ReturnType<typeof readItem>> = [];
 	if (concurrency > 1) {
-		const ahead = new Map<string, { request: ReturnType<typeof readItem>; itemIndex: number }>();
+		/** The first item that asks for each name, up to the first item that cannot be read. */
+		const firstAsking = new Map<string, number>();
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			try {
-				const request = readItem(itemIndex);
-				read[itemIndex] = request;
-				if (!ahead.has(request.name)) ahead.set(request.name, { request, itemIndex });
+				read[itemIndex] = readItem(itemIndex);
 			} catch {
 				break;
 			}
+			if (!firstAsking.has(read[itemIndex].name)) firstAsking.set(read[itemIndex].name, itemIndex);
 		}
-		const planned = [...ahead.values()];
-		const outcome = await runPool(planned.length, concurrency, async (index, control) => {
-			const { request, itemIndex } = planned[index];
-			await lookUp(request, itemIndex, () => control.holdOthers());
-		});
-		for (const [index, error] of outcome.failures) failures.set(planned[index].request.name, error);
+		const planned = [...firstAsking.values()];
+		const outcome = await runPool(planned.length, concurrency, (index, control) =>
+			lookUp(read[planned[index]], planned[index], () => control.holdOthers()),
+		);
+		for (const [index, error] of outcome.failures) failures.set(read[planned[index]].name, error);
 	}
 
 	const output = await forEachItem.call(this, items, async (itemIndex, output) => {

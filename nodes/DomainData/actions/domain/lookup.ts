@@ -8,8 +8,7 @@ import { asNodeError } from '../../errors';
 import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequest, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
-import { readCallLimits } from '../common';
-import { readConcurrency, type DomainOptions } from './options';
+import { type DomainOptions, readCallLimits, readConcurrency } from '../common';
 
 const BULK_MAX_NAMES = 100;
 export type NodeError = ReturnType<typeof asNodeError>;

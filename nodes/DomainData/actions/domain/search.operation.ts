@@ -14,7 +14,7 @@ import {
 } from '../common';
 import { addHint } from '../dataset/sink/source';
 import { forEachItem } from '../perItem';
-import { filtersNamed, filtersProblem, unappliedFilters } from './searchFilters';
+import { filtersNamed, filtersObject, filtersProblem, unappliedFilters } from './searchFilters';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 const DEFAULT_PAGE_SIZE = 100;
@@ -77,21 +77,11 @@ interface Paging {
 	total?: number;
 }
 
-/** A JSON parameter: a string parsed (undefined when it is not JSON), any other value as it is. */
-function parseJson(value: unknown, parse: (text: string) => unknown = JSON.parse): unknown {
-	if (typeof value !== 'string') return value;
-	try {
-		return parse(value);
-	} catch {
-		return undefined;
-	}
-}
-
 function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const raw = this.getNodeParameter('filters', itemIndex, '{}');
 	if (typeof raw === 'string' && raw.trim() === '') return {};
-	const filters = parseJson(raw);
-	if (!filters || typeof filters !== 'object' || Array.isArray(filters)) {
+	const filters = filtersObject(raw);
+	if (!filters) {
 		throw operationError(this.getNode(), `Filters must be a JSON object, but they are ${describeValue(raw)}`, {
 			itemIndex,
 			description: 'Write the filters as a JSON object, for example {"language": "de"}, or {} for no filter.',
@@ -108,13 +98,18 @@ function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
 				'→ Start Cursor.',
 		});
 	}
-	return filters as IDataObject;
+	return filters;
 }
 
 function readStartCursor(node: INode, value: unknown, itemIndex: number): unknown[] | undefined {
 	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
-	// A cursor's integers beyond 2^53 keep their digits (parseJsonExact), so that they go back unchanged.
-	const cursor = parseJson(value, parseJsonExact);
+	let cursor: unknown = value;
+	try {
+		// A cursor's integers beyond 2^53 keep their digits (parseJsonExact), so that they go back unchanged.
+		if (typeof value === 'string') cursor = parseJsonExact(value);
+	} catch {
+		cursor = undefined;
+	}
 	if (Array.isArray(cursor) && cursor.length > 0) return cursor;
 	const message = `The Start Cursor must be a JSON array such as [2, 36411284], but it is ${describeValue(value)}`;
 	throw operationError(node, message, {

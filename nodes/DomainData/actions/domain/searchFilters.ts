@@ -12,6 +12,17 @@ export const SEARCH_FILTERS = ['language', 'technology', 'category', 'tld1', 'ma
 /** Filters nest no deeper than this: a JSON body of a service's filters is flat or nearly so. */
 const MAX_FILTER_DEPTH = 32;
 
+/** The Filters parameter as an object: its JSON text parsed, or the object itself; undefined for anything else. */
+export function filtersObject(value: unknown): IDataObject | undefined {
+	let parsed = value;
+	try {
+		if (typeof value === 'string') parsed = JSON.parse(value);
+	} catch {
+		return undefined;
+	}
+	return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as IDataObject) : undefined;
+}
+
 /** The first problem of a filters object that would not reach the service as written: too deep, or "__proto__". */
 export function filtersProblem(filters: object): { message: string; description: string } | undefined {
 	const stack: Array<{ value: unknown; depth: number }> = [{ value: filters, depth: 1 }];
@@ -72,15 +83,8 @@ function sameText(value: unknown, wanted: unknown): boolean | undefined {
  * `filters` is the parameter as read (a JSON text or an object).
  */
 export function unappliedFilters(filters: unknown, domains: IDataObject[]): Array<{ name: string; text: string }> {
-	let sent = filters;
-	try {
-		if (typeof filters === 'string') sent = JSON.parse(filters);
-	} catch {
-		return [];
-	}
-	if (!sent || typeof sent !== 'object' || Array.isArray(sent)) return [];
 	const unapplied: Array<{ name: string; text: string }> = [];
-	for (const [name, wanted] of Object.entries(sent as IDataObject)) {
+	for (const [name, wanted] of Object.entries(filtersObject(filters) ?? {})) {
 		const check = FILTER_CHECKS[name];
 		if (!check) continue;
 		const verdicts = domains.map((domain) => check(domain, wanted)).filter((verdict) => verdict !== undefined);

@@ -1,19 +1,26 @@
 /**
  * The node as a tool (n8n's "Domain Data Tool": AI Agent, MCP Server Trigger, any tool-using node): every operation
- * runs within the bounds (bounds.ts) and answers with one item a model can read (answer.ts). A failure becomes a
+ * runs within the bounds below and answers with one item a model can read (answer.ts). A failure becomes a
  * short text: for an agent's tool call the answer `{ error }`, so that the agent goes on on every n8n version (2.8
  * fails the whole run when a tool node throws; 2.41 hands the model the bare message); elsewhere (an MCP client) it
  * is thrown with that text, which the MCP Server Trigger returns as an error result. "On Error: Stop Workflow", set
  * on the tool, throws the error itself, as n8n 2.41 does.
+ *
+ * The bounds: every operation reads its parameters through them, so that no call is made for records the answer
+ * cannot show: Return All off, the Limit at most TOOL_MAX_RECORDS, Output "Items", Bulk Get's names and Enrich Items'
+ * input items cut to TOOL_MAX_RECORDS (one call). Get answers a name that is not in the index with
+ * `{ name, found: false }` (an answer for a model, not a failure). Stream's and Compare's Filters → Domains may be
+ * filled by the model (`$fromAI('domains', …)`, as examples/ai-agent-tool.json does): left empty, it means every
+ * domain rather than a list that holds none. The bounds are public: the README and the tool descriptions state them.
  */
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError, operationError, redact } from '../../errors';
+import { splitDomainList } from '../../helpers/domainName';
 import { credentialSecret, isTransientError } from '../../transport';
-import type { OperationExecute } from '../types';
-import { SEARCH_FILTERS } from '../domain/searchFilters';
-import { cleanText, toolAnswer, type RecordsMode } from './answer';
-import { boundedItems, boundedParameters, type BoundedRun, TOOL_MAX_RECORDS, withBounds } from './bounds';
+import type { OperationExecute } from '../perItem';
+import { filtersObject, SEARCH_FILTERS } from '../domain/searchFilters';
+import { type BoundedRun, cleanText, type RecordsMode, toolAnswer, TOOL_MAX_RECORDS } from './answer';
 
 const MAX_ERROR_CHARS = 600;
 /** Where the model cannot help (key, credits, plan) it is told to tell the user. */
@@ -24,6 +31,9 @@ const HELP_BY_STATUS: Record<string, string> = {
 	'403': 'Calling again will not help: tell the user that the Domain Data plan lacks this feature.',
 };
 const UNAVAILABLE = 'The service is down or overloaded right now: try again in a few minutes, or tell the user.';
+const HELP_WITH_LABEL =
+	'Call this tool again with "latest" or the date label (YYYY-MM-DD) of a snapshot that exists; a tool that lists ' +
+	'snapshots tells which exist.';
 /**
  * A value the operation refused (its input or a parameter): what the model can do, in terms of the tool's input.
  * The error's own description speaks of the editor's fields, which a model cannot change.
@@ -37,12 +47,8 @@ const HELP_BY_OPERATION: Record<string, string> = {
 	search:
 		`Call this tool again with filters as a JSON object such as {"language": "de", "technology": "Shopify"}; the ` +
 		`filters are ${SEARCH_FILTERS.join(', ')}.`,
-	stream:
-		'Call this tool again with "latest" or the date label (YYYY-MM-DD) of a snapshot that exists; a tool that ' +
-		'lists snapshots tells which exist.',
-	compare:
-		'Call this tool again with "latest" or the date label (YYYY-MM-DD) of a snapshot that exists; a tool that ' +
-		'lists snapshots tells which exist.',
+	stream: HELP_WITH_LABEL,
+	compare: HELP_WITH_LABEL,
 };
 /** A Domains list (Stream's and Compare's Filters → Domains, which a model may fill) that holds no domain. */
 const HELP_WITH_DOMAINS =
@@ -60,13 +66,7 @@ export function isToolRun(context: IExecuteFunctions): boolean {
 
 /** The filters of a search the service refused, named in its words: one sentence, nothing unrelated after it. */
 function rejectedFilterText(reason: string, filters: unknown): string | undefined {
-	let sent: string[] = [];
-	try {
-		const parsed: unknown = typeof filters === 'string' ? JSON.parse(filters) : filters;
-		if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) sent = Object.keys(parsed);
-	} catch {
-		return undefined;
-	}
+	const sent = Object.keys(filtersObject(filters) ?? {});
 	const named = sent.filter((key) => reason.includes(`"${key}"`) || reason.includes(`'${key}'`));
 	const rejected = named.length > 0 ? named : sent.filter((key) => !SEARCH_FILTERS.includes(key));
 	if (rejected.length === 0) return undefined;
@@ -108,6 +108,87 @@ function refuseOutput(this: IExecuteFunctions, operation: string): void {
 		description:
 			'Tell the user to set Output to "Items" in the tool\'s parameters; the tool then answers with at most ' +
 			`${TOOL_MAX_RECORDS} ${records}.`,
+	});
+}
+
+type Bound = (value: unknown) => unknown;
+
+function withOptions(options: IDataObject): Bound {
+	return (value) => ({ ...((value ?? {}) as IDataObject), ...options });
+}
+
+/** The bounded value of each parameter that could make an operation fetch more. */
+function boundedParameters(operation: string, run: BoundedRun): Record<string, Bound> {
+	// The Limit within the bound, plus a record where only a record more than can be shown tells that there is more
+	// (Search learns it from the cursor); a Limit below the bound is the user's, and shown whole. A value that is not
+	// a whole number is left to the operation to refuse.
+	const extra = (limit: number) => (operation === 'search' || limit < TOOL_MAX_RECORDS ? 0 : 1);
+	const bounds: Record<string, Bound> = {
+		returnAll: () => false,
+		limit: (value) => {
+			const limit = Number(value ?? TOOL_MAX_RECORDS);
+			return Number.isInteger(limit) && limit >= 1 ? Math.min(limit, TOOL_MAX_RECORDS) + extra(limit) : value;
+		},
+		output: () => 'items',
+	};
+	if (operation === 'get') bounds.options = withOptions({ onNotFound: 'returnNotFound' });
+	if (operation === 'search') {
+		bounds.options = withOptions({ includePagingInfo: true });
+		bounds.filters = (value) => (run.filters = value);
+	}
+	if (operation === 'stream' || operation === 'compare') bounds.filters = withoutEmptyDomains;
+	if (operation === 'bulk') {
+		bounds.options = withOptions({ includeNotFound: true });
+		bounds.domains = (value) => {
+			const names = splitDomainList(value);
+			run.namesLeft = names.slice(TOOL_MAX_RECORDS);
+			return names.slice(0, TOOL_MAX_RECORDS);
+		};
+	}
+	return bounds;
+}
+
+/** Filters without a Domains filter that names nothing: the model left it empty to mean every domain. */
+function withoutEmptyDomains(value: unknown): unknown {
+	const filters = value as IDataObject | undefined;
+	if (!filters || typeof filters !== 'object' || !('domains' in filters)) return value;
+	if (splitDomainList(filters.domains).length > 0) return value;
+	const others = { ...filters };
+	delete others.domains;
+	return others;
+}
+
+/** The input items an operation gets: Enrich Items' first TOOL_MAX_RECORDS (one item, one record). */
+function boundedItems(operation: string, items: INodeExecutionData[], run: BoundedRun): INodeExecutionData[] {
+	if (operation !== 'enrich' || items.length <= TOOL_MAX_RECORDS) return items;
+	run.itemsLeft = items.length - TOOL_MAX_RECORDS;
+	return items.slice(0, TOOL_MAX_RECORDS);
+}
+
+/**
+ * The context with bounded parameters; Continue On Fail off, so that a failure reaches the tool layer's words; the
+ * hints the operation leaves are kept in `run` (and still shown in the editor). A Proxy rather than an object that
+ * lists the context's members: n8n's execute context is a class instance whose members differ between versions (and
+ * whose methods need their own `this`); the bounds replace three of them, everything else reaches the real context.
+ */
+function withBounds(context: IExecuteFunctions, bounds: Record<string, Bound>, run: BoundedRun): IExecuteFunctions {
+	const replaced: Record<PropertyKey, unknown> = {
+		getNodeParameter: (name: string, ...rest: unknown[]) => {
+			const value = (context.getNodeParameter as (...args: unknown[]) => unknown)(name, ...rest);
+			return bounds[name] ? bounds[name](value) : value;
+		},
+		continueOnFail: () => false,
+		addExecutionHints: (...hints: Array<{ message: string }>) => {
+			run.hints.push(...hints.map((hint) => hint.message));
+			if (typeof context.addExecutionHints === 'function') context.addExecutionHints(...hints);
+		},
+	};
+	return new Proxy(context, {
+		get(target, property) {
+			if (property in replaced) return replaced[property];
+			const value: unknown = Reflect.get(target, property, target);
+			return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+		},
 	});
 }
 

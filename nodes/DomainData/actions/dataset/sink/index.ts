@@ -5,7 +5,7 @@ import { count, operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/batches';
 import { DatasetLabels } from '../../../helpers/datasets';
 import { forEachItem } from '../../perItem';
-import type { OperationExecute } from '../../types';
+import type { OperationExecute } from '../../perItem';
 import type { OutputParameters, OutputWording } from '../output';
 import { toFile } from './file';
 import { addHints, type DatasetSource, sum } from './source';

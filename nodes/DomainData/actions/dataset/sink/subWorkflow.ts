@@ -5,6 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { count, isNodeError, operationError, withNote } from '../../../errors';
+import { cancelSignal } from '../../../transport';
 import type { OutputParameters, SubWorkflowTarget } from '../output';
 import { addHints, type DatasetSource, factsOfReads } from './source';
 import { type SpoolFacts, spooledBatches } from './spool';
@@ -27,9 +28,10 @@ interface Progress {
 const done = (progress: Progress) => Math.min(progress.skipRecords, progress.read) + progress.sent;
 
 /**
- * Refuses, before any call, a target this node cannot run: as an AI tool, on an n8n without sub-workflow calls,
- * and a workflow that is running this node (itself, or one that called it): each batch would start this node
- * again, which would read the dataset and call the workflow again, without end.
+ * Refuses, before any call, a target this node cannot run: on an n8n without sub-workflow calls, and a workflow
+ * that is running this node (itself, or one that called it): each batch would start this node again, which would
+ * read the dataset and call the workflow again, without end. (As a tool, actions/tool/runAsTool.ts refuses the
+ * Sub-Workflow output before anything runs.)
  */
 export async function assertCallable(
 	this: IExecuteFunctions,
@@ -38,14 +40,10 @@ export async function assertCallable(
 	callers: () => Promise<ReadonlySet<string>>,
 ): Promise<void> {
 	const node = this.getNode();
-	const asTool = node.type.endsWith('Tool');
-	if (asTool || typeof this.executeWorkflow !== 'function') {
+	if (typeof this.executeWorkflow !== 'function') {
 		throw operationError(node, 'The Sub-Workflow output cannot run here', {
 			itemIndex,
-			description: asTool
-				? 'An AI agent cannot start sub-workflows through this node. Use the Items output with a Limit for the ' +
-					'agent, and the Sub-Workflow output in a regular workflow.'
-				: 'This version of n8n does not let nodes run other workflows. Use the File output, or a newer n8n.',
+			description: 'This version of n8n does not let nodes run other workflows. Use the File output, or a newer n8n.',
 		});
 	}
 	if (!(await callers()).has(workflowId)) return;
@@ -164,7 +162,7 @@ export async function runSubWorkflow(
 	// Links each sub-execution to this one in n8n's execution list (and lets a nested run find its callers).
 	const parentExecution = { executionId: this.getExecutionId(), workflowId: this.getWorkflow().id ?? '' };
 	const links = parentExecution.executionId && parentExecution.workflowId ? { parentExecution } : undefined;
-	const cancel = typeof this.getExecutionCancelSignal === 'function' ? this.getExecutionCancelSignal() : undefined;
+	const cancel = cancelSignal(this);
 	try {
 		const records = counted(source.records({ batchSize }), progress);
 		const batches = spooledBatches.call(this, records, { batchSize, skip: skipRecords, itemIndex, spooled });

@@ -1,25 +1,25 @@
 /**
- * Answers that came but cannot be used (a non-2xx status, a 2xx that is not the service's, one that holds the API
- * key): what they say, and the error that names what to do. Their texts are decoded, masked, then cut.
+ * Requests that failed, and the error that names what to do: answers that came but cannot be used (a non-2xx
+ * status, a 2xx that is not the service's, one that holds the API key; their texts decoded, masked, then cut), and
+ * requests that got no whole answer (refused, dropped, silent, a broken TLS or compression). Which of them are tried
+ * again is retry.ts's to say.
  */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
-import { buildApiError, clip, maskServiceText, NAMED_ENTITIES } from '../errors';
-import { RETRYABLE_STATUSES } from './retry';
+import { buildApiError, clip, decodeHtml, maskServiceText } from '../errors';
+import { formatSeconds } from './idle';
+import { classifyNetworkCode, networkErrorCode, RETRYABLE_STATUSES, type RetryBudget, TIMEOUT_CODES } from './retry';
 
 export interface FailureContext {
 	method: string;
 	/** The path below /json/api/v1, encoded, e.g. /domain/example.com. */
 	path: string;
-	/** The service address as error messages show it (see baseUrl.ts). */
+	/** The service address as error messages show it (see resolveBaseUrl in request.ts). */
 	shown: string;
-	/** Requests in a row without progress when the read gave up, and the failures met if of several kinds. */
-	attempts: number;
-	failureSummary?: string;
+	/** The requests of the read: how many in a row failed, of which kinds, and a Retry-After longer than allowed. */
+	budget: RetryBudget;
 	itemIndex?: number;
 	badRequestDescription?: string;
-	/** Set when the last answer asked for a longer wait than the node allows. */
-	retryAfterNote?: string;
 	/** The API key: masked in every text that came from the outside, in case the service echoes it. */
 	secret?: string;
 }
@@ -32,14 +32,15 @@ export interface FailedAnswer {
 	contentType?: string;
 }
 
-export function tries(context: FailureContext): string {
-	if (context.attempts <= 1) return '';
-	return ` after ${context.attempts} tries${context.failureSummary ? ` (${context.failureSummary})` : ''}`;
+/** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
+function afterTries({ budget }: FailureContext): string {
+	if (budget.requests <= 1) return '';
+	return ` after ${budget.requests} tries${budget.kindsMet > 1 ? ` (${budget.summary()})` : ''}`;
 }
 
 const endpoint = (context: FailureContext) => `${context.method} /json/api/v1${context.path}`;
 
-export const BASE_URL_HINT =
+const BASE_URL_HINT =
 	'Check the Base URL of the Domain Data credential: it is the address of the service, ' +
 	'e.g. https://api.domain-data.example (a trailing /json/api/v1 is accepted).';
 
@@ -75,14 +76,14 @@ const STATUS_TEXTS: Record<string, (facts: StatusFacts) => [message: string, des
 		`${BASE_URL_HINT}${told}`,
 	],
 	429: ({ context, told }) => [
-		`The Domain Data service is still rate limiting the requests${tries(context)} (429)`,
+		`The Domain Data service is still rate limiting the requests${afterTries(context)} (429)`,
 		'Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.' +
-			`${context.retryAfterNote ?? ''}${told}`,
+			`${context.budget.retryAfterNote() ?? ''}${told}`,
 	],
 	'5xx': ({ context, told, label }) => [
-		`The Domain Data service failed with ${label}${tries(context)}`,
+		`The Domain Data service failed with ${label}${afterTries(context)}`,
 		'The service, or a proxy in front of it, has a problem; this is usually temporary. ' +
-			`Try again later, or raise Max Attempts in the options.${context.retryAfterNote ?? ''}${told}`,
+			`Try again later, or raise Max Attempts in the options.${context.budget.retryAfterNote() ?? ''}${told}`,
 	],
 	other: ({ context, told, label }) => [
 		`Unexpected answer from the Domain Data service: HTTP ${label} to ${endpoint(context)}`,
@@ -155,19 +156,6 @@ function errorField(value: unknown): string | undefined {
 	return undefined;
 }
 
-/** The text of an HTML fragment: tags removed, character references decoded (they can spell the key). */
-function htmlText(html: string): string {
-	return html
-		.replace(/<[^>]*>/g, ' ')
-		.replace(/&#(x[0-9a-f]+|\d+);/gi, (all, code: string) => {
-			const value = /^x/i.test(code) ? parseInt(code.slice(1), 16) : parseInt(code, 10);
-			return value > 0 && value <= 0x10ffff ? String.fromCodePoint(value) : all;
-		})
-		.replace(/&([a-z]+);/gi, (all, name: string) => NAMED_ENTITIES[name.toLowerCase()] ?? all)
-		.replace(/\s+/g, ' ')
-		.trim();
-}
-
 /**
  * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title
  * or first heading, or plain text; decoded, masked, then cut, so no part of the key survives at the cut.
@@ -193,8 +181,97 @@ export function readServiceMessage(
 	}
 	if (/html/i.test(contentType) || /^<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
 		const heading = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
-		const clean = heading ? mask(htmlText(heading)) : '';
+		const clean = heading ? mask(decodeHtml(heading).replace(/\s+/g, ' ').trim()) : '';
 		return { text: clean ? clip(clean, 120) : undefined, fromService: false };
 	}
 	return { text: clip(mask(text.replace(/\s+/g, ' '))), fromService: false };
+}
+
+/** Every code of a connection that could not be made (ENOTFOUND too, not retried), as the error explains it. */
+const CONNECT_PROBLEMS: Record<string, string> = {
+	ECONNREFUSED: 'Nothing accepted the connection at this address (ECONNREFUSED)',
+	EHOSTUNREACH: 'The host cannot be reached (EHOSTUNREACH)',
+	ENETUNREACH: 'The network of the host cannot be reached (ENETUNREACH)',
+	EAI_AGAIN: 'The host name could not be resolved right now (EAI_AGAIN)',
+	ENOTFOUND: 'The host name does not exist (ENOTFOUND)',
+};
+
+/** The body's Content-Encoding (gzip, deflate, br) does not match its bytes. */
+const UNDECODABLE_CODES: ReadonlySet<string> = new Set(['Z_DATA_ERROR', 'Z_NEED_DICT', 'ERR__ERROR_FORMAT_PADDING_1']);
+
+/** The error for a request that got no answer, after its retries. */
+export function networkError(node: INode, code: string | undefined, context: FailureContext): NodeApiError {
+	if (code && UNDECODABLE_CODES.has(code)) return undecodableBodyError(node, code, context.itemIndex);
+	const kind = classifyNetworkCode(code);
+	const [message, description] = networkTexts(code, kind, context);
+	return buildApiError(node, {
+		itemIndex: context.itemIndex,
+		networkCode: code,
+		transient: kind !== 'fatal',
+		message,
+		description,
+	});
+}
+
+function networkTexts(code: string | undefined, kind: string, context: FailureContext): [string, string] {
+	const { shown } = context;
+	if (kind === 'dropped') {
+		return [
+			TIMEOUT_CODES.has(code)
+				? `The Domain Data service at ${shown} did not answer in time${afterTries(context)}`
+				: `The connection to the Domain Data service at ${shown} broke before an answer came${afterTries(context)}`,
+			`${code}: this is usually a passing network or service problem. ` +
+				'Run the node again later, or raise Max Attempts in the options.',
+		];
+	}
+	if (kind === 'unreachable' || code === 'ENOTFOUND') {
+		return [
+			`Could not connect to the Domain Data service at ${shown}${afterTries(context)}`,
+			`${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} If the address is right, the service may be down: ` +
+				'try again later.',
+		];
+	}
+	if (code && /CERT|SSL|TLS/.test(code)) {
+		return [`The TLS certificate of ${shown} could not be verified (${code})`, BASE_URL_HINT];
+	}
+	if (code === 'ERR_CANCELED') {
+		return [
+			'The request to the Domain Data service was cancelled',
+			'The execution was stopped while the request was under way.',
+		];
+	}
+	return [`The request to the Domain Data service at ${shown} failed${code ? ` (${code})` : ''}`, BASE_URL_HINT];
+}
+
+/** A JSON answer that was still not whole at its deadline, on every try. */
+export function deadlineError(node: INode, ms: number, context: FailureContext): NodeApiError {
+	const tried = context.budget.requests > 1 ? ` (${context.budget.requests} tries)` : '';
+	return buildApiError(node, {
+		itemIndex: context.itemIndex,
+		transient: true,
+		message:
+			`The Domain Data service at ${context.shown} did not send its whole answer within ` +
+			`${formatSeconds(ms)}${tried}`,
+		description:
+			'The answer kept arriving too slowly (a service or proxy that trickles). Try again later; if the service is ' +
+			'just slow, raise "Request Deadline" in the options.',
+	});
+}
+
+export function isUndecodableBody(error: unknown): boolean {
+	const code = networkErrorCode(error);
+	return code !== undefined && UNDECODABLE_CODES.has(code);
+}
+
+export function undecodableBodyError(node: INode, code: string | undefined, itemIndex?: number): NodeApiError {
+	return buildApiError(node, {
+		itemIndex,
+		networkCode: code,
+		message:
+			'The answer of the Domain Data service says it is compressed (Content-Encoding: gzip, deflate or br), ' +
+			'but its bytes are not',
+		description:
+			`The body cannot be decompressed${code ? ` (${code})` : ''}. A proxy in front of the service, or the ` +
+			`service itself, sends a wrong Content-Encoding header; nothing of this answer is used. ${BASE_URL_HINT}`,
+	});
 }
