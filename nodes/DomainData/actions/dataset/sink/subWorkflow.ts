@@ -27,9 +27,9 @@ interface Progress {
 const done = (progress: Progress) => Math.min(progress.skipRecords, progress.read) + progress.sent;
 
 /**
- * Refuses, before any call, a target this node cannot run: as an AI tool, on an n8n without sub-workflow calls,
- * and a workflow that is running this node (itself, or one that called it): each batch would start this node
- * again, which would read the dataset and call the workflow again, without end.
+ * Refuses, before any call, a target this node cannot run: on an n8n without sub-workflow calls, and a workflow that
+ * is running this node (itself, or one that called it): each batch would start this node again, which would read the
+ * dataset and call the workflow again, without end.
  */
 export async function assertCallable(
 	this: IExecuteFunctions,
@@ -38,14 +38,10 @@ export async function assertCallable(
 	callers: () => Promise<ReadonlySet<string>>,
 ): Promise<void> {
 	const node = this.getNode();
-	const asTool = node.type.endsWith('Tool');
-	if (asTool || typeof this.executeWorkflow !== 'function') {
+	if (typeof this.executeWorkflow !== 'function') {
 		throw operationError(node, 'The Sub-Workflow output cannot run here', {
 			itemIndex,
-			description: asTool
-				? 'An AI agent cannot start sub-workflows through this node. Use the Items output with a Limit for the ' +
-					'agent, and the Sub-Workflow output in a regular workflow.'
-				: 'This version of n8n does not let nodes run other workflows. Use the File output, or a newer n8n.',
+			description: 'This version of n8n does not let nodes run other workflows. Use the File output, or a newer n8n.',
 		});
 	}
 	if (!(await callers()).has(workflowId)) return;
