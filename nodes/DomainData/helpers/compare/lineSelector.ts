@@ -53,8 +53,13 @@ export function lineSelector(table: DomainTable, needed: (ordinal: number) => bo
 	};
 }
 
-/** A line of the older snapshot that is, byte for byte, the newer snapshot's line of the same domain. */
-export class SameLine {
+/**
+ * A line of the older snapshot that is, byte for byte, the newer snapshot's line of the same domain: the record that
+ * stands for it in the read (its name, and the ordinal of the newer line).
+ */
+export class SameLine implements IDataObject {
+	[key: string]: string | number;
+
 	constructor(
 		readonly name: string,
 		readonly ordinal: number,
@@ -72,7 +77,7 @@ export function sameLineSelector(table: DomainTable): LineSelector {
 		const from = start + NAME_FIRST.length;
 		const ordinal = table.find(text, from, close);
 		if (ordinal === NOT_FOUND || !table.sameLine(ordinal, text, start, end)) return true;
-		return new SameLine(text.slice(from, close), ordinal) as unknown as IDataObject;
+		return new SameLine(text.slice(from, close), ordinal);
 	};
 }
 
