@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { count, quoteFew } from '../errors';
-import { type Hash64, hash64 } from './compare/hash64';
+import { type Hash64, hash64 } from '../transport';
 import { nameEnd, NAME_FIRST, repeatsName } from './compare/lineSelector';
 import { normalizeDomainName, splitDomainList } from './domainName';
 import type { LineSelector } from './snapshotReader';

@@ -1,13 +1,12 @@
 /** The state one comparison carries through its three passes (index.ts), and the helpers they share. */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { DomainDataFunctions } from '../../transport';
+import { type DomainDataFunctions, type Hash64, Hasher64 } from '../../transport';
 import { listedLines } from '../domainSet';
 import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
 import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable } from './domainTable';
-import { type Hash64, Hasher64 } from './hash64';
 import { KeptRecords } from './keptRecords';
 import { readableName } from './lineSelector';
 import { NameSet } from './nameSet';

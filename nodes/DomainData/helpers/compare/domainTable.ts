@@ -3,7 +3,7 @@
  * of the compared values and of the line as it came, flag bits and, when rank is read, the rank (a float64: any
  * number, exactly; NaN for none), in typed arrays (25 or 33 bytes), plus a hash index of the names (8 to 16 bytes).
  */
-import { hash64, type Hash64 } from './hash64';
+import { hash64, type Hash64 } from '../../transport';
 
 const INITIAL_CAPACITY = 1 << 14;
 export const NOT_FOUND = -1;

@@ -2,7 +2,7 @@
  * A growing set of domain names held as 64-bit hashes (open addressing): the names Compare remembers beyond its
  * table (older-only names, to refuse a repeat; names of skipped lines). 16 to 32 bytes a name.
  */
-import { type Hash64, hash64 } from './hash64';
+import { type Hash64, hash64 } from '../../transport';
 
 export class NameSet {
 	size = 0;
