@@ -1,9 +1,10 @@
 /**
- * The names of a Domains list (the filter of Stream and Compare, the rows of Enrich Items from a snapshot): up to
- * millions, each normalised as Domain → Get normalises it and stored once as ASCII bytes, found through an
- * open-addressing index of 64-bit hashes with an exact comparison on a hit, so that a hash collision never lets a
- * record through. A name of L characters costs L + 4 bytes, a bit of "seen", and 12 to 24 bytes of index: about
- * 40 bytes for a name of 15 characters (measured in test/unit/dataset/domains.test.ts).
+ * A set of domain names: a Domains list (the filter of Stream and Compare, the rows of Enrich Items from a snapshot),
+ * and the names Compare remembers beyond its table (older-only names, to refuse a repeat; names of skipped lines). Up
+ * to millions, each stored once as bytes, found through an open-addressing index of 64-bit hashes with an exact
+ * comparison on a hit, so that a hash collision never lets a record through. A name of L characters costs L + 4
+ * bytes, a bit of "seen", and 12 to 24 bytes of index: about 40 bytes for a name of 15 characters (measured in
+ * test/unit/dataset/domains.test.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -28,6 +29,8 @@ export class DomainSet {
 	private mask: number;
 	/** One bit per name: a line of the snapshot holds it. */
 	private seenBits: Uint8Array;
+	/** Names with a code unit above U+00FF, whole (no byte holds them; a normalised name is ASCII). */
+	private wide?: Map<number, string>;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
 
 	/** `expected`: names to make room for at once (more still fit, at the cost of a copy). */
@@ -42,7 +45,7 @@ export class DomainSet {
 		this.mask = capacity - 1;
 	}
 
-	/** Adds a normalised name (lower-case ASCII); false when it is there already. */
+	/** Adds a name (a Domains list's normalised, lower-case ASCII); false when it is there already. */
 	add(name: string): boolean {
 		const { hi, lo } = hash64(name, this.scratch);
 		const slot = this.slotOf(name, 0, name.length, hi, lo);
@@ -50,8 +53,10 @@ export class DomainSet {
 		const index = this.size++;
 		if (this.size === this.starts.length) this.growNames();
 		while (this.used + name.length > this.bytes.length) this.bytes = copied(this.bytes, this.bytes.length * 2 + 64);
-		for (let at = 0; at < name.length; at++) this.bytes[this.used + at] = name.charCodeAt(at);
-		this.used += name.length;
+		let at = 0;
+		while (at < name.length && name.charCodeAt(at) <= 0xff) this.bytes[this.used + at] = name.charCodeAt(at++);
+		if (at < name.length) (this.wide ??= new Map()).set(index, name);
+		else this.used += name.length;
 		this.starts[index + 1] = this.used;
 		this.slots[slot * 2] = index + 1;
 		this.slots[slot * 2 + 1] = hi;
@@ -70,6 +75,8 @@ export class DomainSet {
 	}
 
 	nameAt(index: number): string {
+		const wide = this.wide?.get(index);
+		if (wide !== undefined) return wide;
 		let name = '';
 		for (let at = this.starts[index]; at < this.starts[index + 1]; at++) name += String.fromCharCode(this.bytes[at]);
 		return name;
@@ -118,6 +125,8 @@ export class DomainSet {
 
 	/** Whether name `index` is, character for character, `text.slice(start, end)`. */
 	private holds(index: number, text: string, start: number, end: number): boolean {
+		const wide = this.wide?.get(index);
+		if (wide !== undefined) return wide === text.slice(start, end);
 		const from = this.starts[index];
 		if (this.starts[index + 1] - from !== end - start) return false;
 		for (let at = 0; at < end - start; at++) if (this.bytes[from + at] !== text.charCodeAt(start + at)) return false;

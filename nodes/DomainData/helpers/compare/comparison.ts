@@ -2,14 +2,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { type DomainDataFunctions, type Hash64, Hasher64 } from '../../transport';
-import { listedLines } from '../domainSet';
+import { DomainSet, listedLines } from '../domainSet';
 import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
 import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable } from './domainTable';
 import { KeptRecords } from './keptRecords';
 import { readableName } from './lineSelector';
-import { NameSet } from './nameSet';
 import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
 import { COMPARE_LIMITS, keptTooLargeError, noNameError } from './refusals';
 import type { ChangeKind, ChangeReason, CompareSpec, CompareStats, DomainChange } from './types';
@@ -26,9 +25,9 @@ export class Comparison {
 	output = 0;
 	readonly limit: number;
 	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
-	readonly skippedNew = new NameSet();
+	readonly skippedNew = new DomainSet();
 	namelessNew = 0;
-	private readonly unreadable = new NameSet();
+	private readonly unreadable = new DomainSet();
 	private readonly hasher = new Hasher64();
 	private readonly values: Hash64 = { hi: 0, lo: 0 };
 	private readonly predicate: RecordPredicate | undefined;

@@ -14,11 +14,11 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { asNodeError, count } from '../../errors';
 import type { DomainDataFunctions } from '../../transport';
+import { DomainSet } from '../domainSet';
 import type { LineSelector } from '../snapshotReader';
 import { Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
 import { NOT_FOUND } from './domainTable';
 import { lineSelector, SameLine, sameLineSelector } from './lineSelector';
-import { NameSet } from './nameSet';
 import { diffRecords } from './recordDiff';
 import { COMPARE_LIMITS, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
 import { type CompareSpec, type CompareStats, createCompareStats, type DomainChange } from './types';
@@ -89,7 +89,7 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 	const { baseLabel, kinds, itemIndex } = spec;
 	const node = run.context.getNode();
 	/** Names of the older snapshot that the newer one lacks: only to refuse a repeat. */
-	const olderOnly = new NameSet();
+	const olderOnly = new DomainSet();
 	const seen = (name: string, ordinal: number) => {
 		if (ordinal === NOT_FOUND ? !olderOnly.add(name) : (table.flags[ordinal] & SEEN_IN_BASE) !== 0) {
 			throw duplicateError(node, itemIndex, baseLabel, name);
