@@ -9,10 +9,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { count, quoteFew } from '../errors';
-import { type Hash64, hash64 } from '../transport';
-import { nameEnd, NAME_FIRST, repeatsName } from './compare/lineSelector';
+import { type Hash64, hash64, type LineSelector } from '../transport';
 import { normalizeDomainName, splitDomainList } from './domainName';
-import type { LineSelector } from './snapshotReader';
 
 export const NOT_LISTED = -1;
 /** Names quoted in hints and summaries (the count is always exact). */
@@ -180,6 +178,33 @@ export function readDomainList(value: unknown): DomainList {
 		else if (rejected.count++ < EXAMPLES) rejected.examples.push(typeof entry === 'string' ? entry : String(entry));
 	}
 	return { names: names.trim(), rejected };
+}
+
+export const NAME_FIRST = '{"name":"';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const SPACE = 0x20;
+
+/**
+ * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
+ * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
+ * JSON.parse gives. -1 for any other shape. The line may still be malformed after the name, or repeat the key.
+ */
+export function nameEnd(text: string, start: number, end: number): number {
+	if (!text.startsWith(NAME_FIRST, start)) return -1;
+	const from = start + NAME_FIRST.length;
+	for (let at = from; at < end; at++) {
+		const code = text.charCodeAt(at);
+		if (code === QUOTE) return at === from ? -1 : at;
+		if (code === BACKSLASH || code < SPACE) return -1;
+	}
+	return -1;
+}
+
+/** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
+export function repeatsName(text: string, from: number, end: number): boolean {
+	const again = text.indexOf('"name"', from);
+	return again !== -1 && again < end;
 }
 
 /**

@@ -21,7 +21,7 @@ export {
 	type CallLimits,
 	type DomainDataFunctions,
 } from './request';
-export { excerpt, type Hash64, hash64, Hasher64 } from './ndjson';
+export { excerpt, type Hash64, hash64, Hasher64, type LineSelector } from './ndjson';
 export { readNdjsonStream, type LineRange, type NdjsonStreamOptions } from './ndjsonSource';
 
 /** Sends a JSON request and returns the service's JSON answer. */

@@ -5,6 +5,8 @@
  * once when its end arrives; nothing else is copied, and no string is made per line. Lines (and names in them) are
  * told apart by one 64-bit hash: the resume's fingerprint here, Compare's tables above.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { clip } from '../errors';
 
 /** A line longer than this is refused instead of growing memory without bound (records are ~1 KB). */
@@ -17,6 +19,13 @@ const NO_BYTES = new Uint8Array(0);
 /** Bytes that are not valid UTF-8 become U+FFFD (as TextDecoder makes them), in items and files alike. */
 const REPLACEMENT_CHARACTER = '\uFFFD';
 const utf8 = new TextEncoder();
+
+/**
+ * A reader's verdict on the line `text.slice(start, end)` of a block, asked after the resume, blank-line and API-key
+ * checks, before parsing: true to parse it (also when unsure); false to decline it (counted, and it keeps the resume
+ * point, but it is neither a record nor malformed); or the record that stands for it, handed out unparsed.
+ */
+export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
 /** The complete lines one chunk (or the end of the body) completed. */
 export class LineBlock {

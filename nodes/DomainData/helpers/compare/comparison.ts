@@ -1,10 +1,10 @@
 /** The state one comparison carries through its three passes (index.ts), and the helpers they share. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { type DomainDataFunctions, type Hash64, Hasher64 } from '../../transport';
+import { type DomainDataFunctions, type Hash64, Hasher64, type LineSelector } from '../../transport';
 import { DomainSet, listedLines } from '../domainSet';
 import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
-import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
+import { createReadStats, readSnapshot } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable } from './domainTable';
 import { KeptRecords } from './keptRecords';

@@ -13,9 +13,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { asNodeError, count } from '../../errors';
-import type { DomainDataFunctions } from '../../transport';
+import type { DomainDataFunctions, LineSelector } from '../../transport';
 import { DomainSet } from '../domainSet';
-import type { LineSelector } from '../snapshotReader';
 import { Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
 import { NOT_FOUND } from './domainTable';
 import { lineSelector, SameLine, sameLineSelector } from './lineSelector';

@@ -1,35 +1,9 @@
 /** Lines judged from their raw text, unparsed: the selectors of passes 2 and 3, and the name of a skipped line. */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { LineSelector } from '../snapshotReader';
+import { nameEnd, NAME_FIRST, repeatsName } from '../domainSet';
+import type { LineSelector } from '../../transport';
 import { type DomainTable, NOT_FOUND } from './domainTable';
-
-export const NAME_FIRST = '{"name":"';
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const SPACE = 0x20;
-
-/**
- * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
- * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
- * JSON.parse gives. -1 for any other shape. The line may still be malformed after the name, or repeat the key.
- */
-export function nameEnd(text: string, start: number, end: number): number {
-	if (!text.startsWith(NAME_FIRST, start)) return -1;
-	const from = start + NAME_FIRST.length;
-	for (let at = from; at < end; at++) {
-		const code = text.charCodeAt(at);
-		if (code === QUOTE) return at === from ? -1 : at;
-		if (code === BACKSLASH || code < SPACE) return -1;
-	}
-	return -1;
-}
-
-/** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
-export function repeatsName(text: string, from: number, end: number): boolean {
-	const again = text.indexOf('"name"', from);
-	return again !== -1 && again < end;
-}
 
 /**
  * Pass 3's selector: whether the line is one of `needed` (by ordinal). The read is pass 1's again, so the line is
