@@ -9,7 +9,8 @@ import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/compar
 import { hash64, Hasher64 } from '../../../nodes/DomainData/transport';
 import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/keptRecords';
 import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/compare/recordDiff';
-import { lineSelector, readableName } from '../../../nodes/DomainData/helpers/compare/lineSelector';
+import { lineSelector } from '../../../nodes/DomainData/helpers/compare';
+import { readableName } from '../../../nodes/DomainData/helpers/compare/comparison';
 import { DomainSet } from '../../../nodes/DomainData/helpers/domainSet';
 
 const zero = () => ({ hi: 0, lo: 0 });
