@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/compare/domainTable';
 import { hash64, Hasher64 } from '../../../nodes/DomainData/transport';
-import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/keptRecords';
+import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/domainTable';
 import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/compare/recordDiff';
 import { lineSelector } from '../../../nodes/DomainData/helpers/compare';
 import { readableName } from '../../../nodes/DomainData/helpers/compare/comparison';

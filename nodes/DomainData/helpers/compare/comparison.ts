@@ -11,8 +11,7 @@ import { DomainSet, listedLines } from '../domainSet';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter, type RecordPredicate } from '../recordFilter';
 import { createReadStats, readSnapshot, type ReadSnapshotOptions, type SnapshotReadStats } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
-import { DomainTable } from './domainTable';
-import { KeptRecords } from './keptRecords';
+import { DomainTable, KeptRecords } from './domainTable';
 import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
 import { COMPARE_LIMITS, keptTooLargeError, noNameError } from './refusals';
 
