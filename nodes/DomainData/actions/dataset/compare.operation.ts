@@ -149,8 +149,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 	const whole = () => stats.reads.length >= 2 && stats.reads.slice(0, 2).every((read) => read.complete);
 	const report = () => domainListReport(spec.filter?.domains, whole(), `in neither "${label}" nor "${baseLabel}"`);
 	return {
-		names: { label, baseLabel },
-		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
+		labels: { label, baseLabel },
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
 		records: ({ guard }) => {
@@ -163,8 +162,11 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 			const unreadable = spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {};
 			return { ...counts, fields: spec.fields, ...unreadable, ...report().summary };
 		},
-		emptyHint: () => `No change between "${baseLabel}" and "${label}" for these fields, changes and filters`,
-		hints: () => [...unreadableHints(stats), ...report().hints],
+		hints: (empty) => [
+			...unreadableHints(stats),
+			...report().hints,
+			...(empty ? [`No change between "${baseLabel}" and "${label}" for these fields, changes and filters`] : []),
+		],
 	};
 }
 

@@ -62,8 +62,7 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 				`not in the dataset "${label}"`,
 			);
 		return {
-			names: { label },
-			subject: `The dataset "${label}" has`,
+			labels: { label },
 			fileName: label,
 			// Under the guard one record more than fits tells "too many" without reading further.
 			records: ({ batchSize, guard }) =>
@@ -74,11 +73,13 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 				fields: stats.requestedFields.filter((field) => fields.includes(field)),
 				...report().summary,
 			}),
-			hints: () => report().hints,
-			emptyHint: () =>
-				filter
+			hints: (empty) => {
+				const { hints } = report();
+				const nothing = filter
 					? `No record of the dataset "${label}" matched the filters (${count(stats.lines)} lines read)`
-					: `The dataset "${label}" returned no records`,
+					: `The dataset "${label}" returned no records`;
+				return empty ? [...hints, nothing] : hints;
+			},
 		};
 	};
 	// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
