@@ -11,7 +11,7 @@ import { mayHoldSecret, operationError } from '../errors';
 import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
 import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
 import { type LineSelector, mayHoldLongInteger, parseJsonExact } from '../transport';
-import { DEFAULT_BATCH_SIZE, rebatch } from './batches';
+import { DEFAULT_BATCH_SIZE, rebatch } from './streams';
 import { listDatasets, unknownLabelError } from './datasets';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
 import { type SnapshotField, toCanonicalFields, withFields } from './snapshotFields';

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator, INo
 
 import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
-import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
+import { DEFAULT_BATCH_SIZE } from '../../helpers/streams';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { idleTimeoutOption, maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
 

@@ -5,7 +5,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { type DomainDataFunctions, type Hash64, Hasher64, type LineSelector } from '../../transport';
-import type { MemoryGuard } from '../batches';
 import type { SnapshotPair } from '../datasets';
 import { DomainSet, listedLines } from '../domainSet';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter, type RecordPredicate } from '../recordFilter';
@@ -14,6 +13,12 @@ import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable, KeptRecords } from './domainTable';
 import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
 import { COMPARE_LIMITS, keptTooLargeError, noNameError } from './refusals';
+
+/** The memory guard of the Items and Batches outputs: `error()` as soon as more than `max` records are certain. */
+export interface MemoryGuard {
+	max: number;
+	error: () => Error;
+}
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
 export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'removed', 'changed'];

@@ -28,6 +28,7 @@ export {
 	type CompareStats,
 	createCompareStats,
 	type DomainChange,
+	type MemoryGuard,
 	type SnapshotSpool,
 } from './comparison';
 

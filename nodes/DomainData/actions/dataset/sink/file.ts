@@ -6,7 +6,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError, count, withNote } from '../../../errors';
-import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/binaryStream';
+import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/streams';
 import type { OutputParameters } from '../output';
 import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
 

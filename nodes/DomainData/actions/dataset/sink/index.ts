@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { count, operationError } from '../../../errors';
-import { rebatch } from '../../../helpers/batches';
+import { rebatch } from '../../../helpers/streams';
 import { DatasetLabels } from '../../../helpers/datasets';
 import { forEachItem } from '../../perItem';
 import type { OperationExecute } from '../../types';

@@ -1,7 +1,7 @@
 /** What the sink reads from a dataset operation, what it tells about a source once read, and its NDJSON. */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { MemoryGuard } from '../../../helpers/batches';
+import type { MemoryGuard } from '../../../helpers/compare';
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
 import type { OutputParameters } from '../output';
 
