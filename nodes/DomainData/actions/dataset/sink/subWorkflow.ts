@@ -27,9 +27,10 @@ interface Progress {
 const done = (progress: Progress) => Math.min(progress.skipRecords, progress.read) + progress.sent;
 
 /**
- * Refuses, before any call, a target this node cannot run: on an n8n without sub-workflow calls, and a workflow that
- * is running this node (itself, or one that called it): each batch would start this node again, which would read the
- * dataset and call the workflow again, without end.
+ * Refuses, before any call, a target this node cannot run: on an n8n without sub-workflow calls, and a workflow
+ * that is running this node (itself, or one that called it): each batch would start this node again, which would
+ * read the dataset and call the workflow again, without end. (As a tool, actions/tool/runAsTool.ts refuses the
+ * Sub-Workflow output before anything runs.)
  */
 export async function assertCallable(
 	this: IExecuteFunctions,
