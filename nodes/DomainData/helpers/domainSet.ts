@@ -16,15 +16,56 @@ export const NOT_LISTED = -1;
 /** Names quoted in hints and summaries (the count is always exact). */
 const EXAMPLES = 5;
 
-export class DomainSet {
+/**
+ * The one hash table of the package: open addressing over 64-bit hashes, slot pairs [entry + 1, high half of the
+ * hash], the low half picking the first slot. The owner keeps its entries and tells whether one is the entry sought
+ * (`isEntry`): DomainSet by its bytes, Compare's DomainTable by the low half it keeps.
+ */
+export abstract class HashIndex {
+	protected slots = new Uint32Array(2);
+	private mask = 0;
+
+	/** Whether `entry`, whose high half matched, is the one sought (low half `lo`, name `text.slice(start, end)`). */
+	protected abstract isEntry(entry: number, lo: number, text: string, start: number, end: number): boolean;
+
+	/** Empties the table and makes room for `entries` at 1.5 slots each, and for at least `minimum` slots. */
+	protected makeRoom(entries: number, minimum: number): void {
+		let capacity = minimum;
+		while (capacity < entries * 1.5) capacity *= 2;
+		this.slots = new Uint32Array(capacity * 2);
+		this.mask = capacity - 1;
+	}
+
+	protected get capacity(): number {
+		return this.mask + 1;
+	}
+
+	/** The slot that holds the entry sought, or the empty slot where it belongs. */
+	protected slotOf(hi: number, lo: number, text = '', start = 0, end = 0): number {
+		const { slots, mask } = this;
+		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
+			const held = slots[slot * 2];
+			if (held === 0 || (slots[slot * 2 + 1] === hi && this.isEntry(held - 1, lo, text, start, end))) return slot;
+		}
+	}
+
+	/** The entry in `slot`, or -1 when it is empty. */
+	protected entryAt(slot: number): number {
+		return this.slots[slot * 2] - 1;
+	}
+
+	protected place(slot: number, entry: number, hi: number): void {
+		this.slots[slot * 2] = entry + 1;
+		this.slots[slot * 2 + 1] = hi;
+	}
+}
+
+export class DomainSet extends HashIndex {
 	size = 0;
 	/** The names one after the other, name i at bytes[starts[i]] to bytes[starts[i + 1]]. */
 	private bytes: Uint8Array;
 	private used = 0;
 	private starts: Uint32Array;
-	/** Slot pairs [index + 1, high half of the hash]; the low half picks the slot. */
-	private slots: Uint32Array;
-	private mask: number;
 	/** One bit per name: a line of the snapshot holds it. */
 	private seenBits: Uint8Array;
 	/** Names with a code unit above U+00FF, whole (no byte holds them; a normalised name is ASCII). */
@@ -33,21 +74,19 @@ export class DomainSet {
 
 	/** `expected`: names to make room for at once (more still fit, at the cost of a copy). */
 	constructor(expected = 16) {
+		super();
 		const names = Math.max(16, expected);
 		this.bytes = new Uint8Array(names * 16);
 		this.starts = new Uint32Array(names + 1);
 		this.seenBits = new Uint8Array(Math.ceil(names / 8));
-		let capacity = 32;
-		while (capacity < names * 1.5) capacity *= 2;
-		this.slots = new Uint32Array(capacity * 2);
-		this.mask = capacity - 1;
+		this.makeRoom(names, 32);
 	}
 
 	/** Adds a name (a Domains list's normalised, lower-case ASCII); false when it is there already. */
 	add(name: string): boolean {
 		const { hi, lo } = hash64(name, this.scratch);
-		const slot = this.slotOf(name, 0, name.length, hi, lo);
-		if (this.slots[slot * 2] !== 0) return false;
+		const slot = this.slotOf(hi, lo, name, 0, name.length);
+		if (this.entryAt(slot) !== NOT_LISTED) return false;
 		const index = this.size++;
 		if (this.size === this.starts.length) this.growNames();
 		while (this.used + name.length > this.bytes.length) this.bytes = copied(this.bytes, this.bytes.length * 2 + 64);
@@ -56,16 +95,15 @@ export class DomainSet {
 		if (at < name.length) (this.wide ??= new Map()).set(index, name);
 		else this.used += name.length;
 		this.starts[index + 1] = this.used;
-		this.slots[slot * 2] = index + 1;
-		this.slots[slot * 2 + 1] = hi;
-		if (this.size * 1.5 > this.mask + 1) this.growIndex();
+		this.place(slot, index, hi);
+		if (this.size * 1.5 > this.capacity) this.growIndex();
 		return true;
 	}
 
 	/** The index of the name `text.slice(start, end)`, or NOT_LISTED; no string is made. */
 	indexOf(text: string, start = 0, end = text.length): number {
 		const { hi, lo } = hash64(text, this.scratch, start, end);
-		return this.slots[this.slotOf(text, start, end, hi, lo) * 2] - 1;
+		return this.entryAt(this.slotOf(hi, lo, text, start, end));
 	}
 
 	has(name: string): boolean {
@@ -112,17 +150,8 @@ export class DomainSet {
 		return this;
 	}
 
-	/** The slot that holds the name, or the empty slot where it belongs. */
-	private slotOf(text: string, start: number, end: number, hi: number, lo: number): number {
-		const { slots, mask } = this;
-		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
-			const held = slots[slot * 2];
-			if (held === 0 || (slots[slot * 2 + 1] === hi && this.holds(held - 1, text, start, end))) return slot;
-		}
-	}
-
 	/** Whether name `index` is, character for character, `text.slice(start, end)`. */
-	private holds(index: number, text: string, start: number, end: number): boolean {
+	protected isEntry(index: number, _lo: number, text: string, start: number, end: number): boolean {
 		const wide = this.wide?.get(index);
 		if (wide !== undefined) return wide === text.slice(start, end);
 		const from = this.starts[index];
@@ -137,15 +166,10 @@ export class DomainSet {
 	}
 
 	private growIndex(): void {
-		const capacity = (this.mask + 1) * 2;
-		this.slots = new Uint32Array(capacity * 2);
-		this.mask = capacity - 1;
+		this.makeRoom(this.size, this.capacity * 2);
 		for (let index = 0; index < this.size; index++) {
 			const { hi, lo } = hash64(this.nameAt(index), this.scratch);
-			let slot = lo & this.mask;
-			while (this.slots[slot * 2] !== 0) slot = (slot + 1) & this.mask;
-			this.slots[slot * 2] = index + 1;
-			this.slots[slot * 2 + 1] = hi;
+			this.place(this.slotOf(hi, lo), index, hi);
 		}
 	}
 }

@@ -7,11 +7,12 @@
  * plus a hash index of the names (8 to 16 bytes).
  */
 import { hash64, type Hash64 } from '../../transport';
+import { HashIndex } from '../domainSet';
 
 const INITIAL_CAPACITY = 1 << 14;
 export const NOT_FOUND = -1;
 
-export class DomainTable {
+export class DomainTable extends HashIndex {
 	count = 0;
 	/** Hash pairs [hi, lo] per ordinal: of the name, of the compared values, of the line (see stageLine). */
 	names = new Uint32Array(2 * INITIAL_CAPACITY);
@@ -21,12 +22,10 @@ export class DomainTable {
 	flags = new Uint8Array(INITIAL_CAPACITY);
 	/** Lines staged ahead of `add`: the reader judges a whole block of lines before their records come. */
 	private staged = 0;
-	/** After `index()`: slot pairs [ordinal + 1, high half of the name hash], open addressing. */
-	private slots = new Uint32Array(2);
-	private mask = 0;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
 
 	constructor(keepsRank = true) {
+		super();
 		if (keepsRank) this.rank = new Float64Array(INITIAL_CAPACITY);
 	}
 
@@ -72,41 +71,20 @@ export class DomainTable {
 	 * places) and returns how many names occur more than once (a repeat is left out of the index).
 	 */
 	index(): number {
-		let capacity = 1024;
-		while (capacity < this.count * 1.5) capacity *= 2;
-		const slots = new Uint32Array(capacity * 2);
-		const mask = capacity - 1;
+		this.makeRoom(this.count, 1024);
 		let repeats = 0;
 		for (let ordinal = 0; ordinal < this.count; ordinal++) {
-			const hi = this.names[2 * ordinal];
-			const lo = this.names[2 * ordinal + 1];
-			for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
-				const held = slots[slot * 2];
-				if (held === 0) {
-					slots[slot * 2] = ordinal + 1;
-					slots[slot * 2 + 1] = hi;
-					break;
-				}
-				if (slots[slot * 2 + 1] === hi && this.names[2 * held - 1] === lo) {
-					repeats++;
-					break;
-				}
-			}
+			const slot = this.slotOf(this.names[2 * ordinal], this.names[2 * ordinal + 1]);
+			if (this.entryAt(slot) === NOT_FOUND) this.place(slot, ordinal, this.names[2 * ordinal]);
+			else repeats++;
 		}
-		this.slots = slots;
-		this.mask = mask;
 		return repeats;
 	}
 
 	/** The ordinal of `name.slice(start, end)`, or NOT_FOUND (after `index()`). */
 	find(name: string, start = 0, end = name.length): number {
 		const { hi, lo } = hash64(name, this.scratch, start, end);
-		const { slots, mask } = this;
-		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
-			const held = slots[slot * 2];
-			if (held === 0) return NOT_FOUND;
-			if (slots[slot * 2 + 1] === hi && this.names[2 * held - 1] === lo) return held - 1;
-		}
+		return this.entryAt(this.slotOf(hi, lo));
 	}
 
 	/** Whether `ordinal` is the domain `name.slice(start, end)`: for a reader in the table's order, no index look-up. */
@@ -116,6 +94,11 @@ export class DomainTable {
 			ordinal < this.count &&
 			this.holdsHash(this.names, ordinal, hash64(name, this.scratch, start, end))
 		);
+	}
+
+	/** The index's test: the low half of the name hash (the high half matched). */
+	protected isEntry(ordinal: number, lo: number): boolean {
+		return this.names[2 * ordinal + 1] === lo;
 	}
 
 	private put(pairs: Uint32Array, ordinal: number, hash: Hash64): void {
