@@ -36,10 +36,6 @@ export abstract class HashIndex {
 		this.mask = capacity - 1;
 	}
 
-	protected get capacity(): number {
-		return this.mask + 1;
-	}
-
 	/** The slot that holds the entry sought, or the empty slot where it belongs. */
 	protected slotOf(hi: number, lo: number, text = '', start = 0, end = 0): number {
 		const { slots, mask } = this;
@@ -96,7 +92,7 @@ export class DomainSet extends HashIndex {
 		else this.used += name.length;
 		this.starts[index + 1] = this.used;
 		this.place(slot, index, hi);
-		if (this.size * 1.5 > this.capacity) this.growIndex();
+		if (this.size * 1.5 > this.slots.length / 2) this.growIndex();
 		return true;
 	}
 
@@ -166,7 +162,7 @@ export class DomainSet extends HashIndex {
 	}
 
 	private growIndex(): void {
-		this.makeRoom(this.size, this.capacity * 2);
+		this.makeRoom(this.size, 32);
 		for (let index = 0; index < this.size; index++) {
 			const { hi, lo } = hash64(this.nameAt(index), this.scratch);
 			this.place(this.slotOf(hi, lo), index, hi);
