@@ -15,7 +15,7 @@ import { datasetLabelProperty, filtersProperty, readSelectionParameters } from '
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
 import { snapshotSpool } from './sink/spool';
 
-const WORDS: OutputWording = {
+const OUTPUT_WORDING: OutputWording = {
 	one: 'change',
 	many: 'changes',
 	batchShape: '{ label, baseLabel, batch, records }',
@@ -76,12 +76,12 @@ const properties: INodeProperties[] = [
 		description: 'Which kinds of change to output',
 	},
 	...returnAllOrLimit(),
-	...outputProperties(WORDS),
+	...outputProperties(OUTPUT_WORDING),
 	filtersProperty(
 		'Compare only the records that match every filter set here, on each side: a domain that matches only in the ' +
 			'newer snapshot is added, only in the older one removed. Both snapshots are still read whole.',
 	),
-	readOptionsCollection(WORDS, 'changes-2025-06-23-2025-06-30', [
+	readOptionsCollection(OUTPUT_WORDING, 'changes-2025-06-23-2025-06-30', [
 		{
 			displayName: 'Ignore Rank Moves Smaller Than',
 			name: 'minRankMove',
@@ -198,4 +198,4 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	return { output, limit, open };
 }
 
-export const execute = deliverEach(WORDS, plan);
+export const execute = deliverEach(OUTPUT_WORDING, plan);

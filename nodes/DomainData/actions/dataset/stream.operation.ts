@@ -12,7 +12,7 @@ import { outputProperties, type OutputWording, readOptionsCollection, readOutput
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
 
-const WORDS: OutputWording = {
+const OUTPUT_WORDING: OutputWording = {
 	one: 'record',
 	many: 'records',
 	batchShape: '{ label, batch, records }',
@@ -33,12 +33,12 @@ const properties: INodeProperties[] = [
 			'language_code.',
 	},
 	...returnAllOrLimit(),
-	...outputProperties(WORDS),
+	...outputProperties(OUTPUT_WORDING),
 	filtersProperty(
 		'Keep only the records that match every filter set here. The whole snapshot is still read, but only matches ' +
 			'are kept, so memory stays small.',
 	),
-	readOptionsCollection(WORDS, '2025-06-30'),
+	readOptionsCollection(OUTPUT_WORDING, '2025-06-30'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['stream'] } }, properties);
@@ -86,4 +86,4 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	return { output, limit, limitIsCount: !filter, open };
 }
 
-export const execute = deliverEach(WORDS, plan);
+export const execute = deliverEach(OUTPUT_WORDING, plan);
