@@ -21,16 +21,8 @@ import { type DomainTable, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
 import { COMPARE_LIMITS, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
 
-export {
-	CHANGE_KINDS,
-	type ChangeKind,
-	type CompareSpec,
-	type CompareStats,
-	createCompareStats,
-	type DomainChange,
-	type MemoryGuard,
-	type SnapshotSpool,
-} from './comparison';
+export { CHANGE_KINDS, createCompareStats } from './comparison';
+export type { ChangeKind, CompareSpec, CompareStats, DomainChange, MemoryGuard, SnapshotSpool } from './comparison';
 
 /** Yields the changes one by one, in the documented order. Stop iterating at any time. */
 export async function* compareSnapshots(
