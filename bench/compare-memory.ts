@@ -12,7 +12,7 @@
  * docs/performance.md states the result (Compare's memory per domain); every other page links there.
  */
 import { DomainTable } from '../nodes/DomainData/helpers/compare/domainTable';
-import { KeptRecords } from '../nodes/DomainData/helpers/compare/keptRecords';
+import { KeptRecords } from '../nodes/DomainData/helpers/compare/domainTable';
 import { formatNumber } from './lib/stats';
 
 const collect = (): void => {

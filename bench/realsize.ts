@@ -30,7 +30,7 @@ import {
 	workflow,
 	workflowId,
 } from '../scripts/n8n/workflows';
-import { DEFAULT_BATCH_SIZE } from '../nodes/DomainData/helpers/batches';
+import { DEFAULT_BATCH_SIZE } from '../nodes/DomainData/helpers/streams';
 import { SNAPSHOT_FIELDS } from '../nodes/DomainData/helpers/snapshotFields';
 import { KEYS } from '../test/simulator';
 import { processMemory } from './lib/machine';

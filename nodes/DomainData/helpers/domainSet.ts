@@ -1,68 +1,105 @@
 /**
- * The names of a Domains list (the filter of Stream and Compare, the rows of Enrich Items from a snapshot): up to
- * millions, each normalised as Domain → Get normalises it and stored once as ASCII bytes, found through an
- * open-addressing index of 64-bit hashes with an exact comparison on a hit, so that a hash collision never lets a
- * record through. A name of L characters costs L + 4 bytes, a bit of "seen", and 12 to 24 bytes of index: about
- * 40 bytes for a name of 15 characters (measured in test/unit/dataset/domains.test.ts).
+ * A set of domain names: a Domains list (the filter of Stream and Compare, the rows of Enrich Items from a snapshot),
+ * and the names Compare remembers beyond its table (older-only names, to refuse a repeat; names of skipped lines). Up
+ * to millions, each stored once as bytes, found through an open-addressing index of 64-bit hashes with an exact
+ * comparison on a hit, so that a hash collision never lets a record through. A name of L characters costs L + 4
+ * bytes, a bit of "seen", and 12 to 24 bytes of index: about 40 bytes for a name of 15 characters (measured in
+ * test/unit/dataset/domains.test.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { count, quoteFew } from '../errors';
-import { type Hash64, hash64 } from './compare/hash64';
-import { nameEnd, NAME_FIRST, repeatsName } from './compare/lineSelector';
+import { type Hash64, hash64, type LineSelector } from '../transport';
 import { normalizeDomainName, splitDomainList } from './domainName';
-import type { LineSelector } from './snapshotReader';
 
 export const NOT_LISTED = -1;
 /** Names quoted in hints and summaries (the count is always exact). */
 const EXAMPLES = 5;
 
-export class DomainSet {
+/**
+ * The one hash table of the package: open addressing over 64-bit hashes, slot pairs [entry + 1, high half of the
+ * hash], the low half picking the first slot. The owner keeps its entries and tells whether one is the entry sought
+ * (`isEntry`): DomainSet by its bytes, Compare's DomainTable by the low half it keeps.
+ */
+export abstract class HashIndex {
+	protected slots = new Uint32Array(2);
+	private mask = 0;
+
+	/** Whether `entry`, whose high half matched, is the one sought (low half `lo`, name `text.slice(start, end)`). */
+	protected abstract isEntry(entry: number, lo: number, text: string, start: number, end: number): boolean;
+
+	/** Empties the table and makes room for `entries` at 1.5 slots each, and for at least `minimum` slots. */
+	protected makeRoom(entries: number, minimum: number): void {
+		let capacity = minimum;
+		while (capacity < entries * 1.5) capacity *= 2;
+		this.slots = new Uint32Array(capacity * 2);
+		this.mask = capacity - 1;
+	}
+
+	/** The slot that holds the entry sought, or the empty slot where it belongs. */
+	protected slotOf(hi: number, lo: number, text = '', start = 0, end = 0): number {
+		const { slots, mask } = this;
+		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
+			const held = slots[slot * 2];
+			if (held === 0 || (slots[slot * 2 + 1] === hi && this.isEntry(held - 1, lo, text, start, end))) return slot;
+		}
+	}
+
+	/** The entry in `slot`, or -1 when it is empty. */
+	protected entryAt(slot: number): number {
+		return this.slots[slot * 2] - 1;
+	}
+
+	protected place(slot: number, entry: number, hi: number): void {
+		this.slots[slot * 2] = entry + 1;
+		this.slots[slot * 2 + 1] = hi;
+	}
+}
+
+export class DomainSet extends HashIndex {
 	size = 0;
 	/** The names one after the other, name i at bytes[starts[i]] to bytes[starts[i + 1]]. */
 	private bytes: Uint8Array;
 	private used = 0;
 	private starts: Uint32Array;
-	/** Slot pairs [index + 1, high half of the hash]; the low half picks the slot. */
-	private slots: Uint32Array;
-	private mask: number;
 	/** One bit per name: a line of the snapshot holds it. */
 	private seenBits: Uint8Array;
+	/** Names with a code unit above U+00FF, whole (no byte holds them; a normalised name is ASCII). */
+	private wide?: Map<number, string>;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
 
 	/** `expected`: names to make room for at once (more still fit, at the cost of a copy). */
 	constructor(expected = 16) {
+		super();
 		const names = Math.max(16, expected);
 		this.bytes = new Uint8Array(names * 16);
 		this.starts = new Uint32Array(names + 1);
 		this.seenBits = new Uint8Array(Math.ceil(names / 8));
-		let capacity = 32;
-		while (capacity < names * 1.5) capacity *= 2;
-		this.slots = new Uint32Array(capacity * 2);
-		this.mask = capacity - 1;
+		this.makeRoom(names, 32);
 	}
 
-	/** Adds a normalised name (lower-case ASCII); false when it is there already. */
+	/** Adds a name (a Domains list's normalised, lower-case ASCII); false when it is there already. */
 	add(name: string): boolean {
 		const { hi, lo } = hash64(name, this.scratch);
-		const slot = this.slotOf(name, 0, name.length, hi, lo);
-		if (this.slots[slot * 2] !== 0) return false;
+		const slot = this.slotOf(hi, lo, name, 0, name.length);
+		if (this.entryAt(slot) !== NOT_LISTED) return false;
 		const index = this.size++;
 		if (this.size === this.starts.length) this.growNames();
 		while (this.used + name.length > this.bytes.length) this.bytes = copied(this.bytes, this.bytes.length * 2 + 64);
-		for (let at = 0; at < name.length; at++) this.bytes[this.used + at] = name.charCodeAt(at);
-		this.used += name.length;
+		let at = 0;
+		while (at < name.length && name.charCodeAt(at) <= 0xff) this.bytes[this.used + at] = name.charCodeAt(at++);
+		if (at < name.length) (this.wide ??= new Map()).set(index, name);
+		else this.used += name.length;
 		this.starts[index + 1] = this.used;
-		this.slots[slot * 2] = index + 1;
-		this.slots[slot * 2 + 1] = hi;
-		if (this.size * 1.5 > this.mask + 1) this.growIndex();
+		this.place(slot, index, hi);
+		if (this.size * 1.5 > this.slots.length / 2) this.growIndex();
 		return true;
 	}
 
 	/** The index of the name `text.slice(start, end)`, or NOT_LISTED; no string is made. */
 	indexOf(text: string, start = 0, end = text.length): number {
 		const { hi, lo } = hash64(text, this.scratch, start, end);
-		return this.slots[this.slotOf(text, start, end, hi, lo) * 2] - 1;
+		return this.entryAt(this.slotOf(hi, lo, text, start, end));
 	}
 
 	has(name: string): boolean {
@@ -70,6 +107,8 @@ export class DomainSet {
 	}
 
 	nameAt(index: number): string {
+		const wide = this.wide?.get(index);
+		if (wide !== undefined) return wide;
 		let name = '';
 		for (let at = this.starts[index]; at < this.starts[index + 1]; at++) name += String.fromCharCode(this.bytes[at]);
 		return name;
@@ -107,17 +146,10 @@ export class DomainSet {
 		return this;
 	}
 
-	/** The slot that holds the name, or the empty slot where it belongs. */
-	private slotOf(text: string, start: number, end: number, hi: number, lo: number): number {
-		const { slots, mask } = this;
-		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
-			const held = slots[slot * 2];
-			if (held === 0 || (slots[slot * 2 + 1] === hi && this.holds(held - 1, text, start, end))) return slot;
-		}
-	}
-
 	/** Whether name `index` is, character for character, `text.slice(start, end)`. */
-	private holds(index: number, text: string, start: number, end: number): boolean {
+	protected isEntry(index: number, _lo: number, text: string, start: number, end: number): boolean {
+		const wide = this.wide?.get(index);
+		if (wide !== undefined) return wide === text.slice(start, end);
 		const from = this.starts[index];
 		if (this.starts[index + 1] - from !== end - start) return false;
 		for (let at = 0; at < end - start; at++) if (this.bytes[from + at] !== text.charCodeAt(start + at)) return false;
@@ -130,15 +162,10 @@ export class DomainSet {
 	}
 
 	private growIndex(): void {
-		const capacity = (this.mask + 1) * 2;
-		this.slots = new Uint32Array(capacity * 2);
-		this.mask = capacity - 1;
+		this.makeRoom(this.size, 32);
 		for (let index = 0; index < this.size; index++) {
 			const { hi, lo } = hash64(this.nameAt(index), this.scratch);
-			let slot = lo & this.mask;
-			while (this.slots[slot * 2] !== 0) slot = (slot + 1) & this.mask;
-			this.slots[slot * 2] = index + 1;
-			this.slots[slot * 2 + 1] = hi;
+			this.place(this.slotOf(hi, lo), index, hi);
 		}
 	}
 }
@@ -171,6 +198,33 @@ export function readDomainList(value: unknown): DomainList {
 		else if (rejected.count++ < EXAMPLES) rejected.examples.push(typeof entry === 'string' ? entry : String(entry));
 	}
 	return { names: names.trim(), rejected };
+}
+
+export const NAME_FIRST = '{"name":"';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const SPACE = 0x20;
+
+/**
+ * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
+ * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
+ * JSON.parse gives. -1 for any other shape. The line may still be malformed after the name, or repeat the key.
+ */
+export function nameEnd(text: string, start: number, end: number): number {
+	if (!text.startsWith(NAME_FIRST, start)) return -1;
+	const from = start + NAME_FIRST.length;
+	for (let at = from; at < end; at++) {
+		const code = text.charCodeAt(at);
+		if (code === QUOTE) return at === from ? -1 : at;
+		if (code === BACKSLASH || code < SPACE) return -1;
+	}
+	return -1;
+}
+
+/** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
+export function repeatsName(text: string, from: number, end: number): boolean {
+	const again = text.indexOf('"name"', from);
+	return again !== -1 && again < end;
 }
 
 /**

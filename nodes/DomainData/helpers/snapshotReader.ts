@@ -10,20 +10,13 @@ import { buildApiError, containsSecret, count, holdsSecret, maskServiceText } fr
 import { mayHoldSecret, operationError } from '../errors';
 import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
 import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
-import { mayHoldLongInteger, parseJsonExact } from '../transport';
-import { DEFAULT_BATCH_SIZE, rebatch } from './batches';
+import { type LineSelector, mayHoldLongInteger, parseJsonExact } from '../transport';
+import { DEFAULT_BATCH_SIZE, rebatch } from './streams';
 import { listDatasets, unknownLabelError } from './datasets';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
 import { type SnapshotField, toCanonicalFields, withFields } from './snapshotFields';
 
 export type MalformedLineHandling = 'error' | 'skip';
-
-/**
- * The caller's verdict on the line `text.slice(start, end)`, asked after the resume, blank-line and API-key checks,
- * before parsing: true to parse it (also when unsure); false to decline it (counted, and it keeps the resume point,
- * but it is neither a record nor malformed); or the record that stands for it, handed out unparsed and unfiltered.
- */
-export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
 /** What happened during a read; the reader fills it in as it goes (pass one in to see it). */
 export function createReadStats(label = '') {

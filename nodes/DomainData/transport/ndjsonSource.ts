@@ -6,7 +6,7 @@
 import { asNodeError, buildApiError, count, redact } from '../errors';
 import { isUndecodableBody, undecodableBodyError } from './failures';
 import { IdleTimeoutError } from './idle';
-import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
+import { Hasher64, type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { type ApiRequest, type CallLimits, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
 import { isTransientError, networkErrorCode, networkFailureLabel, RetryBudget } from './retry';
 import { ndjsonBody, send } from './send';
@@ -231,12 +231,11 @@ const DAMAGED_POSITIONS_KEPT = 4096;
 
 /**
  * The fingerprint of the lines a stream handed out, to check that a stream sent again after a drop starts with the
- * same lines: 12 bytes, 33 code units hashed per line. An FNV-1a lane over each line's length, head and tail, a
- * second lane that chains the first one's state line by line (so a swap of two lines changes it too), the count.
+ * same lines: each line's length, head and tail (up to 32 code units) hashed in order, so that a swap of two lines
+ * changes it too, and the number of lines.
  */
 class Fingerprint {
-	private a = 0x811c9dc5 | 0;
-	private b = 0x6a09e667 | 0;
+	private readonly hasher = new Hasher64();
 	private lines = 0;
 
 	/**
@@ -244,25 +243,24 @@ class Fingerprint {
 	 * a damaged one in `damaged` (shared by the read's fingerprints); a re-read (`resumed`) leaves those out.
 	 */
 	add(block: LineBlock, from: number, to: number, position: number, damaged: Set<number>, resumed: boolean) {
-		let { a, b } = this;
 		for (let index = from; index < to; index++, position++) {
 			const text = block.textOf(index);
 			const start = block.starts[index];
 			const end = block.ends[index];
 			if (resumed ? damaged.has(position) : isDamaged(text, start, end, damaged, position)) continue;
-			a = Math.imul(a ^ (end - start), 0x01000193);
 			const headEnd = Math.min(end, start + HEAD);
-			for (let at = start; at < headEnd; at++) a = Math.imul(a ^ text.charCodeAt(at), 0x01000193);
-			for (let at = Math.max(headEnd, end - TAIL); at < end; at++) a = Math.imul(a ^ text.charCodeAt(at), 0x01000193);
-			b = Math.imul(b ^ a, 0x5bd1e995) ^ (b >>> 13);
+			this.hasher
+				.word(end - start)
+				.text(text, start, headEnd)
+				.text(text, Math.max(headEnd, end - TAIL), end);
 		}
-		this.a = a;
-		this.b = b;
 		this.lines += to - from;
 	}
 
 	equals(other: Fingerprint): boolean {
-		return this.a === other.a && this.b === other.b && this.lines === other.lines;
+		const mine = this.hasher.digest({ hi: 0, lo: 0 });
+		const theirs = other.hasher.digest({ hi: 0, lo: 0 });
+		return this.lines === other.lines && mine.hi === theirs.hi && mine.lo === theirs.lo;
 	}
 }
 

@@ -6,11 +6,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DomainTable, NOT_FOUND } from '../../../nodes/DomainData/helpers/compare/domainTable';
-import { hash64, Hasher64 } from '../../../nodes/DomainData/helpers/compare/hash64';
-import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/keptRecords';
+import { hash64, Hasher64 } from '../../../nodes/DomainData/transport';
+import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/domainTable';
 import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/compare/recordDiff';
-import { lineSelector, readableName } from '../../../nodes/DomainData/helpers/compare/lineSelector';
-import { NameSet } from '../../../nodes/DomainData/helpers/compare/nameSet';
+import { lineSelector } from '../../../nodes/DomainData/helpers/compare';
+import { readableName } from '../../../nodes/DomainData/helpers/compare/comparison';
+import { DomainSet } from '../../../nodes/DomainData/helpers/domainSet';
 
 const zero = () => ({ hi: 0, lo: 0 });
 const UNBOUNDED = { maxBytes: 1 << 30, tooLarge: () => new Error('too large') };
@@ -231,13 +232,26 @@ describe('readableName (the name of a line skipped as malformed)', () => {
 	});
 });
 
-describe('NameSet', () => {
+describe('DomainSet as Compare uses it', () => {
 	it('holds every name added across its growth, once each', () => {
-		const names = new NameSet();
+		const names = new DomainSet();
 		for (let i = 0; i < 20_000; i++) expect(names.add(`site-${i}.example`)).toBe(true);
 		expect(names.add('site-7.example')).toBe(false);
 		expect(names.size).toBe(20_000);
 		for (let i = 0; i < 20_000; i += 37) expect(names.has(`site-${i}.example`)).toBe(true);
 		expect(names.has('elsewhere.example')).toBe(false);
+	});
+
+	it('holds a name with a code unit above U+00FF exactly (a record of the service may hold one)', () => {
+		const names = new DomainSet();
+		expect(names.add('\u540d.example')).toBe(true);
+		expect(names.add('\u540d.example')).toBe(false);
+		expect(names.has('\u540d.example')).toBe(true);
+		// The same low byte, another character.
+		expect(names.has('\u550d.example')).toBe(false);
+		expect(names.add('\u550d.example')).toBe(true);
+		expect(names.nameAt(1)).toBe('\u550d.example');
+		expect(names.add('plain.example')).toBe(true);
+		expect(names.size).toBe(3);
 	});
 });

@@ -5,7 +5,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/keptRecords';
+import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/domainTable';
 import { COMPARE_LIMITS } from '../../../nodes/DomainData/helpers/compare/refusals';
 import { runNode } from '../../harness/n8n';
 import { startLocalService } from '../../harness/localService';

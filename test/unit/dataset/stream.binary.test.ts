@@ -1,5 +1,5 @@
 /**
- * The byte stream handed to n8n's binary helpers (helpers/binaryStream.ts): n8n stores it with
+ * The byte stream handed to n8n's binary helpers (helpers/streams.ts): n8n stores it with
  * fs.writeFile in filesystem mode (async iteration) and collects it with streamToBuffer in the other
  * modes ('data'/'end'/'error' events). Both paths, and gzip, without HTTP.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
-import { gzipBytes, toBinaryInput } from '../../../nodes/DomainData/helpers/binaryStream';
+import { gzipBytes, toBinaryInput } from '../../../nodes/DomainData/helpers/streams';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { binaryToBuffer } = require('n8n-core/dist/binary-data/utils') as {

@@ -4,7 +4,7 @@
  */
 import { chunk, runPool } from '../../../nodes/DomainData/helpers/concurrency';
 import { normalizeDomainName, splitDomainList } from '../../../nodes/DomainData/helpers/domainName';
-import { getFieldValue, setFieldValue } from '../../../nodes/DomainData/helpers/fieldPath';
+import { getFieldValue, setFieldValue } from '../../../nodes/DomainData/actions/domain/enrich.operation';
 
 describe('normalizeDomainName', () => {
 	test.each([

@@ -15,7 +15,7 @@ import { datasetLabelProperty, filtersProperty, readSelectionParameters } from '
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
 import { snapshotSpool } from './sink/spool';
 
-const WORDS: OutputWording = {
+const OUTPUT_WORDING: OutputWording = {
 	one: 'change',
 	many: 'changes',
 	batchShape: '{ label, baseLabel, batch, records }',
@@ -76,12 +76,12 @@ const properties: INodeProperties[] = [
 		description: 'Which kinds of change to output',
 	},
 	...returnAllOrLimit(),
-	...outputProperties(WORDS),
+	...outputProperties(OUTPUT_WORDING),
 	filtersProperty(
 		'Compare only the records that match every filter set here, on each side: a domain that matches only in the ' +
 			'newer snapshot is added, only in the older one removed. Both snapshots are still read whole.',
 	),
-	readOptionsCollection(WORDS, 'changes-2025-06-23-2025-06-30', [
+	readOptionsCollection(OUTPUT_WORDING, 'changes-2025-06-23-2025-06-30', [
 		{
 			displayName: 'Ignore Rank Moves Smaller Than',
 			name: 'minRankMove',
@@ -149,8 +149,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 	const whole = () => stats.reads.length >= 2 && stats.reads.slice(0, 2).every((read) => read.complete);
 	const report = () => domainListReport(spec.filter?.domains, whole(), `in neither "${label}" nor "${baseLabel}"`);
 	return {
-		names: { label, baseLabel },
-		subject: `The comparison of "${label}" with "${baseLabel}" finds`,
+		labels: { label, baseLabel },
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
 		records: ({ guard }) => {
@@ -163,8 +162,11 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 			const unreadable = spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {};
 			return { ...counts, fields: spec.fields, ...unreadable, ...report().summary };
 		},
-		emptyHint: () => `No change between "${baseLabel}" and "${label}" for these fields, changes and filters`,
-		hints: () => [...unreadableHints(stats), ...report().hints],
+		hints: (empty) => [
+			...unreadableHints(stats),
+			...report().hints,
+			...(empty ? [`No change between "${baseLabel}" and "${label}" for these fields, changes and filters`] : []),
+		],
 	};
 }
 
@@ -196,4 +198,4 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 	return { output, limit, open };
 }
 
-export const execute = deliverEach(WORDS, plan);
+export const execute = deliverEach(OUTPUT_WORDING, plan);

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator, INo
 
 import { operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
-import { DEFAULT_BATCH_SIZE } from '../../helpers/batches';
+import { DEFAULT_BATCH_SIZE } from '../../helpers/streams';
 import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { idleTimeoutOption, maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
 
@@ -241,13 +241,13 @@ export function readOutputParameters(
 			fallback: DEFAULT_MAX_RECORDS_IN_MEMORY,
 		}),
 		onMalformed: options.onMalformedLine === 'skip' ? 'skip' : 'error',
-		subWorkflow: output === SUB_WORKFLOW_OUTPUT ? readSubWorkflowTarget.call(this, itemIndex, recordKeys) : undefined,
-		file: output === 'file' ? readFileTarget.call(this, itemIndex) : undefined,
+		subWorkflow:
+			output === SUB_WORKFLOW_OUTPUT ? readSubWorkflowTarget.call(this, itemIndex, options, recordKeys) : undefined,
+		file: output === 'file' ? readFileTarget.call(this, itemIndex, options) : undefined,
 	};
 }
 
-function readSkipRecords(this: IExecuteFunctions, itemIndex: number): number {
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+function readSkipRecords(this: IExecuteFunctions, itemIndex: number, options: IDataObject): number {
 	return readWholeNumber(this.getNode(), options.skipRecords, 'option "Skip Records"', {
 		itemIndex,
 		min: 0,
@@ -256,7 +256,7 @@ function readSkipRecords(this: IExecuteFunctions, itemIndex: number): number {
 	});
 }
 
-function readFileTarget(this: IExecuteFunctions, itemIndex: number): FileTarget {
+function readFileTarget(this: IExecuteFunctions, itemIndex: number, options: IDataObject): FileTarget {
 	const size = this.getNodeParameter('maxFileSize', itemIndex, DEFAULT_MAX_FILE_MB);
 	const megabytes = readWholeNumber(this.getNode(), size, 'parameter "Max File Size (MB)"', {
 		itemIndex,
@@ -267,12 +267,13 @@ function readFileTarget(this: IExecuteFunctions, itemIndex: number): FileTarget 
 			'mode (database mode: 512 MB by default), or a large one for a single file.',
 	});
 	// MB as n8n counts its limit (its "512 MB" is 512 MiB).
-	return { maxBytes: megabytes * 1024 * 1024, skipRecords: readSkipRecords.call(this, itemIndex) };
+	return { maxBytes: megabytes * 1024 * 1024, skipRecords: readSkipRecords.call(this, itemIndex, options) };
 }
 
 function readSubWorkflowTarget(
 	this: IExecuteFunctions,
 	itemIndex: number,
+	options: IDataObject,
 	recordKeys: readonly string[],
 ): SubWorkflowTarget {
 	const node = this.getNode();
@@ -285,8 +286,7 @@ function readSubWorkflowTarget(
 				"Choose the workflow to run for each batch from the list, or give its ID (it is in the workflow's URL).",
 		});
 	}
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const skipRecords = readSkipRecords.call(this, itemIndex);
+	const skipRecords = readSkipRecords.call(this, itemIndex, options);
 	const batchInfoField = String(options.batchInfoField ?? '').trim();
 	// A key of the record would be overwritten, and one of Object.prototype is dropped or turns into the prototype.
 	if (batchInfoField && (recordKeys.includes(batchInfoField) || batchInfoField in Object.prototype)) {

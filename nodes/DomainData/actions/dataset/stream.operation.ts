@@ -12,7 +12,7 @@ import { outputProperties, type OutputWording, readOptionsCollection, readOutput
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
 
-const WORDS: OutputWording = {
+const OUTPUT_WORDING: OutputWording = {
 	one: 'record',
 	many: 'records',
 	batchShape: '{ label, batch, records }',
@@ -33,12 +33,12 @@ const properties: INodeProperties[] = [
 			'language_code.',
 	},
 	...returnAllOrLimit(),
-	...outputProperties(WORDS),
+	...outputProperties(OUTPUT_WORDING),
 	filtersProperty(
 		'Keep only the records that match every filter set here. The whole snapshot is still read, but only matches ' +
 			'are kept, so memory stays small.',
 	),
-	readOptionsCollection(WORDS, '2025-06-30'),
+	readOptionsCollection(OUTPUT_WORDING, '2025-06-30'),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['stream'] } }, properties);
@@ -62,8 +62,7 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 				`not in the dataset "${label}"`,
 			);
 		return {
-			names: { label },
-			subject: `The dataset "${label}" has`,
+			labels: { label },
 			fileName: label,
 			// Under the guard one record more than fits tells "too many" without reading further.
 			records: ({ batchSize, guard }) =>
@@ -74,15 +73,17 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 				fields: stats.requestedFields.filter((field) => fields.includes(field)),
 				...report().summary,
 			}),
-			hints: () => report().hints,
-			emptyHint: () =>
-				filter
+			hints: (empty) => {
+				const { hints } = report();
+				const nothing = filter
 					? `No record of the dataset "${label}" matched the filters (${count(stats.lines)} lines read)`
-					: `The dataset "${label}" returned no records`,
+					: `The dataset "${label}" returned no records`;
+				return empty ? [...hints, nothing] : hints;
+			},
 		};
 	};
 	// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
 	return { output, limit, limitIsCount: !filter, open };
 }
 
-export const execute = deliverEach(WORDS, plan);
+export const execute = deliverEach(OUTPUT_WORDING, plan);

@@ -1,19 +1,79 @@
-/** The state one comparison carries through its three passes (index.ts), and the helpers they share. */
+/**
+ * The shapes of Dataset → Compare: what is asked (CompareSpec), what comes out (DomainChange), what it did
+ * (CompareStats); the state one comparison carries through its three passes (index.ts), and the helpers they share.
+ */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { DomainDataFunctions } from '../../transport';
-import { listedLines } from '../domainSet';
-import { compileRecordFilter, fieldsReadBy, type RecordPredicate } from '../recordFilter';
-import { createReadStats, type LineSelector, readSnapshot } from '../snapshotReader';
+import { type DomainDataFunctions, type Hash64, Hasher64, type LineSelector } from '../../transport';
+import type { SnapshotPair } from '../datasets';
+import { DomainSet, listedLines } from '../domainSet';
+import { compileRecordFilter, fieldsReadBy, type RecordFilter, type RecordPredicate } from '../recordFilter';
+import { createReadStats, readSnapshot, type ReadSnapshotOptions, type SnapshotReadStats } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
-import { DomainTable } from './domainTable';
-import { type Hash64, Hasher64 } from './hash64';
-import { KeptRecords } from './keptRecords';
-import { readableName } from './lineSelector';
-import { NameSet } from './nameSet';
+import { DomainTable, KeptRecords } from './domainTable';
 import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
 import { COMPARE_LIMITS, keptTooLargeError, noNameError } from './refusals';
-import type { ChangeKind, ChangeReason, CompareSpec, CompareStats, DomainChange } from './types';
+
+/** The memory guard of the Items and Batches outputs: `error()` as soon as more than `max` records are certain. */
+export interface MemoryGuard {
+	max: number;
+	error: () => Error;
+}
+
+export type ChangeKind = 'added' | 'removed' | 'changed';
+export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'removed', 'changed'];
+
+/** Why a domain is added or removed: new to / gone from the index, or it only crossed the filters. */
+type ChangeReason = 'newToIndex' | 'enteredSelection' | 'goneFromIndex' | 'leftSelection' | 'valuesChanged';
+
+export interface DomainChange extends IDataObject {
+	change: ChangeKind;
+	reason: ChangeReason;
+	name: string;
+	label: string;
+	baseLabel: string;
+	record: IDataObject;
+	changes: Record<string, FieldChange>;
+}
+
+/** Its two labels are concrete date labels (as DatasetLabels.pair resolves them). */
+export interface CompareSpec extends SnapshotPair, Pick<ReadSnapshotOptions, 'limits' | 'onMalformed' | 'itemIndex'> {
+	/** Compared fields (canonical, without `name`). */
+	fields: SnapshotField[];
+	kinds: ReadonlySet<ChangeKind>;
+	filter?: RecordFilter;
+	/** Rank moves smaller than this are no change (when rank is compared). */
+	minRankMove: number;
+	limit?: number;
+	/** Counted in changes. */
+	guard?: MemoryGuard;
+	/** Where pass 1 keeps the newer snapshot for pass 3; without it (or when it cannot keep), pass 3 reads again. */
+	spool?: SnapshotSpool;
+}
+
+/** The newer snapshot's records as pass 1 read them, kept (n8n's binary storage) so that pass 3 reads no more. */
+export interface SnapshotSpool {
+	/** Reads `records` to their end, keeping them; false when they could not be kept (binary data in memory). */
+	keep(records: AsyncIterable<IDataObject[]>): Promise<boolean>;
+	/** The kept records as NDJSON texts of whole lines, in order. */
+	texts(): AsyncIterable<string>;
+}
+
+export interface CompareStats {
+	/** One read's stats per pass, in order (newer, older, newer). */
+	reads: SnapshotReadStats[];
+	/** Older records kept for pass 3 at most at once, and their bytes. */
+	keptPeak: number;
+	keptBytesPeak: number;
+	/** Domains left out because a line of theirs was skipped as malformed (distinct names). */
+	unreadableDomains: number;
+	/** Skipped lines without a readable name (their domains may show as added or removed). */
+	namelessLines: number;
+}
+
+export function createCompareStats(): CompareStats {
+	return { reads: [], keptPeak: 0, keptBytesPeak: 0, unreadableDomains: 0, namelessLines: 0 };
+}
 
 /** Flags per ordinal: the filters select the newer record; the older snapshot has the domain (or hid it). */
 export const SELECTED = 1;
@@ -27,9 +87,9 @@ export class Comparison {
 	output = 0;
 	readonly limit: number;
 	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
-	readonly skippedNew = new NameSet();
+	readonly skippedNew = new DomainSet();
 	namelessNew = 0;
-	private readonly unreadable = new NameSet();
+	private readonly unreadable = new DomainSet();
 	private readonly hasher = new Hasher64();
 	private readonly values: Hash64 = { hi: 0, lo: 0 };
 	private readonly predicate: RecordPredicate | undefined;
@@ -173,5 +233,20 @@ export class Comparison {
 		return diffRecords(before, after, this.explainFields, (field) =>
 			field === 'rank' && rankIsFiltered ? 1 : this.spec.minRankMove,
 		);
+	}
+}
+
+/** `"name"`, a colon and a JSON string, with any whitespace between. */
+const NAME_MEMBER = /"name"\s*:\s*("(?:[^"\\\u0000-\u001f]|\\.)*")/;
+
+/** The name of a line that is no valid record, when a complete `"name"` member can be read from it. */
+export function readableName(line: string): string | undefined {
+	const match = NAME_MEMBER.exec(line);
+	if (!match) return undefined;
+	try {
+		const name = JSON.parse(match[1]) as string;
+		return name.length > 0 ? name : undefined;
+	} catch {
+		return undefined;
 	}
 }

@@ -1,14 +1,18 @@
 /**
- * Compare's memory of the newer snapshot: per record, in stream order (its ordinal), 64-bit hashes of the name,
- * of the compared values and of the line as it came, flag bits and, when rank is read, the rank (a float64: any
- * number, exactly; NaN for none), in typed arrays (25 or 33 bytes), plus a hash index of the names (8 to 16 bytes).
+ * Compare's memory, by the newer snapshot's ordinal of a record (its place in stream order): the table of the newer
+ * snapshot (DomainTable) and the older records kept between pass 2 and pass 3 (KeptRecords).
+ *
+ * DomainTable: per record, 64-bit hashes of the name, of the compared values and of the line as it came, flag bits
+ * and, when rank is read, the rank (a float64: any number, exactly; NaN for none), in typed arrays (25 or 33 bytes),
+ * plus a hash index of the names (8 to 16 bytes).
  */
-import { hash64, type Hash64 } from './hash64';
+import { hash64, type Hash64 } from '../../transport';
+import { HashIndex } from '../domainSet';
 
 const INITIAL_CAPACITY = 1 << 14;
 export const NOT_FOUND = -1;
 
-export class DomainTable {
+export class DomainTable extends HashIndex {
 	count = 0;
 	/** Hash pairs [hi, lo] per ordinal: of the name, of the compared values, of the line (see stageLine). */
 	names = new Uint32Array(2 * INITIAL_CAPACITY);
@@ -18,12 +22,10 @@ export class DomainTable {
 	flags = new Uint8Array(INITIAL_CAPACITY);
 	/** Lines staged ahead of `add`: the reader judges a whole block of lines before their records come. */
 	private staged = 0;
-	/** After `index()`: slot pairs [ordinal + 1, high half of the name hash], open addressing. */
-	private slots = new Uint32Array(2);
-	private mask = 0;
 	private readonly scratch: Hash64 = { hi: 0, lo: 0 };
 
 	constructor(keepsRank = true) {
+		super();
 		if (keepsRank) this.rank = new Float64Array(INITIAL_CAPACITY);
 	}
 
@@ -69,41 +71,20 @@ export class DomainTable {
 	 * places) and returns how many names occur more than once (a repeat is left out of the index).
 	 */
 	index(): number {
-		let capacity = 1024;
-		while (capacity < this.count * 1.5) capacity *= 2;
-		const slots = new Uint32Array(capacity * 2);
-		const mask = capacity - 1;
+		this.makeRoom(this.count, 1024);
 		let repeats = 0;
 		for (let ordinal = 0; ordinal < this.count; ordinal++) {
-			const hi = this.names[2 * ordinal];
-			const lo = this.names[2 * ordinal + 1];
-			for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
-				const held = slots[slot * 2];
-				if (held === 0) {
-					slots[slot * 2] = ordinal + 1;
-					slots[slot * 2 + 1] = hi;
-					break;
-				}
-				if (slots[slot * 2 + 1] === hi && this.names[2 * held - 1] === lo) {
-					repeats++;
-					break;
-				}
-			}
+			const slot = this.slotOf(this.names[2 * ordinal], this.names[2 * ordinal + 1]);
+			if (this.entryAt(slot) === NOT_FOUND) this.place(slot, ordinal, this.names[2 * ordinal]);
+			else repeats++;
 		}
-		this.slots = slots;
-		this.mask = mask;
 		return repeats;
 	}
 
 	/** The ordinal of `name.slice(start, end)`, or NOT_FOUND (after `index()`). */
 	find(name: string, start = 0, end = name.length): number {
 		const { hi, lo } = hash64(name, this.scratch, start, end);
-		const { slots, mask } = this;
-		for (let slot = lo & mask; ; slot = (slot + 1) & mask) {
-			const held = slots[slot * 2];
-			if (held === 0) return NOT_FOUND;
-			if (slots[slot * 2 + 1] === hi && this.names[2 * held - 1] === lo) return held - 1;
-		}
+		return this.entryAt(this.slotOf(hi, lo));
 	}
 
 	/** Whether `ordinal` is the domain `name.slice(start, end)`: for a reader in the table's order, no index look-up. */
@@ -113,6 +94,11 @@ export class DomainTable {
 			ordinal < this.count &&
 			this.holdsHash(this.names, ordinal, hash64(name, this.scratch, start, end))
 		);
+	}
+
+	/** The index's test: the low half of the name hash (the high half matched). */
+	protected isEntry(ordinal: number, lo: number): boolean {
+		return this.names[2 * ordinal + 1] === lo;
 	}
 
 	private put(pairs: Uint32Array, ordinal: number, hash: Hash64): void {
@@ -136,4 +122,119 @@ export class DomainTable {
 		if (this.rank) this.rank = bigger(this.rank);
 		this.flags = bigger(this.flags);
 	}
+}
+
+const DEFAULT_CHUNK_BYTES = 1 << 20;
+const MAX_CHUNKS = 0xffff;
+
+interface KeptRecordsOptions {
+	maxBytes: number;
+	tooLarge: () => Error;
+	/** Tests use small chunks to reach many of them. */
+	chunkBytes?: number;
+}
+
+/**
+ * The older records Compare keeps between pass 2 and pass 3, by the newer snapshot's ordinal: their JSON as UTF-8 in
+ * 1 MB chunks, found through typed arrays (chunk, offset, length). About the JSON's size each, where strings and a Map
+ * would take two bytes a character past U+00FF and more per entry; chunks are never copied to grow. Past `maxBytes`
+ * (or 65,535 chunks: a 16-bit chunk index) the owner's error is thrown.
+ */
+export class KeptRecords {
+	size = 0;
+	/** Bytes of the chunks: what the kept records cost. */
+	byteLength = 0;
+	private chunks: Uint8Array[] = [];
+	private readonly chunkBytes: number;
+	/** Bytes used in the last chunk. */
+	private used: number;
+	/** Per ordinal: chunk index + 1 (0: none kept), offset and length of its JSON. */
+	private chunkOf: Uint16Array;
+	private readonly offsets: Uint32Array;
+	private readonly lengths: Uint32Array;
+	private readonly encoder = new TextEncoder();
+	private readonly decoder = new TextDecoder();
+
+	constructor(
+		ordinals: number,
+		private readonly options: KeptRecordsOptions,
+	) {
+		this.chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+		this.used = this.chunkBytes;
+		this.chunkOf = new Uint16Array(ordinals);
+		this.offsets = new Uint32Array(ordinals);
+		this.lengths = new Uint32Array(ordinals);
+	}
+
+	set(ordinal: number, json: string): void {
+		if (this.chunkOf[ordinal] === 0) this.size++;
+		this.place(ordinal, (target) => this.encoder.encodeInto(json, target).written, json.length * 3);
+	}
+
+	has(ordinal: number): boolean {
+		return this.chunkOf[ordinal] !== 0;
+	}
+
+	get(ordinal: number): string | undefined {
+		const bytes = this.bytesOf(ordinal, this.chunkOf, this.chunks);
+		return bytes && this.decoder.decode(bytes);
+	}
+
+	delete(ordinal: number): void {
+		if (this.chunkOf[ordinal] === 0) return;
+		this.chunkOf[ordinal] = 0;
+		this.size--;
+	}
+
+	/** Ordinals held, ascending. */
+	ordinals(): number[] {
+		const result: number[] = [];
+		for (let ordinal = 0; ordinal < this.chunkOf.length; ordinal++) if (this.has(ordinal)) result.push(ordinal);
+		return result;
+	}
+
+	/** Copies what is still held into fresh chunks, so that deleted records free their memory. */
+	compact(): void {
+		const { chunks, chunkOf } = this;
+		this.chunkOf = new Uint16Array(chunkOf.length);
+		this.chunks = [];
+		this.byteLength = 0;
+		this.used = this.chunkBytes;
+		for (let ordinal = 0; ordinal < chunkOf.length; ordinal++) {
+			const source = this.bytesOf(ordinal, chunkOf, chunks);
+			if (source !== undefined) this.place(ordinal, (target) => copyInto(target, source), source.length);
+		}
+	}
+
+	private bytesOf(ordinal: number, chunkOf: Uint16Array, chunks: Uint8Array[]): Uint8Array | undefined {
+		const chunk = chunkOf[ordinal];
+		if (chunk === 0) return undefined;
+		const offset = this.offsets[ordinal];
+		return chunks[chunk - 1].subarray(offset, offset + this.lengths[ordinal]);
+	}
+
+	/** Writes at most `room` bytes through `write` (which returns how many it wrote) and records where. */
+	private place(ordinal: number, write: (target: Uint8Array) => number, room: number): void {
+		if (this.used + room > this.chunkBytes) {
+			// A record larger than a chunk gets a chunk of its own (at offset 0, so the encoding still fits).
+			const bytes = Math.max(this.chunkBytes, room);
+			if (this.byteLength + bytes > this.options.maxBytes || this.chunks.length >= MAX_CHUNKS) {
+				throw this.options.tooLarge();
+			}
+			this.chunks.push(new Uint8Array(bytes));
+			this.byteLength += bytes;
+			this.used = 0;
+		}
+		const index = this.chunks.length - 1;
+		const written = write(this.chunks[index].subarray(this.used));
+		this.chunkOf[ordinal] = index + 1;
+		this.offsets[ordinal] = this.used;
+		this.lengths[ordinal] = written;
+		this.used += written;
+	}
+}
+
+function copyInto(target: Uint8Array, source: Uint8Array): number {
+	target.set(source);
+	return source.length;
 }

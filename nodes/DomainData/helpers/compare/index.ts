@@ -13,17 +13,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { asNodeError, count } from '../../errors';
-import type { DomainDataFunctions } from '../../transport';
-import type { LineSelector } from '../snapshotReader';
-import { Comparison, SEEN_IN_BASE, SELECTED } from './comparison';
-import { NOT_FOUND } from './domainTable';
-import { lineSelector, SameLine, sameLineSelector } from './lineSelector';
-import { NameSet } from './nameSet';
+import type { DomainDataFunctions, LineSelector } from '../../transport';
+import { DomainSet, nameEnd, NAME_FIRST, repeatsName } from '../domainSet';
+import { type CompareSpec, type CompareStats, Comparison, createCompareStats, type DomainChange } from './comparison';
+import { SEEN_IN_BASE, SELECTED } from './comparison';
+import { type DomainTable, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
 import { COMPARE_LIMITS, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
-import { type CompareSpec, type CompareStats, createCompareStats, type DomainChange } from './types';
 
-export * from './types';
+export { CHANGE_KINDS, createCompareStats } from './comparison';
+export type { ChangeKind, CompareSpec, CompareStats, DomainChange, MemoryGuard, SnapshotSpool } from './comparison';
 
 /** Yields the changes one by one, in the documented order. Stop iterating at any time. */
 export async function* compareSnapshots(
@@ -89,7 +88,7 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 	const { baseLabel, kinds, itemIndex } = spec;
 	const node = run.context.getNode();
 	/** Names of the older snapshot that the newer one lacks: only to refuse a repeat. */
-	const olderOnly = new NameSet();
+	const olderOnly = new DomainSet();
 	const seen = (name: string, ordinal: number) => {
 		if (ordinal === NOT_FOUND ? !olderOnly.add(name) : (table.flags[ordinal] & SEEN_IN_BASE) !== 0) {
 			throw duplicateError(node, itemIndex, baseLabel, name);
@@ -225,4 +224,56 @@ function changeOf(run: Comparison, ordinal: number, record: IDataObject, isNew: 
 	}
 	if (inBase) return run.change('removed', 'leftSelection', name, before, run.explain(before, record));
 	return run.change('added', 'enteredSelection', name, record, run.explain(before, record));
+}
+
+// Lines judged from their raw text, unparsed: the selectors of passes 2 and 3.
+
+/**
+ * Pass 3's selector: whether the line is one of `needed` (by ordinal). The read is pass 1's again, so the line is
+ * first checked against the ordinal after the previous line's (arrays read in order); any other line is looked up
+ * only when its raw name is certain (no later `"name"` key). Undecidable lines are wanted: the caller parses them.
+ */
+export function lineSelector(table: DomainTable, needed: (ordinal: number) => boolean): LineSelector {
+	let nextOrdinal = 0;
+	return function selectLine(text, start, end) {
+		const close = nameEnd(text, start, end);
+		if (close === -1) return true;
+		const from = start + NAME_FIRST.length;
+		let ordinal = nextOrdinal;
+		if (!table.holds(ordinal, text, from, close)) {
+			if (repeatsName(text, close, end)) return true;
+			ordinal = table.find(text, from, close);
+			if (ordinal === NOT_FOUND) return false;
+		}
+		nextOrdinal = ordinal + 1;
+		return needed(ordinal);
+	};
+}
+
+/**
+ * A line of the older snapshot that is, byte for byte, the newer snapshot's line of the same domain: the record that
+ * stands for it in the read (its name, and the ordinal of the newer line).
+ */
+class SameLine implements IDataObject {
+	[key: string]: string | number;
+
+	constructor(
+		readonly name: string,
+		readonly ordinal: number,
+	) {}
+}
+
+/**
+ * Pass 2's selector: a line with a plain raw name whose bytes are those of the newer snapshot's line of that name
+ * stands as a SameLine, unparsed (pass 1 parsed and judged those very bytes: no change, no crossed filter).
+ */
+function sameLineSelector(table: DomainTable): LineSelector {
+	return function selectLine(text, start, end) {
+		const close = nameEnd(text, start, end);
+		if (close === -1) return true;
+		const from = start + NAME_FIRST.length;
+		const ordinal = table.find(text, from, close);
+		if (ordinal === NOT_FOUND || !table.sameLine(ordinal, text, start, end)) return true;
+		return new SameLine(text.slice(from, close), ordinal);
+	};
 }

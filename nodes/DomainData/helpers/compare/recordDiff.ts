@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { SnapshotField } from '../snapshotFields';
-import { type Hash64, Hasher64 } from './hash64';
+import { type Hash64, Hasher64 } from '../../transport';
 
 const LIST_FIELDS = new Set<SnapshotField>(['technologies', 'categories', 'contact_information']);
 

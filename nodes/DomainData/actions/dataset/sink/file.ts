@@ -6,7 +6,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError, count, withNote } from '../../../errors';
-import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/binaryStream';
+import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/streams';
 import type { OutputParameters } from '../output';
 import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
 
@@ -189,7 +189,7 @@ export async function toFile(
 				throw withPartialFileNote(asNodeError(this.getNode(), error, itemIndex), written.bytes);
 			}
 			const json: IDataObject = {
-				...source.names,
+				...source.labels,
 				fileName,
 				recordCount: tally.records,
 				sizeBytes: typeof binary.bytes === 'number' ? binary.bytes : written.bytes,
@@ -203,7 +203,7 @@ export async function toFile(
 		}
 	} catch (error) {
 		await lines.close().catch(() => undefined);
-		run.failed.set(itemIndex, { ...source.names, parts: items.length, records, skipRecords: skipRecords + records });
+		run.failed.set(itemIndex, { ...source.labels, parts: items.length, records, skipRecords: skipRecords + records });
 		throw withPartsNote(asNodeError(this.getNode(), error, itemIndex), items.length, records, skipRecords);
 	}
 	finish(items, source, output, records);

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { count, operationError } from '../../../errors';
-import { rebatch } from '../../../helpers/batches';
+import { rebatch } from '../../../helpers/streams';
 import { DatasetLabels } from '../../../helpers/datasets';
 import { forEachItem } from '../../perItem';
 import type { OperationExecute } from '../../perItem';
@@ -51,8 +51,12 @@ async function toMemory(
 		});
 	}
 	const source = await plan.open();
+	const { label, baseLabel } = source.labels;
+	// How the error starts: what a Stream or a Compare finds.
+	const subject =
+		baseLabel === undefined ? `The dataset "${label}" has` : `The comparison of "${label}" with "${baseLabel}" finds`;
 	const error = () =>
-		operationError(node, `${source.subject} more ${words.many} for this selection than ${allowed}`, {
+		operationError(node, `${subject} more ${words.many} for this selection than ${allowed}`, {
 			itemIndex,
 			description: GUARD_DESCRIPTION,
 		});
@@ -67,12 +71,12 @@ async function toMemory(
 		delivered += batch.length;
 		if (delivered > room) throw error();
 		if (batches) {
-			items.push({ json: { ...source.names, batch: items.length + 1, records: batch }, pairedItem });
+			items.push({ json: { ...source.labels, batch: items.length + 1, records: batch }, pairedItem });
 			skippedUpTo.push(sum(source.reads(), 'skippedLines'));
 			continue;
 		}
 		for (const record of batch) {
-			record.label = source.names.label; // cheaper than a copy: the record was parsed for this item
+			record.label = label; // cheaper than a copy: the record was parsed for this item
 			items.push({ json: record, pairedItem });
 		}
 	}

@@ -1,16 +1,14 @@
 /** What the sink reads from a dataset operation, what it tells about a source once read, and its NDJSON. */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { MemoryGuard } from '../../../helpers/batches';
+import type { MemoryGuard } from '../../../helpers/compare';
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
 import type { OutputParameters } from '../output';
 
 /** What an operation's item reads, once its labels are resolved. */
 export interface DatasetSource {
 	/** Named first in every Batches, File and summary item: `{ label }` or `{ label, baseLabel }`. */
-	names: { label: string; baseLabel?: string };
-	/** How the "too many" error starts: `The dataset "…" has`, `The comparison of "…" with "…" finds`. */
-	subject: string;
+	labels: { label: string; baseLabel?: string };
 	/** The File output's name, without `.ndjson`. */
 	fileName: string;
 	/** Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. */
@@ -21,9 +19,8 @@ export interface DatasetSource {
 	reads(): readonly SnapshotReadStats[];
 	/** Facts for the File and Sub-Workflow summary items, once read (fields, counts by kind...). */
 	summary(): IDataObject;
-	emptyHint(): string;
-	/** Hints of the source's own (Compare's domains left out). */
-	hints?(): string[];
+	/** The source's own hints once read (Compare's domains left out), and why nothing came when `empty`. */
+	hints(empty: boolean): string[];
 }
 
 export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | 'reconnects'): number {
@@ -52,9 +49,8 @@ export function addHints(this: IExecuteFunctions, source: DatasetSource, records
 		const lines = `${skippedLines} malformed line${skippedLines > 1 ? 's' : ''}`;
 		addHint(this, `Skipped ${lines} of the dataset "${label}" (line ${numbers})`);
 	}
-	for (const hint of source.hints?.() ?? []) addHint(this, hint);
+	for (const hint of source.hints(records === 0 && !instead)) addHint(this, hint);
 	if (instead) addHint(this, instead);
-	else if (records === 0) addHint(this, source.emptyHint());
 }
 
 /** Characters serialised before one encode: one TextEncoder call per piece instead of one per record. */

@@ -133,7 +133,7 @@ export async function runSubWorkflow(
 	const { itemIndex, limit } = run;
 	const { workflowId, skipRecords, batchInfoField } = run.target;
 	const { batchSize } = output;
-	const { label } = source.names;
+	const { label } = source.labels;
 	const started = Date.now();
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
 	const expected = toSend > 0 ? Math.ceil(toSend / batchSize) : undefined;
@@ -152,7 +152,7 @@ export async function runSubWorkflow(
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
 		const skippedRecords = Math.min(skipRecords, progress.read);
-		const json: IDataObject = { ...source.names, records: sent, batches, skippedRecords };
+		const json: IDataObject = { ...source.labels, records: sent, batches, skippedRecords };
 		json.durationMs = Date.now() - started;
 		if (spool?.files) Object.assign(json, { spooledBytes: spool.bytes, spoolFiles: spool.files });
 		if (failed) json.progress = progressText(batches + 1, progress.expected, progress.exact);

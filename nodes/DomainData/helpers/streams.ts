@@ -1,10 +1,43 @@
 /**
- * Hands a byte stream to n8n's binary helpers without Node's `stream` module (community nodes may not import it) and
- * without holding the whole file. n8n's filesystem mode writes it with `fs.promises.writeFile`, which pulls an async
- * iterable chunk by chunk; its other modes collect it with `streamToBuffer`, which listens to 'data', 'end', 'error'
- * and 'close' (and destroys a stream silent for 5 minutes). PullStream serves both.
+ * The plumbing of the streams between a reader and n8n: records regrouped into batches (rebatch), and bytes handed to
+ * n8n's binary helpers without Node's `stream` module (community nodes may not import it) and without holding the
+ * whole file. n8n's filesystem mode writes those with `fs.promises.writeFile`, which pulls an async iterable chunk by
+ * chunk; its other modes collect them with `streamToBuffer`, which listens to 'data', 'end', 'error' and 'close' (and
+ * destroys a stream silent for 5 minutes). PullStream serves both.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
+
+/** Records per batch wherever the user does not choose: reads, Batches items, sub-workflow runs. */
+export const DEFAULT_BATCH_SIZE = 1000;
+
+/**
+ * The one batching loop: arrays of any size into arrays of `size` (the last may be shorter), without the first `skip`
+ * elements. An incoming array of the right size is handed on as it is: a source that already batches costs nothing.
+ */
+export async function* rebatch<T>(source: AsyncIterable<T[]>, size: number, skip = 0): AsyncGenerator<T[]> {
+	let toSkip = skip;
+	let pending: T[] = [];
+	for await (const incoming of source) {
+		let elements = incoming;
+		if (toSkip > 0) {
+			const dropped = Math.min(toSkip, elements.length);
+			toSkip -= dropped;
+			elements = dropped === elements.length ? [] : elements.slice(dropped);
+		}
+		if (pending.length === 0 && elements.length === size) {
+			yield elements;
+			continue;
+		}
+		for (const element of elements) {
+			pending.push(element);
+			if (pending.length === size) {
+				yield pending;
+				pending = [];
+			}
+		}
+	}
+	if (pending.length > 0) yield pending;
+}
 
 type BinaryInput = Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
 
