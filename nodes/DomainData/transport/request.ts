@@ -45,10 +45,7 @@ export interface ApiRequest {
 	onRetry?: () => void;
 }
 
-export async function resolveTarget(
-	this: DomainDataFunctions,
-	itemIndex?: number,
-): Promise<{ root: string; shown: string; secret?: string }> {
+export async function resolveTarget(this: DomainDataFunctions, itemIndex?: number) {
 	const credentials = await this.getCredentials<{ baseUrl?: string; apiKey?: string }>('domainDataApi');
 	const resolved = resolveBaseUrl(credentials.baseUrl);
 	if (!resolved.ok) {

@@ -165,13 +165,12 @@ export class RetryBudget {
 
 	readonly timing: RetryTiming;
 
+	/** `limits.maxAttempts` comes checked: readCallLimits refuses what a user typed wrong. */
 	constructor(
 		limits: { maxAttempts: number; retryTiming?: RetryTiming },
 		readonly signal?: AbortSignal,
 	) {
-		// What a user typed is refused earlier by the parameter readers; this only keeps the budget sound.
-		const wanted = Math.floor(limits.maxAttempts);
-		this.maxAttempts = Number.isFinite(wanted) && wanted >= 1 ? wanted : DEFAULT_MAX_ATTEMPTS;
+		this.maxAttempts = limits.maxAttempts;
 		this.timing = limits.retryTiming ?? RETRY_TIMING;
 	}
 

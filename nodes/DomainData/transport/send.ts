@@ -17,7 +17,7 @@ import {
 	type FailureContext,
 } from './failures';
 import { parseJsonExact, requestBody } from './json';
-import { answerWithin, IdleTimeoutError, RequestDeadlineError, streamSocketTimeoutMs, withIdleTimeout } from './idle';
+import { answerWithin, IdleTimeoutError, MAX_TIMER_MS, RequestDeadlineError, withIdleTimeout } from './idle';
 import {
 	cancelSignal,
 	DEFAULT_CALL_LIMITS,
@@ -93,9 +93,10 @@ export async function send(
 			ignoreHttpStatusErrors: true,
 			// The bearer key stays with the service's own address, also when a proxy redirects elsewhere.
 			sendCredentialsOnCrossOriginRedirect: false,
-			// n8n's client applies `timeout` to a silent socket, also while the caller pauses a stream's body:
-			// a stream gets a long one, and withIdleTimeout counts silence only while the node waits for a chunk.
-			timeout: mode.stream ? streamSocketTimeoutMs(idleTimeoutMs) : idleTimeoutMs,
+			// n8n's client applies `timeout` to a silent socket, also while the caller pauses a stream's body: a stream
+			// gets an hour at least (it only frees an abandoned socket), and withIdleTimeout counts silence only while
+			// the node waits for a chunk.
+			timeout: mode.stream ? Math.min(MAX_TIMER_MS, Math.max(idleTimeoutMs, 60 * 60_000)) : idleTimeoutMs,
 		};
 		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
 
@@ -245,18 +246,15 @@ async function readHead(body: unknown, limit = ERROR_BODY_LIMIT): Promise<string
 	return text + decoder.decode();
 }
 
-/** A whole body as text, or undefined beyond `limit` (the rest is not read). Errors of the body are thrown. */
-async function readWhole(
-	body: AsyncIterable<Uint8Array | string>,
-	limit = JSON_BODY_LIMIT,
-): Promise<string | undefined> {
+/** A whole body as text, or undefined beyond JSON_BODY_LIMIT (the rest is not read). Errors of the body are thrown. */
+async function readWhole(body: AsyncIterable<Uint8Array | string>): Promise<string | undefined> {
 	const decoder = new TextDecoder();
 	let text = '';
 	let size = 0;
 	for await (const chunk of body) {
 		const bytes = toBytes(chunk);
 		size += bytes.length;
-		if (size > limit) return undefined;
+		if (size > JSON_BODY_LIMIT) return undefined;
 		text += decoder.decode(bytes, { stream: true });
 	}
 	return text + decoder.decode();

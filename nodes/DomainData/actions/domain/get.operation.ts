@@ -67,12 +67,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['get'] } }, properties);
 
-type Answer = IDataObject | null;
-
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	// Items that ask for the same name share one call: null = not in the index.
-	const answers = new Map<string, Answer>();
+	const answers = new Map<string, IDataObject | null>();
 	/** Names whose lookup ahead failed: their items fail with that error, without a second call. */
 	const failures = new Map<string, unknown>();
 	const readItem = (itemIndex: number) => {
