@@ -85,10 +85,9 @@ const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
  */
 export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
 	const own = loadState(store.node, now);
-	const copyData = store.global[copyKey(store.nodeId)];
-	if (!copyData || typeof copyData !== 'object' || Array.isArray(copyData)) return own;
-	if ((copyData as IDataObject).nodeName === store.nodeName) return own;
-	const copy = loadState(copyData as IDataObject, now);
+	const copyData = store.global[copyKey(store.nodeId)] as IDataObject | undefined;
+	if (!copyData || copyData.nodeName === store.nodeName) return own;
+	const copy = loadState(copyData, now);
 	if (!copy) return own;
 	return own && (own.lastLabel ?? '') >= (copy.lastLabel ?? '') ? own : copy;
 }

@@ -55,14 +55,10 @@ export function classifyNetworkCode(code: string | undefined): 'dropped' | 'unre
 
 /** How the final error of a read names a failure without an answer. */
 export function networkFailureLabel(code: string | undefined): string {
-	switch (classifyNetworkCode(code)) {
-		case 'dropped':
-			return TIMEOUT_CODES.has(code) ? 'no answer in time' : 'connection dropped';
-		case 'unreachable':
-			return 'connection refused or host unreachable';
-		default:
-			return code ? `connection failed (${code})` : 'connection failed';
-	}
+	const kind = classifyNetworkCode(code);
+	if (kind === 'dropped') return TIMEOUT_CODES.has(code) ? 'no answer in time' : 'connection dropped';
+	if (kind === 'unreachable') return 'connection refused or host unreachable';
+	return code ? `connection failed (${code})` : 'connection failed';
 }
 
 /** The system error code of a failure: n8n's NodeApiError wraps the AxiosError (`cause`), which wraps the socket's. */

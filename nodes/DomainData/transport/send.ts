@@ -36,12 +36,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
 /** A 2xx answer. */
-interface Answer {
-	status: number;
-	headers: unknown;
-	body: unknown;
-	context: FailureContext;
-}
+type Answer = { status: number; headers: unknown; body: unknown; context: FailureContext };
 
 /** What the transport knows about a request that got no usable answer. */
 interface Failed {

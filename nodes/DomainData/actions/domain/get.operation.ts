@@ -87,8 +87,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}
 		return { value, options, name: normalized.name, limits };
 	};
-	const lookUp = async (request: ReturnType<typeof readItem>, itemIndex: number, onRetry?: () => void) => {
-		const { name, limits } = request;
+	const lookUp = async ({ name, limits }: ReturnType<typeof readItem>, itemIndex: number, onRetry?: () => void) => {
 		const answer = (await apiRequestOrNotFound.call(this, {
 			method: 'GET',
 			path: ['domain', name],

@@ -88,10 +88,7 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 /** How the names are looked up: bulk calls (the default), or another source of domains (Enrich from a snapshot). */
 export type LookUp = typeof lookUp;
 
-/**
- * Reads all input items first (a bad value stops the node before any credit is spent), then looks up their
- * distinct names once, with `lookUpNames` (bulk calls unless told otherwise).
- */
+/** Reads every input item first (a bad value stops the node before a credit is spent), then looks up each name once. */
 export async function readItemsThenLookUp<T>(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],

@@ -72,10 +72,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['search'] } }, properties);
 
 /** Where the search of an item stands: the cursor of the next page (none after the last) and the total announced. */
-interface Paging {
-	cursor?: unknown[];
-	total?: number;
-}
+type Paging = { cursor?: unknown[]; total?: number };
 
 function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const raw = this.getNodeParameter('filters', itemIndex, '{}');

@@ -167,14 +167,7 @@ function domainListNotes(hints: string[]): string[] {
 		.map((hint) => `${cleanText(hint.replace('of the filter "Domains"', 'of the domains given'), 600)}.`);
 }
 
-interface Facts {
-	total?: number;
-	more: boolean;
-	left: number;
-	compact: boolean;
-	run: BoundedRun;
-	unapplied: string[];
-}
+type Facts = { total?: number; more: boolean; left: number; compact: boolean; run: BoundedRun; unapplied: string[] };
 
 function summarize(operation: string, shown: IDataObject[], facts: Facts): string {
 	const { key, narrow } = LISTINGS[operation];

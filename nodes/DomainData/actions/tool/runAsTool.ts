@@ -56,11 +56,6 @@ const TELL_THE_USER = 'Tell the user that the Domain Data tool could not answer 
 /** Outputs that would answer with a file or run a sub-workflow: a tool answers with data instead. */
 const OUTPUTS_REFUSED: Record<string, string> = { file: 'an NDJSON file', subWorkflow: 'a sub-workflow' };
 
-/** n8n gives the tool version of a node the type `<package>.<name>Tool`. */
-export function isToolRun(context: IExecuteFunctions): boolean {
-	return context.getNode().type.endsWith('Tool');
-}
-
 /** The filters of a search the service refused, named in its words: one sentence, nothing unrelated after it. */
 function rejectedFilterText(reason: string, filters: unknown): string | undefined {
 	const sent = Object.keys(filtersObject(filters) ?? {});
