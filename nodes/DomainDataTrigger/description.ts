@@ -87,7 +87,6 @@ export function getTriggerOptions(this: IPollFunctions) {
 		max: MAX_ATTACHED_RECORDS,
 		description: 'For more records, read the snapshot with Dataset → Stream after the trigger.',
 	});
-	// None selected: the service's default selection.
 	const fields = selectedFields(this.getNodeParameter('fields', []), DEFAULT_SNAPSHOT_FIELDS);
 	if (!fields.ok) {
 		throw operationError(node, `"Fields": ${fields.message}`, {

@@ -99,7 +99,6 @@ export function returnAllOrLimit(): INodeProperties[] {
 	];
 }
 
-/** Undefined when Return All is on. */
 export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
 	const limit = this.getNodeParameter('limit', itemIndex, 50);

@@ -21,12 +21,7 @@ export type FailureContext = Pick<ApiRequest, 'method' | 'itemIndex' | 'badReque
 };
 
 /** A non-2xx answer of the service (or of a proxy in front of it). */
-export interface FailedAnswer {
-	status: number;
-	statusText?: string;
-	body: unknown;
-	contentType?: string;
-}
+export type FailedAnswer = { status: number; statusText?: string; body: unknown; contentType?: string };
 
 /** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
 function afterTries({ budget }: FailureContext): string {
@@ -140,8 +135,7 @@ export function unexpectedAnswerError(node: INode, what: string, itemIndex?: num
 
 /** `{"error": "..."}` as the service sends it (or `message`). */
 function errorField(value: unknown): string | undefined {
-	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-	const { error, message } = value as { error?: unknown; message?: unknown };
+	const { error, message } = (value ?? {}) as { error?: unknown; message?: unknown };
 	if (typeof error === 'string' && error.trim()) return error.trim();
 	if (typeof message === 'string' && message.trim()) return message.trim();
 	return undefined;

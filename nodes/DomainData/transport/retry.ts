@@ -190,7 +190,6 @@ export class RetryBudget {
 		/** How the final error names it, e.g. "HTTP 503", "connection dropped". */
 		label: string;
 		retryable: boolean;
-		/** The connection could not be made at all. */
 		unreachable?: boolean;
 		retryAfter?: unknown;
 	}): PlannedWait | undefined {

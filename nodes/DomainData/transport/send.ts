@@ -101,7 +101,10 @@ export async function send(
 		try {
 			const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
 			const waitMs = mode.stream ? idleTimeoutMs : deadlineMs;
-			response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, closeBody);
+			// A late answer is closed: the node no longer waits for it.
+			response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, (late) =>
+				(late?.body as { destroy?: () => void } | undefined)?.destroy?.(),
+			);
 		} catch (error) {
 			// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
 			failed = { code: networkErrorCode(error) };
@@ -153,11 +156,6 @@ export async function send(
 		request.onRetry?.();
 		await budget.wait(wait);
 	}
-}
-
-/** Closes the body of an answer that came after the node stopped waiting for it. */
-function closeBody(late: IN8nHttpFullResponse): void {
-	(late?.body as { destroy?: () => void } | undefined)?.destroy?.();
 }
 
 /**

@@ -124,7 +124,7 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 	return { name: normalized.name, destination };
 }
 
-type EnrichOptions = DomainOptions & { source?: string; label?: unknown; idleTimeout?: unknown };
+type EnrichOptions = DomainOptions & { source?: string; label?: unknown };
 
 /**
  * Source Snapshot: every name from one stream read of the chosen snapshot (only the listed names' lines are parsed;

@@ -132,11 +132,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		if (!answers.has(name)) await lookUp(request, itemIndex);
 		const domain = answers.get(name);
 
-		if (domain) {
-			output.push({ json: deepCopy(domain), pairedItem: { item: itemIndex } });
-		} else if (options.onNotFound === 'returnNotFound') {
-			output.push({ json: { name, found: false }, pairedItem: { item: itemIndex } });
-		} else {
+		if (!domain && options.onNotFound !== 'returnNotFound') {
 			const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
 			throw buildApiError(node, {
 				httpCode: '404',
@@ -147,6 +143,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					'Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
 			});
 		}
+		output.push({ json: domain ? deepCopy(domain) : { name, found: false }, pairedItem: { item: itemIndex } });
 	});
 	if (items.length >= MANY_ITEMS) {
 		addHint(

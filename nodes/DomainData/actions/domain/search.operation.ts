@@ -158,7 +158,6 @@ async function searchForItem(
 		const page = (await apiRequest.call(this, {
 			method: 'POST',
 			path: ['domain', 'search'],
-			// Integers beyond 2^53 (strings of digits after parsing) go back as the numbers the service wrote.
 			body: { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) },
 			limits,
 			itemIndex,

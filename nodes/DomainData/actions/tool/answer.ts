@@ -243,11 +243,7 @@ export function toolAnswer(operation: string, records: IDataObject[], mode: Reco
 	const unapplied = operation === 'search' ? unappliedFilters(run.filters, within) : [];
 	const facts = { total: paging?.total, more, run, unapplied: unapplied.map((filter) => filter.text) };
 	return fit(within, mode, (shown, compact) => ({
-		summary: summarize(listed, shown, {
-			...facts,
-			left: within.length - shown.length,
-			compact,
-		}),
+		summary: summarize(listed, shown, { ...facts, left: within.length - shown.length, compact }),
 		...shared,
 		[LISTINGS[listed].key]: shown,
 	}));
