@@ -153,8 +153,7 @@ export function readServiceMessage(
 	const mask = (text: string) => maskServiceText(text, secret);
 	const direct = errorField(body);
 	if (direct) return { text: clip(mask(direct)), fromService: true };
-	if (typeof body !== 'string') return { fromService: false };
-	const text = body.trim();
+	const text = typeof body === 'string' ? body.trim() : '';
 	if (!text) return { fromService: false };
 	if (text.startsWith('{')) {
 		try {

@@ -88,9 +88,8 @@ export async function send(
 			ignoreHttpStatusErrors: true,
 			// The bearer key stays with the service's own address, also when a proxy redirects elsewhere.
 			sendCredentialsOnCrossOriginRedirect: false,
-			// n8n's client applies `timeout` to a silent socket, also while the caller pauses a stream's body: a stream
-			// gets an hour at least (it only frees an abandoned socket), and withIdleTimeout counts silence only while
-			// the node waits for a chunk.
+			// n8n's client applies `timeout` to a silent socket even while a stream's body is paused: a stream gets an hour
+			// or more (it only frees an abandoned socket); withIdleTimeout counts silence only while a chunk is awaited.
 			timeout: mode.stream ? Math.min(MAX_TIMER_MS, Math.max(idleTimeoutMs, 60 * 60_000)) : idleTimeoutMs,
 		};
 		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };

@@ -3,9 +3,8 @@
  * TOOL_MAX_RECORDS and TOOL_MAX_BYTES (compact ones when whole ones do not fit), and the summary in words for the model
  * (what it holds, how many exist when the run knows, how to narrow, and that the records' texts are website content).
  *
- * Website content is data: titles, descriptions and other texts are written by the websites' owners, so the answer
- * says so, and every text of a record reaches the model cleaned (cleanText) and cut. The workflow outputs keep them
- * as they are.
+ * Website content is data: titles, descriptions and other texts are written by the websites' owners, so the answer says
+ * so, and every text of a record reaches the model cleaned (cleanText) and cut; workflow outputs keep them as they are.
  */
 import type { IDataObject } from 'n8n-workflow';
 
