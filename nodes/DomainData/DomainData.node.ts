@@ -99,10 +99,7 @@ const toolRecordsProperty: INodeProperties = {
 		'and says when there are more',
 };
 
-/**
- * The dated labels of the dataset dropdowns of Stream and Compare (below, after the label resolved when the node
- * runs): newest first as dates (the list's order plays no part).
- */
+/** The dated labels of Stream's and Compare's dataset dropdowns, newest first as dates (whatever the list's order). */
 async function datedOptions(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	return datedNewestFirst(await listDatasets.call(this)).dated.map(({ label }) => ({ name: label, value: label }));
 }

@@ -106,11 +106,9 @@ export function clip(text: string, max = 300): string {
 
 /** Text of a value as the user typed it, for error messages (strings quoted, long values cut). */
 export function describeValue(value: unknown): string {
-	if (value === undefined) return 'undefined';
-	if (value === null) return 'null';
+	// JSON would write NaN and Infinity as null, and undefined as nothing.
+	if (value === undefined || typeof value === 'number') return String(value);
 	if (typeof value === 'string') return `"${clip(value, 200)}"`;
-	// JSON would write NaN and Infinity as null.
-	if (typeof value === 'number') return String(value);
 	try {
 		return clip(JSON.stringify(value), 200);
 	} catch {

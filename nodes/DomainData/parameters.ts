@@ -8,7 +8,6 @@ type ParameterLabel = `${'parameter' | 'option' | 'filter'} "${string}"`;
 
 interface WholeNumberRule {
 	itemIndex?: number;
-	/** Default 1. */
 	min?: number;
 	max?: number;
 	/** Used when the value is unset (undefined, null or ''); without it, such a value is refused. */

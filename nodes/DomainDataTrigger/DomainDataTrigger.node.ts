@@ -59,8 +59,8 @@ export class DomainDataTrigger implements INodeType {
 
 		const { id: nodeId, name: nodeName } = this.getNode();
 		const store: StateStore = {
-			node: this.getWorkflowStaticData('node') as IDataObject,
-			global: this.getWorkflowStaticData('global') as IDataObject,
+			node: this.getWorkflowStaticData('node'),
+			global: this.getWorkflowStaticData('global'),
 			nodeId,
 			nodeName,
 		};

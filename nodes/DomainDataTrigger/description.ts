@@ -81,26 +81,20 @@ export function getTriggerOptions(this: IPollFunctions) {
 	const node = this.getNode();
 	const parameters = this.getNodeParameter('options', {}) as IDataObject;
 	const attachRecords = Boolean(this.getNodeParameter('attachRecords', false));
-	return {
-		limits: readCallLimits(node, parameters, undefined, attachRecords),
-		records: attachRecords ? readRecordOptions.call(this, parameters) : undefined,
-	};
-}
-
-export type TriggerOptions = ReturnType<typeof getTriggerOptions>;
-
-function readRecordOptions(this: IPollFunctions, parameters: IDataObject) {
-	const node = this.getNode();
+	const limits = readCallLimits(node, parameters, undefined, attachRecords);
+	if (!attachRecords) return { limits, records: undefined };
 	const count = readWholeNumber(node, this.getNodeParameter('recordCount', 100), 'parameter "Number of Records"', {
 		max: MAX_ATTACHED_RECORDS,
 		description: 'For more records, read the snapshot with Dataset → Stream after the trigger.',
 	});
-	// None selected: the service's default selection.
 	const fields = selectedFields(this.getNodeParameter('fields', []), DEFAULT_SNAPSHOT_FIELDS);
 	if (!fields.ok) {
 		throw operationError(node, `"Fields": ${fields.message}`, {
 			description: "Pick fields from the list, or leave it empty for the service's default selection.",
 		});
 	}
-	return { count, fields: fields.fields, onMalformed: parameters.onMalformedLine === 'skip' ? 'skip' : 'error' };
+	const onMalformed = parameters.onMalformedLine === 'skip' ? 'skip' : 'error';
+	return { limits, records: { count, fields: fields.fields, onMalformed } };
 }
+
+export type TriggerOptions = ReturnType<typeof getTriggerOptions>;

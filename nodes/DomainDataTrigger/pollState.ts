@@ -13,16 +13,10 @@ export const STATE_VERSION = 1;
 /** With weekly snapshots, about a year of history. */
 export const SEEN_LIMIT = 50;
 
-export interface TriggerState {
-	version: typeof STATE_VERSION;
-	lastLabel: string | null;
-	seen: string[];
-}
+export type TriggerState = { version: typeof STATE_VERSION; lastLabel: string | null; seen: string[] };
 
 /** One event: the dataset and the date label listed just before it. */
-export interface NewDataset extends Dataset {
-	previousLabel: string | null;
-}
+export type NewDataset = Dataset & { previousLabel: string | null };
 
 interface PollPlan {
 	/** baseline: the first poll, records and emits nothing. */
@@ -68,12 +62,7 @@ export function saveState(staticData: IDataObject, state: TriggerState): void {
  * poll cursors, committed with the execution), and a copy in the workflow's global static data under the node's id,
  * which a rename keeps. The copy names the node name it was written under.
  */
-export interface StateStore {
-	node: IDataObject;
-	global: IDataObject;
-	nodeId: string;
-	nodeName: string;
-}
+export type StateStore = { node: IDataObject; global: IDataObject; nodeId: string; nodeName: string };
 
 const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
 
@@ -85,10 +74,9 @@ const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
  */
 export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
 	const own = loadState(store.node, now);
-	const copyData = store.global[copyKey(store.nodeId)];
-	if (!copyData || typeof copyData !== 'object' || Array.isArray(copyData)) return own;
-	if ((copyData as IDataObject).nodeName === store.nodeName) return own;
-	const copy = loadState(copyData as IDataObject, now);
+	const copyData = store.global[copyKey(store.nodeId)] as IDataObject | undefined;
+	if (!copyData || copyData.nodeName === store.nodeName) return own;
+	const copy = loadState(copyData, now);
 	if (!copy) return own;
 	return own && (own.lastLabel ?? '') >= (copy.lastLabel ?? '') ? own : copy;
 }

@@ -1,7 +1,4 @@
-/**
- * The options that operations and the trigger share, those the Domain operations share, their one reader each, and
- * Return All / Limit.
- */
+/** Options shared by operations and the trigger, and by the Domain operations; their readers; Return All / Limit. */
 import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
 import { count, operationError } from '../errors';
@@ -45,11 +42,7 @@ export const requestDeadlineOption: INodeProperties = {
 };
 
 /** What an Options collection may hold of the call limits. */
-interface CallLimitOptions {
-	maxAttempts?: unknown;
-	idleTimeout?: unknown;
-	requestDeadline?: unknown;
-}
+type CallLimitOptions = { [name in 'maxAttempts' | 'idleTimeout' | 'requestDeadline']?: unknown };
 
 /**
  * The one reader of Max Attempts, Idle Timeout and Request Deadline: the limits of one item's calls, defaults
@@ -62,30 +55,26 @@ export function readCallLimits(
 	itemIndex?: number,
 	offersIdleTimeout = false,
 ): CallLimits {
-	const defaults = DEFAULT_CALL_LIMITS;
-	const seconds = (value: unknown, name: string, fallbackMs: number) =>
-		readSecondsAsMs(node, value, name, fallbackMs, itemIndex);
+	// Seconds up to what a timer can hold (2,147,483 s, about 24.8 days; longer ones would fire at once).
+	const readMs = (value: unknown, name: string, fallbackMs: number) => {
+		const seconds = readPositiveNumber(node, value, `option "${name}"`, { itemIndex, fallback: fallbackMs / 1000 });
+		const ms = Math.round(seconds * 1000);
+		if (ms <= MAX_TIMER_MS) return ms;
+		const range = count(Math.floor(MAX_TIMER_MS / 1000));
+		throw operationError(node, `The option "${name}" must be at most ${range} seconds, got ${seconds}`, {
+			itemIndex,
+			description: `Enter a number of seconds from 1 to ${range} (about 24.8 days): longer waits cannot be timed.`,
+		});
+	};
 	const maxAttempts = readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', {
 		itemIndex,
-		fallback: defaults.maxAttempts,
+		fallback: DEFAULT_CALL_LIMITS.maxAttempts,
 	});
 	const idleTimeoutMs = offersIdleTimeout
-		? seconds(options.idleTimeout, 'Idle Timeout (Seconds)', defaults.idleTimeoutMs)
+		? readMs(options.idleTimeout, 'Idle Timeout (Seconds)', DEFAULT_CALL_LIMITS.idleTimeoutMs)
 		: undefined;
-	const deadlineMs = seconds(options.requestDeadline, 'Request Deadline (Seconds)', defaults.deadlineMs);
+	const deadlineMs = readMs(options.requestDeadline, 'Request Deadline (Seconds)', DEFAULT_CALL_LIMITS.deadlineMs);
 	return { maxAttempts, idleTimeoutMs: idleTimeoutMs ?? deadlineMs, deadlineMs };
-}
-
-/** Seconds up to what a timer can hold (2,147,483 s, about 24.8 days; longer ones would fire at once). */
-function readSecondsAsMs(node: INode, value: unknown, name: string, fallbackMs: number, itemIndex?: number): number {
-	const seconds = readPositiveNumber(node, value, `option "${name}"`, { itemIndex, fallback: fallbackMs / 1000 });
-	const ms = Math.round(seconds * 1000);
-	if (ms <= MAX_TIMER_MS) return ms;
-	const range = count(Math.floor(MAX_TIMER_MS / 1000));
-	throw operationError(node, `The option "${name}" must be at most ${range} seconds, got ${seconds}`, {
-		itemIndex,
-		description: `Enter a number of seconds from 1 to ${range} (about 24.8 days): longer waits cannot be timed.`,
-	});
 }
 
 /** As n8n's own nodes word it. */
@@ -110,7 +99,6 @@ export function returnAllOrLimit(): INodeProperties[] {
 	];
 }
 
-/** Undefined when Return All is on. */
 export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
 	const limit = this.getNodeParameter('limit', itemIndex, 50);

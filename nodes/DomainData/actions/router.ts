@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { operationError } from '../errors';
 import * as dataset from './dataset/Dataset.resource';
 import * as domain from './domain/Domain.resource';
-import { isToolRun, runAsTool } from './tool/runAsTool';
+import { runAsTool } from './tool/runAsTool';
 import type { OperationExecute } from './perItem';
 
 const resources: Record<string, Record<string, { execute: OperationExecute }>> = {
@@ -19,6 +19,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!handler) {
 		throw operationError(this.getNode(), `The operation "${operation}" of the resource "${resource}" is not supported`);
 	}
-	if (isToolRun(this)) return [await runAsTool.call(this, operation, handler.execute)];
+	// n8n gives the tool version of a node the type `<package>.<name>Tool`.
+	if (this.getNode().type.endsWith('Tool')) return [await runAsTool.call(this, operation, handler.execute)];
 	return [await handler.execute.call(this, this.getInputData())];
 }

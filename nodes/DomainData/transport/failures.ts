@@ -1,36 +1,27 @@
 /**
- * Requests that failed, and the error that names what to do: answers that came but cannot be used (a non-2xx
- * status, a 2xx that is not the service's, one that holds the API key; their texts decoded, masked, then cut), and
- * requests that got no whole answer (refused, dropped, silent, a broken TLS or compression). Which of them are tried
- * again is retry.ts's to say.
+ * The errors of failed requests, each naming what to do: answers that came but cannot be used (their texts decoded,
+ * masked, then cut) and requests that got no whole answer. Which failures are tried again is retry.ts's to say.
  */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
 import { buildApiError, clip, decodeHtml, maskServiceText } from '../errors';
 import { formatSeconds } from './idle';
+import type { ApiRequest } from './request';
 import { classifyNetworkCode, networkErrorCode, RETRYABLE_STATUSES, type RetryBudget, TIMEOUT_CODES } from './retry';
 
-export interface FailureContext {
-	method: string;
+export type FailureContext = Pick<ApiRequest, 'method' | 'itemIndex' | 'badRequestDescription'> & {
 	/** The path below /json/api/v1, encoded, e.g. /domain/example.com. */
 	path: string;
 	/** The service address as error messages show it (see resolveBaseUrl in request.ts). */
 	shown: string;
 	/** The requests of the read: how many in a row failed, of which kinds, and a Retry-After longer than allowed. */
 	budget: RetryBudget;
-	itemIndex?: number;
-	badRequestDescription?: string;
 	/** The API key: masked in every text that came from the outside, in case the service echoes it. */
 	secret?: string;
-}
+};
 
 /** A non-2xx answer of the service (or of a proxy in front of it). */
-export interface FailedAnswer {
-	status: number;
-	statusText?: string;
-	body: unknown;
-	contentType?: string;
-}
+export type FailedAnswer = { status: number; statusText?: string; body: unknown; contentType?: string };
 
 /** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
 function afterTries({ budget }: FailureContext): string {
@@ -45,12 +36,7 @@ const BASE_URL_HINT =
 	'e.g. https://api.domain-data.example (a trailing /json/api/v1 is accepted).';
 
 /** `told` quotes what the answer said (`reason`) as a sentence; `label` is e.g. "503 Service Unavailable". */
-interface StatusFacts {
-	context: FailureContext;
-	reason?: string;
-	told: string;
-	label: string;
-}
+type StatusFacts = { context: FailureContext; reason?: string; told: string; label: string };
 
 /** Message and description of a non-2xx answer, by status ("5xx" for every 500 and above). */
 const STATUS_TEXTS: Record<string, (facts: StatusFacts) => [message: string, description: string]> = {
@@ -149,8 +135,7 @@ export function unexpectedAnswerError(node: INode, what: string, itemIndex?: num
 
 /** `{"error": "..."}` as the service sends it (or `message`). */
 function errorField(value: unknown): string | undefined {
-	if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-	const { error, message } = value as { error?: unknown; message?: unknown };
+	const { error, message } = (value ?? {}) as { error?: unknown; message?: unknown };
 	if (typeof error === 'string' && error.trim()) return error.trim();
 	if (typeof message === 'string' && message.trim()) return message.trim();
 	return undefined;
@@ -168,8 +153,7 @@ export function readServiceMessage(
 	const mask = (text: string) => maskServiceText(text, secret);
 	const direct = errorField(body);
 	if (direct) return { text: clip(mask(direct)), fromService: true };
-	if (typeof body !== 'string') return { fromService: false };
-	const text = body.trim();
+	const text = typeof body === 'string' ? body.trim() : '';
 	if (!text) return { fromService: false };
 	if (text.startsWith('{')) {
 		try {

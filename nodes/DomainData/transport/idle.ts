@@ -4,11 +4,6 @@ import { sleep } from 'n8n-workflow';
 /** Node's timers hold 2^31 - 1 ms (a longer one fires at once); the editor options are refused above it. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-/** n8n's socket timeout for a stream: it counts while the body is paused too, so it only frees an abandoned socket. */
-export function streamSocketTimeoutMs(idleMs: number): number {
-	return Math.min(MAX_TIMER_MS, Math.max(idleMs, 60 * 60_000));
-}
-
 /**
  * A body that stopped sending `what`: "data" (no byte), or "complete record" (a line that never ends); `label` is
  * how the final error of a read names this failure.

@@ -6,10 +6,7 @@ import { DEFAULT_MAX_ATTEMPTS, type RetryBudget, type RetryTiming } from './retr
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
-/**
- * The limits a user sets on the calls of one item (Max Attempts, Idle Timeout, Request Deadline), read once by
- * readCallLimits (actions/common.ts) and handed down whole to every request and stream of the item.
- */
+/** The limits a user sets on an item's calls: read once by readCallLimits (actions/common.ts), handed down whole. */
 export interface CallLimits {
 	/** Requests in a row without progress before giving up. */
 	maxAttempts: number;
@@ -45,10 +42,7 @@ export interface ApiRequest {
 	onRetry?: () => void;
 }
 
-export async function resolveTarget(
-	this: DomainDataFunctions,
-	itemIndex?: number,
-): Promise<{ root: string; shown: string; secret?: string }> {
+export async function resolveTarget(this: DomainDataFunctions, itemIndex?: number) {
 	const credentials = await this.getCredentials<{ baseUrl?: string; apiKey?: string }>('domainDataApi');
 	const resolved = resolveBaseUrl(credentials.baseUrl);
 	if (!resolved.ok) {

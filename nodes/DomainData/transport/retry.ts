@@ -55,14 +55,10 @@ export function classifyNetworkCode(code: string | undefined): 'dropped' | 'unre
 
 /** How the final error of a read names a failure without an answer. */
 export function networkFailureLabel(code: string | undefined): string {
-	switch (classifyNetworkCode(code)) {
-		case 'dropped':
-			return TIMEOUT_CODES.has(code) ? 'no answer in time' : 'connection dropped';
-		case 'unreachable':
-			return 'connection refused or host unreachable';
-		default:
-			return code ? `connection failed (${code})` : 'connection failed';
-	}
+	const kind = classifyNetworkCode(code);
+	if (kind === 'dropped') return TIMEOUT_CODES.has(code) ? 'no answer in time' : 'connection dropped';
+	if (kind === 'unreachable') return 'connection refused or host unreachable';
+	return code ? `connection failed (${code})` : 'connection failed';
 }
 
 /** The system error code of a failure: n8n's NodeApiError wraps the AxiosError (`cause`), which wraps the socket's. */
@@ -165,13 +161,12 @@ export class RetryBudget {
 
 	readonly timing: RetryTiming;
 
+	/** `limits.maxAttempts` comes checked: readCallLimits refuses what a user typed wrong. */
 	constructor(
 		limits: { maxAttempts: number; retryTiming?: RetryTiming },
 		readonly signal?: AbortSignal,
 	) {
-		// What a user typed is refused earlier by the parameter readers; this only keeps the budget sound.
-		const wanted = Math.floor(limits.maxAttempts);
-		this.maxAttempts = Number.isFinite(wanted) && wanted >= 1 ? wanted : DEFAULT_MAX_ATTEMPTS;
+		this.maxAttempts = limits.maxAttempts;
 		this.timing = limits.retryTiming ?? RETRY_TIMING;
 	}
 
@@ -195,7 +190,6 @@ export class RetryBudget {
 		/** How the final error names it, e.g. "HTTP 503", "connection dropped". */
 		label: string;
 		retryable: boolean;
-		/** The connection could not be made at all. */
 		unreachable?: boolean;
 		retryAfter?: unknown;
 	}): PlannedWait | undefined {

@@ -17,7 +17,7 @@ import {
 	type FailureContext,
 } from './failures';
 import { parseJsonExact, requestBody } from './json';
-import { answerWithin, IdleTimeoutError, RequestDeadlineError, streamSocketTimeoutMs, withIdleTimeout } from './idle';
+import { answerWithin, IdleTimeoutError, MAX_TIMER_MS, RequestDeadlineError, withIdleTimeout } from './idle';
 import {
 	cancelSignal,
 	DEFAULT_CALL_LIMITS,
@@ -36,12 +36,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
 /** A 2xx answer. */
-interface Answer {
-	status: number;
-	headers: unknown;
-	body: unknown;
-	context: FailureContext;
-}
+type Answer = { status: number; headers: unknown; body: unknown; context: FailureContext };
 
 /** What the transport knows about a request that got no usable answer. */
 interface Failed {
@@ -93,9 +88,9 @@ export async function send(
 			ignoreHttpStatusErrors: true,
 			// The bearer key stays with the service's own address, also when a proxy redirects elsewhere.
 			sendCredentialsOnCrossOriginRedirect: false,
-			// n8n's client applies `timeout` to a silent socket, also while the caller pauses a stream's body:
-			// a stream gets a long one, and withIdleTimeout counts silence only while the node waits for a chunk.
-			timeout: mode.stream ? streamSocketTimeoutMs(idleTimeoutMs) : idleTimeoutMs,
+			// n8n's client applies `timeout` to a silent socket even while a stream's body is paused: a stream gets an hour
+			// or more (it only frees an abandoned socket); withIdleTimeout counts silence only while a chunk is awaited.
+			timeout: mode.stream ? Math.min(MAX_TIMER_MS, Math.max(idleTimeoutMs, 60 * 60_000)) : idleTimeoutMs,
 		};
 		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
 
@@ -105,7 +100,10 @@ export async function send(
 		try {
 			const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
 			const waitMs = mode.stream ? idleTimeoutMs : deadlineMs;
-			response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, closeBody);
+			// A late answer is closed: the node no longer waits for it.
+			response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, (late) =>
+				(late?.body as { destroy?: () => void } | undefined)?.destroy?.(),
+			);
 		} catch (error) {
 			// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
 			failed = { code: networkErrorCode(error) };
@@ -157,11 +155,6 @@ export async function send(
 		request.onRetry?.();
 		await budget.wait(wait);
 	}
-}
-
-/** Closes the body of an answer that came after the node stopped waiting for it. */
-function closeBody(late: IN8nHttpFullResponse): void {
-	(late?.body as { destroy?: () => void } | undefined)?.destroy?.();
 }
 
 /**
@@ -245,18 +238,15 @@ async function readHead(body: unknown, limit = ERROR_BODY_LIMIT): Promise<string
 	return text + decoder.decode();
 }
 
-/** A whole body as text, or undefined beyond `limit` (the rest is not read). Errors of the body are thrown. */
-async function readWhole(
-	body: AsyncIterable<Uint8Array | string>,
-	limit = JSON_BODY_LIMIT,
-): Promise<string | undefined> {
+/** A whole body as text, or undefined beyond JSON_BODY_LIMIT (the rest is not read). Errors of the body are thrown. */
+async function readWhole(body: AsyncIterable<Uint8Array | string>): Promise<string | undefined> {
 	const decoder = new TextDecoder();
 	let text = '';
 	let size = 0;
 	for await (const chunk of body) {
 		const bytes = toBytes(chunk);
 		size += bytes.length;
-		if (size > limit) return undefined;
+		if (size > JSON_BODY_LIMIT) return undefined;
 		text += decoder.decode(bytes, { stream: true });
 	}
 	return text + decoder.decode();

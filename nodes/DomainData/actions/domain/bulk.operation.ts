@@ -79,7 +79,7 @@ function readItemRequest(this: IExecuteFunctions, itemIndex: number) {
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const read = (itemIndex: number) => readItemRequest.call(this, itemIndex);
+	const read = readItemRequest.bind(this);
 	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (request) => request.names);
 	const output: INodeExecutionData[] = [];
 	requests.forEach((request, itemIndex) => {

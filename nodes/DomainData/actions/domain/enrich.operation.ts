@@ -123,7 +123,7 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 	return { name: normalized.name, destination };
 }
 
-type EnrichOptions = DomainOptions & { source?: string; label?: unknown; idleTimeout?: unknown };
+type EnrichOptions = DomainOptions & { source?: string; label?: unknown };
 
 /**
  * Source Snapshot: every name from one stream read of the chosen snapshot (only the listed names' lines are parsed;
@@ -157,8 +157,8 @@ const lookUpInSnapshot: LookUp = async (context, names, continueOnFail) => {
 			if (found.size === names.length) break;
 		}
 	} catch (error) {
-		if (!continueOnFail) throw asNodeError(node, error);
 		const failure = asNodeError(node, error);
+		if (!continueOnFail) throw failure;
 		for (const name of names) if (!found.has(name)) failed.set(name, failure);
 	}
 	return { found, failed };
@@ -169,13 +169,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const options = this.getNodeParameter('options', 0, {}) as EnrichOptions;
 	const source = String(options.source ?? 'lookup').trim() || 'lookup';
 	if (source !== 'lookup' && source !== 'snapshot') {
-		throw operationError(
-			this.getNode(),
-			`The option "Source" must be lookup or snapshot, got ${describeValue(source)}`,
-			{
-				description: 'Choose Lookup (bulk calls, current data) or Snapshot (one stream read of a dated snapshot).',
-			},
-		);
+		const message = `The option "Source" must be lookup or snapshot, got ${describeValue(source)}`;
+		throw operationError(this.getNode(), message, {
+			description: 'Choose Lookup (bulk calls, current data) or Snapshot (one stream read of a dated snapshot).',
+		});
 	}
 	const lookUp = source === 'snapshot' ? lookUpInSnapshot : undefined;
 	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (plan) => [plan.name], lookUp);

@@ -67,12 +67,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['get'] } }, properties);
 
-type Answer = IDataObject | null;
-
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	// Items that ask for the same name share one call: null = not in the index.
-	const answers = new Map<string, Answer>();
+	const answers = new Map<string, IDataObject | null>();
 	/** Names whose lookup ahead failed: their items fail with that error, without a second call. */
 	const failures = new Map<string, unknown>();
 	const readItem = (itemIndex: number) => {
@@ -89,8 +87,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}
 		return { value, options, name: normalized.name, limits };
 	};
-	const lookUp = async (request: ReturnType<typeof readItem>, itemIndex: number, onRetry?: () => void) => {
-		const { name, limits } = request;
+	const lookUp = async ({ name, limits }: ReturnType<typeof readItem>, itemIndex: number, onRetry?: () => void) => {
 		const answer = (await apiRequestOrNotFound.call(this, {
 			method: 'GET',
 			path: ['domain', name],
@@ -135,11 +132,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		if (!answers.has(name)) await lookUp(request, itemIndex);
 		const domain = answers.get(name);
 
-		if (domain) {
-			output.push({ json: deepCopy(domain), pairedItem: { item: itemIndex } });
-		} else if (options.onNotFound === 'returnNotFound') {
-			output.push({ json: { name, found: false }, pairedItem: { item: itemIndex } });
-		} else {
+		if (!domain && options.onNotFound !== 'returnNotFound') {
 			const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
 			throw buildApiError(node, {
 				httpCode: '404',
@@ -150,6 +143,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					'Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
 			});
 		}
+		output.push({ json: domain ? deepCopy(domain) : { name, found: false }, pairedItem: { item: itemIndex } });
 	});
 	if (items.length >= MANY_ITEMS) {
 		addHint(

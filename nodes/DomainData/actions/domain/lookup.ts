@@ -57,7 +57,7 @@ function failsEveryCall(error: unknown): boolean {
  * the node, unless the node continues on fail: then the other calls are still made (except after a failure that every
  * call would meet), and `failed` holds each name without an answer with the error that left it so.
  */
-async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean): Promise<LookUpResult> {
+async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean) {
 	const node = context.getNode();
 	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
 	const limit = readConcurrency(node, options, 0);
@@ -85,19 +85,10 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 	return { found, failed };
 }
 
-/** The domains found for some names, and the names left without an answer with the error that left them so. */
-interface LookUpResult {
-	found: Map<string, IDataObject>;
-	failed: Map<string, NodeError>;
-}
-
 /** How the names are looked up: bulk calls (the default), or another source of domains (Enrich from a snapshot). */
-export type LookUp = (context: IExecuteFunctions, names: string[], continueOnFail: boolean) => Promise<LookUpResult>;
+export type LookUp = typeof lookUp;
 
-/**
- * Reads all input items first (a bad value stops the node before any credit is spent), then looks up their
- * distinct names once, with `lookUpNames` (bulk calls unless told otherwise).
- */
+/** Reads every input item first (a bad value stops the node before a credit is spent), then looks up each name once. */
 export async function readItemsThenLookUp<T>(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],

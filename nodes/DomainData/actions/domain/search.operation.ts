@@ -72,10 +72,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['search'] } }, properties);
 
 /** Where the search of an item stands: the cursor of the next page (none after the last) and the total announced. */
-interface Paging {
-	cursor?: unknown[];
-	total?: number;
-}
+type Paging = { cursor?: unknown[]; total?: number };
 
 function readFilters(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const raw = this.getNodeParameter('filters', itemIndex, '{}');
@@ -161,7 +158,6 @@ async function searchForItem(
 		const page = (await apiRequest.call(this, {
 			method: 'POST',
 			path: ['domain', 'search'],
-			// Integers beyond 2^53 (strings of digits after parsing) go back as the numbers the service wrote.
 			body: { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) },
 			limits,
 			itemIndex,

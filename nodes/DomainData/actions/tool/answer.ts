@@ -1,19 +1,16 @@
 /**
- * The answer of a tool call: the operation's records within TOOL_MAX_RECORDS and TOOL_MAX_BYTES (compact ones when
- * whole ones do not fit) and a summary in words for the model (what it holds, how many exist when the run knows,
- * how to narrow, and that the records' texts are website content). Every answer is `{ summary, … }`: Get's holds the
- * record's fields, the others a list (`domains`, `records`, `datasets`, `changes`).
+ * The answer of a tool call, `{ summary, … }`: the operation's records (Get's fields, else a list) within
+ * TOOL_MAX_RECORDS and TOOL_MAX_BYTES (compact ones when whole ones do not fit), and the summary in words for the model
+ * (what it holds, how many exist when the run knows, how to narrow, and that the records' texts are website content).
  *
- * Website content is data: titles, descriptions and other texts are written by the websites' owners, so the answer
- * says so, and every text of a record reaches the model cleaned (cleanText) and cut. The workflow outputs keep them
- * as they are.
+ * Website content is data: titles, descriptions and other texts are written by the websites' owners, so the answer says
+ * so, and every text of a record reaches the model cleaned (cleanText) and cut; workflow outputs keep them as they are.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { clip, count, quoteFew } from '../../errors';
 import { unappliedFilters } from '../domain/searchFilters';
 
-/** Records in one tool answer. */
 export const TOOL_MAX_RECORDS = 20;
 /** Bytes of one tool answer (its JSON, as the model receives it). */
 export const TOOL_MAX_BYTES = 48 * 1024;
@@ -169,14 +166,7 @@ function domainListNotes(hints: string[]): string[] {
 		.map((hint) => `${cleanText(hint.replace('of the filter "Domains"', 'of the domains given'), 600)}.`);
 }
 
-interface Facts {
-	total?: number;
-	more: boolean;
-	left: number;
-	compact: boolean;
-	run: BoundedRun;
-	unapplied: string[];
-}
+type Facts = { total?: number; more: boolean; left: number; compact: boolean; run: BoundedRun; unapplied: string[] };
 
 function summarize(operation: string, shown: IDataObject[], facts: Facts): string {
 	const { key, narrow } = LISTINGS[operation];
@@ -243,7 +233,8 @@ function lookupAnswer(record: IDataObject, mode: RecordsMode): IDataObject {
 
 export function toolAnswer(operation: string, records: IDataObject[], mode: RecordsMode, run: BoundedRun): IDataObject {
 	if (operation === 'get' && records.length === 1) return lookupAnswer(records[0], mode);
-	const listing = LISTINGS[operation] ?? { key: 'records', narrow: 'ask for fewer at a time' };
+	// Get with other than one record (several input items) lists them as Enrich Items does.
+	const listed = LISTINGS[operation] ? operation : 'enrich';
 	const paging = takePaging(records);
 	const more = paging?.more ?? records.length > TOOL_MAX_RECORDS;
 	const within = records.slice(0, TOOL_MAX_RECORDS);
@@ -251,12 +242,8 @@ export function toolAnswer(operation: string, records: IDataObject[], mode: Reco
 	const unapplied = operation === 'search' ? unappliedFilters(run.filters, within) : [];
 	const facts = { total: paging?.total, more, run, unapplied: unapplied.map((filter) => filter.text) };
 	return fit(within, mode, (shown, compact) => ({
-		summary: summarize(LISTINGS[operation] ? operation : 'enrich', shown, {
-			...facts,
-			left: within.length - shown.length,
-			compact,
-		}),
+		summary: summarize(listed, shown, { ...facts, left: within.length - shown.length, compact }),
 		...shared,
-		[listing.key]: shown,
+		[LISTINGS[listed].key]: shown,
 	}));
 }

@@ -6,12 +6,9 @@
  * is thrown with that text, which the MCP Server Trigger returns as an error result. "On Error: Stop Workflow", set
  * on the tool, throws the error itself, as n8n 2.41 does.
  *
- * The bounds: every operation reads its parameters through them, so that no call is made for records the answer
- * cannot show: Return All off, the Limit at most TOOL_MAX_RECORDS, Output "Items", Bulk Get's names and Enrich Items'
- * input items cut to TOOL_MAX_RECORDS (one call). Get answers a name that is not in the index with
- * `{ name, found: false }` (an answer for a model, not a failure). Stream's and Compare's Filters → Domains may be
- * filled by the model (`$fromAI('domains', …)`, as examples/ai-agent-tool.json does): left empty, it means every
- * domain rather than a list that holds none. The bounds are public: the README and the tool descriptions state them.
+ * The bounds below keep every call to the records an answer can show (the README and the tool descriptions state
+ * them). A name not in the index is an answer for a model (`{ name, found: false }`), not a failure; an empty Domains
+ * filter of Stream or Compare, which a model may fill (examples/ai-agent-tool.json), means every domain.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -58,11 +55,6 @@ const TELL_THE_USER = 'Tell the user that the Domain Data tool could not answer 
 
 /** Outputs that would answer with a file or run a sub-workflow: a tool answers with data instead. */
 const OUTPUTS_REFUSED: Record<string, string> = { file: 'an NDJSON file', subWorkflow: 'a sub-workflow' };
-
-/** n8n gives the tool version of a node the type `<package>.<name>Tool`. */
-export function isToolRun(context: IExecuteFunctions): boolean {
-	return context.getNode().type.endsWith('Tool');
-}
 
 /** The filters of a search the service refused, named in its words: one sentence, nothing unrelated after it. */
 function rejectedFilterText(reason: string, filters: unknown): string | undefined {
