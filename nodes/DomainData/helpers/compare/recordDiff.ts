@@ -14,16 +14,42 @@ const LIST_FIELDS = new Set<SnapshotField>(['technologies', 'categories', 'conta
 
 export type FieldChange = { added: unknown[]; removed: unknown[] } | { from: unknown; to: unknown };
 
-/** JSON with object keys sorted at every level: equal texts for equal values. */
+/**
+ * JSON with object keys sorted at every level: equal texts for equal values. A value whose keys are already in
+ * that order (as the service writes most objects) is JSON.stringify's text: native, without a string per member.
+ */
 function canonicalJson(value: unknown): string {
 	if (value === undefined || value === null) return 'null';
 	if (typeof value !== 'object') return JSON.stringify(value);
+	if (isCanonical(value)) return JSON.stringify(value);
 	if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
 	const object = value as Record<string, unknown>;
 	return `{${Object.keys(object)
 		.sort()
 		.map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
 		.join(',')}}`;
+}
+
+/**
+ * Whether JSON.stringify writes `value` as canonicalJson does: every object's keys in sorted order (the order
+ * JSON.stringify writes them in, integer-like keys first, is checked as it is), no member undefined (JSON.stringify
+ * leaves it out where canonicalJson writes null) and nothing but JSON's own values (plain objects and arrays).
+ */
+function isCanonical(value: unknown): boolean {
+	if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'symbol';
+	if (Array.isArray(value)) {
+		for (const entry of value) if (entry !== undefined && !isCanonical(entry)) return false;
+		return true;
+	}
+	if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+	const object = value as Record<string, unknown>;
+	let previous: string | undefined;
+	for (const key of Object.keys(object)) {
+		if ((previous !== undefined && !(previous < key)) || object[key] === undefined) return false;
+		if (!isCanonical(object[key])) return false;
+		previous = key;
+	}
+	return true;
 }
 
 const allStrings = (entries: readonly unknown[]) => entries.every((entry) => typeof entry === 'string');
