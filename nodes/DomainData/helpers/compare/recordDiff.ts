@@ -116,11 +116,13 @@ export function diffField(
 	}
 	if (LIST_FIELDS.has(field)) {
 		const [beforeEntries, afterEntries] = [entriesOf(before), entriesOf(after)];
-		// Strings are their own key (no text is made); other entries compare by canonical JSON.
-		const key =
-			allStrings(beforeEntries) && allStrings(afterEntries) ? (entry: unknown) => entry as string : canonicalJson;
-		const added = uniqueBy(afterEntries, key, new Set(beforeEntries.map(key)));
-		const removed = uniqueBy(beforeEntries, key, new Set(afterEntries.map(key)));
+		// Strings are their own key (no text is made); other entries compare by canonical JSON, made once each.
+		const strings = allStrings(beforeEntries) && allStrings(afterEntries);
+		const [beforeKeys, afterKeys] = strings
+			? [beforeEntries as string[], afterEntries as string[]]
+			: [beforeEntries.map(canonicalJson), afterEntries.map(canonicalJson)];
+		const added = uniqueBy(afterEntries, afterKeys, new Set(beforeKeys));
+		const removed = uniqueBy(beforeEntries, beforeKeys, new Set(afterKeys));
 		return added.length > 0 || removed.length > 0 ? { added, removed } : undefined;
 	}
 	const from = before === undefined ? null : before;
@@ -129,11 +131,11 @@ export function diffField(
 	return canonicalJson(from) === canonicalJson(to) ? undefined : { from, to };
 }
 
-/** The entries whose key is not in `other`, each once, in their order. */
-function uniqueBy(entries: unknown[], key: (entry: unknown) => string, other: ReadonlySet<string>): unknown[] {
+/** The entries whose key (`keys`, index by index) is not in `other`, each once, in their order. */
+function uniqueBy(entries: unknown[], keys: readonly string[], other: ReadonlySet<string>): unknown[] {
 	const seen = new Set<string>();
-	return entries.filter((entry) => {
-		const text = key(entry);
+	return entries.filter((_entry, index) => {
+		const text = keys[index];
 		if (seen.has(text) || other.has(text)) return false;
 		seen.add(text);
 		return true;
