@@ -51,6 +51,7 @@ class SpoolFiles {
 
 	constructor(
 		private readonly context: IExecuteFunctions,
+		private readonly itemIndex: number,
 		private size = SEGMENT_BYTES,
 	) {}
 
@@ -74,7 +75,7 @@ class SpoolFiles {
 			return this.stored(await this.store(toBinaryInput(pieces())));
 		} catch (error) {
 			const cap = databaseCap(error);
-			if (cap === undefined) throw error;
+			if (cap === undefined) throw asNodeError(this.context.getNode(), error, this.itemIndex);
 			// The next files leave room under the cap for the piece that passes `size` (about 64 KB and a record).
 			this.size = Math.min(this.size, Math.max(Math.floor(cap / 2), cap - PIECE_ROOM));
 			let last: IBinaryData | undefined;
@@ -161,7 +162,7 @@ export async function* spooledBatches(
 	const { batchSize, skip, itemIndex } = options;
 	// Skipped records are never written: a run that resumes with Skip Records needs no old spool.
 	const serialiser = new Serialiser(rebatch(records, batchSize, skip));
-	const spool = new SpoolFiles(this);
+	const spool = new SpoolFiles(this, itemIndex);
 	const { files } = spool;
 	try {
 		for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
@@ -209,7 +210,7 @@ export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFil
 	return {
 		keep: async (records) => {
 			const serialiser = new Serialiser(records);
-			const spool = new SpoolFiles(this, size);
+			const spool = new SpoolFiles(this, itemIndex, size);
 			try {
 				for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
 					const file = await spool.write(serialiser, first);
