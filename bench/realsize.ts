@@ -266,8 +266,8 @@ async function runSetup(
 			const peakMb = processMemory(pid)?.hwmMb ?? NaN;
 			if (response.status !== 200) throw new Error(`${plan.key} answered ${response.status}: ${text.slice(0, 300)}`);
 			const items = JSON.parse(text) as Array<Record<string, unknown>>;
-			// Every part of the File output carries the source's summary: the records of the whole run.
-			const delivered = Number(items[0]?.records ?? items[0]?.recordCount);
+			// Parts of the File output carry the records of the whole run (totalRecords), one file its recordCount.
+			const delivered = Number(items[0]?.totalRecords ?? items[0]?.records ?? items[0]?.recordCount);
 			if (plan.records !== undefined && delivered !== plan.records) {
 				throw new Error(`${plan.key}: ${delivered} records, expected ${plan.records} (${text.slice(0, 300)})`);
 			}

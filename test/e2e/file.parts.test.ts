@@ -192,9 +192,17 @@ test('Compare → File: every change of the brute-force diff once across the par
 });
 
 test('Compare → Items: its spool (8 MB files) follows the limit n8n names, two stream requests, the brute-force diff', async () => {
+	// A kept-alive connection the simulator closed while idle after the previous test may fail once: read again.
+	const read = async (label: string) => {
+		try {
+			return await rawSnapshot(sim.url, label);
+		} catch {
+			return await rawSnapshot(sim.url, label);
+		}
+	};
 	const expected = bruteForce(
-		await rawSnapshot(sim.url, NEWEST),
-		await rawSnapshot(sim.url, PREVIOUS),
+		await read(NEWEST),
+		await read(PREVIOUS),
 		{ label: NEWEST, baseLabel: PREVIOUS },
 		ITEMS_QUESTION,
 	);
