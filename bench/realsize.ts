@@ -96,8 +96,6 @@ function sub(records: number, batch: number, fields: Plan['fields'], saving = fa
 }
 
 const COMPARE = { operation: 'compare', output: 'file' };
-/** n8n's database mode holds a file several times over while it writes it: parts smaller than the default 256 MB. */
-const DATABASE_PART_MB = 64;
 /** An every-field line (what Compare keeps of an older record that changed), about. */
 const EVERY_FIELD_LINE_BYTES = 1200;
 /**
@@ -109,7 +107,7 @@ const COMPARE_WITHOUT_RANK = {
 	fields: SNAPSHOT_FIELDS.filter((field) => field !== 'name' && field !== 'rank'),
 };
 
-function plansFor(records: number, sweep: boolean): { memory: Plan[]; outputs: Plan[]; databaseParts: Plan } {
+function plansFor(records: number, sweep: boolean): { memory: Plan[]; outputs: Plan[] } {
 	const batches = [...new Set(SWEEP_BATCHES.map((size) => Math.max(1, Math.min(size, Math.floor(records / 5)))))];
 	const memory = sweep
 		? [
@@ -153,14 +151,7 @@ function plansFor(records: number, sweep: boolean): { memory: Plan[]; outputs: P
 			linkBytesPerSecond: LINK_BYTES_PER_SECOND,
 		},
 	];
-	const databaseParts: Plan = {
-		key: `file in parts of ${DATABASE_PART_MB} MB`,
-		records,
-		reads: 1,
-		fields: 'every',
-		parameters: { operation: 'stream', output: 'file', maxFileSize: DATABASE_PART_MB },
-	};
-	return { memory, outputs: unique(outputs), databaseParts };
+	return { memory, outputs: unique(outputs) };
 }
 
 function unique(plans: Plan[]): Plan[] {
@@ -317,7 +308,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 	if (unavailable) return { id: 'realsize', title: TITLE, figures: [], details: [], pending: [unavailable] };
 	const records = context.size ?? (context.tiny ? 300 : REAL_SIZE);
 	const targetsOnly = context.targetsOnly === true;
-	const { memory, outputs, databaseParts } = plansFor(records, !targetsOnly);
+	const { memory, outputs } = plansFor(records, !targetsOnly);
 	const tag = `${process.pid}`;
 	const sim = await SimulatorProcess.start({ domains: records });
 	const results: Measured[] = [];
@@ -346,7 +337,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 		const setups: Setup[] = targetsOnly
 			? [
 					{ mode: 'filesystem', plans: [...files, defaultEvery, ...compares] },
-					{ mode: 'database', plans: [...files, databaseParts] },
+					{ mode: 'database', plans: files },
 				]
 			: [
 					{
@@ -354,7 +345,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 						plans: [...memory, ...outputs.filter((plan) => !memory.some((m) => m.key === plan.key))],
 					},
 					// Over the link once: in the filesystem mode.
-					{ mode: 'database', plans: [...outputs.filter((plan) => !plan.linkBytesPerSecond), databaseParts] },
+					{ mode: 'database', plans: outputs.filter((plan) => !plan.linkBytesPerSecond) },
 					// The recommended setting: the default batch of every field too, last (the same key once).
 					{
 						mode: 'filesystem',
@@ -370,7 +361,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 		records,
 		results,
 		readerMs,
-		[...outputs, databaseParts].map((plan) => plan.key),
+		outputs.map((plan) => plan.key),
 	);
 }
 
