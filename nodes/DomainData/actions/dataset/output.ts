@@ -86,8 +86,8 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 			description:
 				`A larger selection comes as several files (parts, one item each), each ${words.many} whole and once. ` +
 				"Keep it under the binary data mode's limit per file: n8n's database mode refuses files over " +
-				'N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (512 MB by default) and holds each file in memory, several times over, while it ' +
-				'writes it. A large value gives one file (filesystem and S3 modes).',
+				'N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (512 MB by default) and holds each file in memory, several ' +
+				'times over, while it writes it. A large value gives one file (filesystem and S3 modes).',
 			displayOptions: { show: { output: ['file'] } },
 		},
 		{
