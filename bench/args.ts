@@ -33,12 +33,14 @@ export interface Arguments {
 	profile: boolean;
 	/** Records per run for the sections that take a size (realsize). */
 	size?: number;
+	/** Only the runs that have a target, in the sections that can leave the others out (realsize). */
+	targetsOnly?: boolean;
 }
 
-const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}] [--size records]`;
+const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}] [--size records] [--targets]`;
 
 export function parseArguments(argv: string[]): Arguments {
-	const known = ['--tiny', '--n8n', '--profile', '--out', '--only', '--size'];
+	const known = ['--tiny', '--n8n', '--profile', '--out', '--only', '--size', '--targets'];
 	for (let i = 0; i < argv.length; i++) {
 		if (!known.includes(argv[i])) throw new Error(`Unknown argument ${argv[i]}. ${USAGE}`);
 		if (argv[i] === '--out' || argv[i] === '--only' || argv[i] === '--size') {
@@ -76,6 +78,7 @@ export function parseArguments(argv: string[]): Arguments {
 		out,
 		only,
 		profile: argv.includes('--profile'),
+		...(argv.includes('--targets') ? { targetsOnly: true } : {}),
 		...(size === undefined ? {} : { size }),
 	};
 }

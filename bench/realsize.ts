@@ -5,13 +5,17 @@
  *
  *   npm run bench -- --only realsize                  879,000 records (hours on a small machine)
  *   npm run bench -- --only realsize --size 50000     the same runs over 50,000 records
+ *   npm run bench -- --only realsize --targets        only the runs issue 27's targets name (File plain and gzip in
+ *                                                     both modes, Sub-Workflow at the default batch, Compare on
+ *                                                     loopback and over a 50 MB/s link): about a third of the time
  *
  * Every workflow is started by a webhook of one running n8n (`n8n start`), so one process runs all of them;
  * before each run its peak-RSS counter (VmHWM) is reset, after it the peak is read. Per run: the wall time of
  * the webhook call, the peak RSS, what the run left on disk (n8n's user folder: binary data files, or the
  * SQLite database that holds them in the database mode), and the stream requests the simulator saw. The
  * baseline is the fastest hand-written reader (bench/baselines.ts's loop, counting instead of keeping) reading
- * the same snapshot(s) once.
+ * the same snapshot(s) once, over the same link: Compare runs also with the simulator's streams capped at 50 MB/s
+ * (a service's link, where the read Compare saves shows), the reader then too.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -32,6 +36,7 @@ import {
 } from '../scripts/n8n/workflows';
 import { DEFAULT_BATCH_SIZE } from '../nodes/DomainData/helpers/streams';
 import { SNAPSHOT_FIELDS } from '../nodes/DomainData/helpers/snapshotFields';
+import { COMPARE_LIMITS } from '../nodes/DomainData/helpers/compare/refusals';
 import { KEYS } from '../test/simulator';
 import { processMemory } from './lib/machine';
 import { BenchN8n, DOMAIN_DATA_CREDENTIAL, n8nAvailable } from './lib/n8n';
@@ -42,6 +47,9 @@ import { formatNumber } from './lib/stats';
 const TITLE = 'The real size (real n8n)';
 export const REAL_SIZE = 879_000;
 const SWEEP_BATCHES = [1_000, 2_000, 5_000, 10_000];
+/** A service's link: 50 MB/s (decimal megabytes, as links are quoted). */
+const LINK_BYTES_PER_SECOND = 50_000_000;
+const TIME_TARGETS = { file: 1.5, compareLoopback: 1.3, compareLink: 1.1 };
 /** The sub-workflow as a user builds it saves its successful executions (n8n's default); ours saves none. */
 const SUB_SAVING = workflowId('bench realsize sub saving');
 const SUB_QUIET = workflowId('bench realsize sub quiet');
@@ -55,6 +63,8 @@ interface Plan {
 	/** Snapshots the fastest reader reads for the same data. */
 	reads: number;
 	fields: 'default' | 'every';
+	/** The simulator's streams capped at this many bytes a second during the run (and the reader's). */
+	linkBytesPerSecond?: number;
 }
 
 interface Measured {
@@ -85,6 +95,18 @@ function sub(records: number, batch: number, fields: Plan['fields'], saving = fa
 	};
 }
 
+const COMPARE = { operation: 'compare', output: 'file' };
+/** An every-field line (what Compare keeps of an older record that changed), about. */
+const EVERY_FIELD_LINE_BYTES = 1200;
+/**
+ * Every field but rank: the simulator moves every rank a little each week (as the service does), so with rank every
+ * domain is a change; without it a few percent are, and most lines are byte for byte the older snapshot's.
+ */
+const COMPARE_WITHOUT_RANK = {
+	...COMPARE,
+	fields: SNAPSHOT_FIELDS.filter((field) => field !== 'name' && field !== 'rank'),
+};
+
 function plansFor(records: number, sweep: boolean): { memory: Plan[]; outputs: Plan[] } {
 	const batches = [...new Set(SWEEP_BATCHES.map((size) => Math.max(1, Math.min(size, Math.floor(records / 5)))))];
 	const memory = sweep
@@ -106,7 +128,28 @@ function plansFor(records: number, sweep: boolean): { memory: Plan[]; outputs: P
 		},
 		sub(records, Math.min(DEFAULT_BATCH_SIZE, biggest), 'every'),
 		sub(records, biggest, 'every'),
-		{ key: 'compare', reads: 2, fields: 'every', parameters: { operation: 'compare', output: 'file' } },
+		// With rank every domain changes: Compare keeps every older record for pass 3, and refuses (by design) past
+		// COMPARE_LIMITS.maxKeptBytes of them; at such a size only the runs without rank can complete.
+		...(records * EVERY_FIELD_LINE_BYTES > COMPARE_LIMITS.maxKeptBytes
+			? []
+			: [
+					{ key: 'compare', reads: 2, fields: 'every' as const, parameters: COMPARE },
+					{
+						key: 'compare over 50 MB/s',
+						reads: 2,
+						fields: 'every' as const,
+						parameters: COMPARE,
+						linkBytesPerSecond: LINK_BYTES_PER_SECOND,
+					},
+				]),
+		{ key: 'compare without rank', reads: 2, fields: 'every', parameters: COMPARE_WITHOUT_RANK },
+		{
+			key: 'compare without rank over 50 MB/s',
+			reads: 2,
+			fields: 'every',
+			parameters: COMPARE_WITHOUT_RANK,
+			linkBytesPerSecond: LINK_BYTES_PER_SECOND,
+		},
 	];
 	return { memory, outputs: unique(outputs) };
 }
@@ -140,8 +183,13 @@ function caller(tag: string, plan: Plan): WorkflowImport {
 }
 
 function path(tag: string, plan: Plan): string {
-	return `bench-rs-${tag}-${plan.key.replace(/\s+/g, '-')}`;
+	return `bench-rs-${tag}-${plan.key.replace(/[^a-z0-9]+/gi, '-')}`;
 }
+
+/** The fastest reader's time for a plan's reads over its link. */
+type ReaderTimes = Map<string, number>;
+const readerKey = (reads: number, linkBytesPerSecond = 0) => `${reads} over ${linkBytesPerSecond}`;
+const readerFor = (times: ReaderTimes, plan: Plan) => times.get(readerKey(plan.reads, plan.linkBytesPerSecond))!;
 
 function folderMb(folder: string): number {
 	return Number(execFileSync('du', ['-sk', folder], { encoding: 'utf8' }).split('\t')[0]) / 1024;
@@ -209,19 +257,26 @@ async function runSetup(
 			const diskBefore = folderMb(n8n.instance.userFolder);
 			const streamsBefore = await streamRequests(sim);
 			const rssBeforeMb = processMemory(pid)?.rssMb ?? NaN;
+			if (plan.linkBytesPerSecond) await sim.setFaults({ linkBytesPerSecond: plan.linkBytesPerSecond });
 			writeFileSync(`/proc/${pid}/clear_refs`, '5');
 			const started = performance.now();
-			const response = await fetch(`${n8n.instance.url}/webhook/${path(tag, plan)}`, {
-				method: 'POST',
-				signal: AbortSignal.timeout(4 * 60 * 60_000),
-			});
-			const text = await response.text();
+			let response: Response;
+			let text: string;
+			try {
+				response = await fetch(`${n8n.instance.url}/webhook/${path(tag, plan)}`, {
+					method: 'POST',
+					signal: AbortSignal.timeout(4 * 60 * 60_000),
+				});
+				text = await response.text();
+			} finally {
+				if (plan.linkBytesPerSecond) await sim.setFaults({ linkBytesPerSecond: 0 });
+			}
 			const wallMs = performance.now() - started;
 			const peakMb = processMemory(pid)?.hwmMb ?? NaN;
 			if (response.status !== 200) throw new Error(`${plan.key} answered ${response.status}: ${text.slice(0, 300)}`);
 			const items = JSON.parse(text) as Array<Record<string, unknown>>;
-			// Every part of the File output carries the source's summary: the records of the whole run.
-			const delivered = Number(items[0]?.records ?? items[0]?.recordCount);
+			// Parts of the File output carry the records of the whole run (totalRecords), one file its recordCount.
+			const delivered = Number(items[0]?.totalRecords ?? items[0]?.records ?? items[0]?.recordCount);
 			if (plan.records !== undefined && delivered !== plan.records) {
 				throw new Error(`${plan.key}: ${delivered} records, expected ${plan.records} (${text.slice(0, 300)})`);
 			}
@@ -252,31 +307,52 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 	const unavailable = await n8nAvailable(context);
 	if (unavailable) return { id: 'realsize', title: TITLE, figures: [], details: [], pending: [unavailable] };
 	const records = context.size ?? (context.tiny ? 300 : REAL_SIZE);
-	const { memory, outputs } = plansFor(records, true);
+	const targetsOnly = context.targetsOnly === true;
+	const { memory, outputs } = plansFor(records, !targetsOnly);
 	const tag = `${process.pid}`;
 	const sim = await SimulatorProcess.start({ domains: records });
 	const results: Measured[] = [];
-	const readerMs = new Map<number, number>();
+	const readerMs: ReaderTimes = new Map();
 	try {
 		const datasets = (await (
 			await fetch(`${sim.url}/json/api/v1/historical/domain`, { headers: { authorization: `Bearer ${KEYS.pro}` } })
 		).json()) as { datasets: Array<{ label: string }> };
 		const labels = datasets.datasets.slice(0, 2).map((dataset) => dataset.label);
-		for (const reads of [1, 2]) {
+		for (const [reads, link] of [
+			[1, 0],
+			[2, 0],
+			[2, LINK_BYTES_PER_SECOND],
+		]) {
+			await sim.setFaults({ linkBytesPerSecond: link });
 			const started = performance.now();
 			for (const label of labels.slice(0, reads)) {
 				await fastestCount(`${sim.url}/json/api/v1/historical/domain/${label}?fields=${SNAPSHOT_FIELDS.join(',')}`);
 			}
-			readerMs.set(reads, performance.now() - started);
+			readerMs.set(readerKey(reads, link), performance.now() - started);
 		}
-		const largest = memory[memory.length - 1];
+		await sim.setFaults({ linkBytesPerSecond: 0 });
 		const defaultEvery = outputs.find((plan) => plan.key.startsWith('sub every'))!;
-		const setups: Setup[] = [
-			{ mode: 'filesystem', plans: [...memory, ...outputs.filter((plan) => !memory.some((m) => m.key === plan.key))] },
-			{ mode: 'database', plans: outputs },
-			// The recommended setting: the default batch of every field too, last (the same key once).
-			{ mode: 'filesystem', heapMb: 512, plans: unique([memory[0], largest, memory[memory.length - 2], defaultEvery]) },
-		];
+		const files = outputs.filter((plan) => plan.key.startsWith('file'));
+		const compares = outputs.filter((plan) => plan.key.startsWith('compare'));
+		const setups: Setup[] = targetsOnly
+			? [
+					{ mode: 'filesystem', plans: [...files, defaultEvery, ...compares] },
+					{ mode: 'database', plans: files },
+				]
+			: [
+					{
+						mode: 'filesystem',
+						plans: [...memory, ...outputs.filter((plan) => !memory.some((m) => m.key === plan.key))],
+					},
+					// Over the link once: in the filesystem mode.
+					{ mode: 'database', plans: outputs.filter((plan) => !plan.linkBytesPerSecond) },
+					// The recommended setting: the default batch of every field too, last (the same key once).
+					{
+						mode: 'filesystem',
+						heapMb: 512,
+						plans: unique([memory[0], memory[memory.length - 1], memory[memory.length - 2], defaultEvery]),
+					},
+				];
 		for (const [index, setup] of setups.entries()) await runSetup(context, sim, setup, `${tag}-${index}`, results);
 	} finally {
 		await sim.close();
@@ -290,23 +366,48 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 }
 
 /** `outputs`: the keys of the runs of issue 27's list (every output in both modes), one figure each. */
-function report(records: number, results: Measured[], readerMs: Map<number, number>, outputs: string[]): SectionResult {
+function report(records: number, results: Measured[], readerMs: ReaderTimes, outputs: string[]): SectionResult {
 	const seconds = (ms: number) => (ms / 1000).toFixed(1);
 	const mb = (value: number) => value.toFixed(0);
 	const find = (mode: string, key: string) => results.find((run) => run.mode === mode && run.plan.key === key);
 	const figures: Figure[] = [];
 	for (const mode of ['filesystem', 'database']) {
 		for (const run of results.filter((entry) => entry.mode === mode && outputs.includes(entry.plan.key))) {
+			const reader = readerFor(readerMs, run.plan);
+			const ratio = run.wallMs / reader;
+			const time = `${seconds(run.wallMs)} s vs ${seconds(reader)} s (${ratio.toFixed(2)} ×)`;
+			if (run.plan.key.startsWith('compare')) {
+				// Compare's target is its time against reading both snapshots once, over the same link.
+				const target = run.plan.linkBytesPerSecond ? TIME_TARGETS.compareLink : TIME_TARGETS.compareLoopback;
+				figures.push({
+					what: `${mode} mode, ${run.plan.key}, ${formatNumber(records)} every-field records: time vs fastest reader reading both snapshots once${run.plan.linkBytesPerSecond ? ' over the same link' : ''}; peak RSS of n8n`,
+					value: `${time}; ${mb(run.peakMb)} MB`,
+					target: `≤ ${target} ×`,
+					met: ratio <= target,
+				});
+				continue;
+			}
 			// The target is for the default batch; batches of 10,000 show what a larger batch costs.
 			const targeted =
 				run.plan.parameters.batchSize === undefined || run.plan.parameters.batchSize === DEFAULT_BATCH_SIZE;
 			figures.push({
 				what: `${mode} mode, ${run.plan.key}, ${formatNumber(records)} every-field records: peak RSS of n8n, time vs fastest reader`,
-				value: `${mb(run.peakMb)} MB; ${seconds(run.wallMs)} s vs ${seconds(readerMs.get(run.plan.reads)!)} s (${(run.wallMs / readerMs.get(run.plan.reads)!).toFixed(1)} ×)`,
+				value: `${mb(run.peakMb)} MB; ${time}`,
 				target: targeted ? 'peak RSS ≤ 1,024 MB' : undefined,
 				met: targeted ? run.peakMb <= 1024 : undefined,
 			});
 		}
+	}
+	for (const key of ['file', 'file gzip']) {
+		const [filesystem, database] = [find('filesystem', key), find('database', key)];
+		if (!filesystem || !database) continue;
+		const ratio = database.wallMs / filesystem.wallMs;
+		figures.push({
+			what: `${key}, ${formatNumber(records)} every-field records: time in the database mode vs the filesystem mode`,
+			value: `${seconds(database.wallMs)} s vs ${seconds(filesystem.wallMs)} s (${ratio.toFixed(2)} ×)`,
+			target: `≤ ${TIME_TARGETS.file} ×`,
+			met: ratio <= TIME_TARGETS.file,
+		});
 	}
 	const sweep = results.filter((run) => run.mode === 'filesystem' && run.plan.key.startsWith('sub '));
 	const quiet = (fields: string) =>
@@ -314,14 +415,17 @@ function report(records: number, results: Measured[], readerMs: Map<number, numb
 			.filter((run) => run.plan.fields === fields && !run.plan.key.includes('saving'))
 			.map((run) => `${formatNumber(Number(run.plan.parameters.batchSize))}: ${mb(run.peakMb)}`)
 			.join(', ');
-	figures.push({
-		what: `Sub-Workflow, ${formatNumber(records)} records, peak RSS of n8n (MB) by batch size, default fields`,
-		value: quiet('default'),
-	});
-	figures.push({
-		what: `Sub-Workflow, ${formatNumber(records)} records, peak RSS of n8n (MB) by batch size, every field`,
-		value: quiet('every'),
-	});
+	for (const [fields, named] of [
+		['default', 'default fields'],
+		['every', 'every field'],
+	]) {
+		const value = quiet(fields);
+		if (!value) continue;
+		figures.push({
+			what: `Sub-Workflow, ${formatNumber(records)} records, peak RSS of n8n (MB) by batch size, ${named}`,
+			value,
+		});
+	}
 	const saving = sweep.find((run) => run.plan.key.includes('saving'));
 	const same = saving && find('filesystem', saving.plan.key.replace(' saving', ''));
 	if (saving && same) {
@@ -336,7 +440,7 @@ function report(records: number, results: Measured[], readerMs: Map<number, numb
 		run.plan.parameters.batchSize === undefined ? '–' : formatNumber(Number(run.plan.parameters.batchSize)),
 		run.plan.fields,
 		seconds(run.wallMs),
-		`${(run.wallMs / readerMs.get(run.plan.reads)!).toFixed(1)} ×`,
+		`${(run.wallMs / readerFor(readerMs, run.plan)).toFixed(1)} ×`,
 		mb(run.idleMb),
 		mb(run.rssBeforeMb),
 		mb(run.peakMb),
@@ -353,8 +457,16 @@ function report(records: number, results: Measured[], readerMs: Map<number, numb
 			'No Operation, saving no successful execution, except the row marked "saving" (n8n\'s default settings: each sub-execution is ' +
 			"saved with its items). Idle n8n RSS: the process right after it started (workflows active, nothing run yet). Peak RSS: n8n's VmHWM, reset just before the run; RSS before: just before; the growth is the peak over the idle RSS. Disk: what the run added to " +
 			"n8n's user folder (binary data files, or the SQLite database that holds them in the database mode). Stream requests: seen by the " +
-			`simulator. Fastest reader: ${seconds(readerMs.get(1)!)} s for one snapshot, ${seconds(readerMs.get(2)!)} s for two (the loop of ` +
-			"bench/baselines.ts, counting the records). The last mode's rows run n8n with `--max-old-space-size=512`.",
+			`simulator. Fastest reader: ${seconds(readerMs.get(readerKey(1))!)} s for one snapshot, ${seconds(readerMs.get(readerKey(2))!)} s ` +
+			`for two, ${seconds(readerMs.get(readerKey(2, LINK_BYTES_PER_SECOND))!)} s for two over the 50 MB/s link (the loop of ` +
+			'bench/baselines.ts, counting the records). "over 50 MB/s": the simulator caps each stream at 50,000,000 bytes a second ' +
+			'(its link speed, test/simulator/link.ts), for the run and for the reader it is measured against. Compare compares ' +
+			'every field: the simulator moves every rank a little each week, as the service does, so every domain changes ' +
+			'and the output is about as large as a snapshot; "without rank" compares every other field (a few percent of ' +
+			'the domains change; the rest are byte for byte the older lines).' +
+			(results.some((run) => run.mode.includes('heap'))
+				? " The last mode's rows run n8n with `--max-old-space-size=512`."
+				: ' Only the runs with a target (`--targets`).'),
 		markdownTable(
 			[
 				'binary data mode',

@@ -7,6 +7,7 @@
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *   npm run bench -- --only realsize --size 50000   the real-size section (left out of the full run) at 50,000 records
+ *   npm run bench -- --only realsize --targets      only its runs that have a target
  *
  * Sections: stream (throughput), memory, enrich (real n8n), search, trigger, compare, subworkflow (real n8n), spool, agent (real
  * n8n), lists (Compare with a list of domains, Enrich from a snapshot); realsize (real n8n, every field, only with --only).
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
 		n8n: args.n8n,
 		profile: args.profile ? 'always' : args.tiny ? 'never' : 'missed',
 		...(args.size === undefined ? {} : { size: args.size }),
+		...(args.targetsOnly ? { targetsOnly: true } : {}),
 		log: (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0)}s] ${message}\n`),
 	};
 	const sections: SectionResult[] = [];

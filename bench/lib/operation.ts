@@ -29,9 +29,9 @@ export function countStreamRecords(items: INodeExecutionData[], output: StreamOu
 	if (output === 'batches') {
 		return items.reduce((sum, item) => sum + ((item.json.records as unknown[] | undefined)?.length ?? 0), 0);
 	}
-	// file: one item whose JSON tells the record count; the name of that field is the operation's choice.
+	// file: one item whose JSON tells the record count (parts: each tells the whole run's, totalRecords).
 	const json = items[0]?.json ?? {};
-	for (const key of ['records', 'recordCount', 'count', 'lines']) {
+	for (const key of ['totalRecords', 'records', 'recordCount', 'count', 'lines']) {
 		if (typeof json[key] === 'number') return json[key] as number;
 	}
 	throw new Error(`The file output tells no record count: ${JSON.stringify(json).slice(0, 300)}`);

@@ -35,6 +35,8 @@ export interface BenchContext {
 	log: (message: string) => void;
 	/** Records per run for the sections that take a size (--size), instead of their own. */
 	size?: number;
+	/** Only the runs that have a target (--targets), in the sections that can leave the others out. */
+	targetsOnly?: boolean;
 }
 
 /** Whether a section profiles, given whether its target was missed. */

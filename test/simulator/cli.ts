@@ -1,11 +1,12 @@
 /**
  * Runs the simulator until SIGINT/SIGTERM:
- *   npx ts-node --transpile-only test/simulator/cli.ts --port 8787 --domains 100000 [--seed N] [--snapshots N] [--latency MS] [--host H]
+ *   npx ts-node --transpile-only test/simulator/cli.ts --port 8787 --domains 100000 [--seed N] [--snapshots N] [--latency MS] [--link-bytes-per-second N] [--host H]
  * (npm run simulator -- --port 8787 --domains 100000). Prints the base URL and the keys.
  */
 import { KEYS, PLANS, startSimulator, type SimulatorOptions } from './index';
 
-const USAGE = 'usage: cli.ts [--port N] [--host H] [--domains N] [--seed N] [--snapshots N] [--latency MS]';
+const USAGE =
+	'usage: cli.ts [--port N] [--host H] [--domains N] [--seed N] [--snapshots N] [--latency MS] [--link-bytes-per-second N]';
 
 function parseArguments(argv: string[]): SimulatorOptions {
 	const options: SimulatorOptions = { port: 8787 };
@@ -41,6 +42,9 @@ function parseArguments(argv: string[]): SimulatorOptions {
 				break;
 			case '--latency':
 				options.latencyMs = needNumber();
+				break;
+			case '--link-bytes-per-second':
+				options.linkBytesPerSecond = needNumber();
 				break;
 			default:
 				throw new Error(`unknown option ${flag}\n${USAGE}`);

@@ -60,6 +60,8 @@ export interface StreamFault {
 export interface Faults {
 	/** Delay before every API response, in ms. */
 	latencyMs: number;
+	/** Cap on each stream's bytes per second (a link's speed: link.ts); 0 for none. */
+	linkBytesPerSecond: number;
 	/** Request rules, checked in order. */
 	requests: RequestFault[];
 	/** Stream damage, one entry per burst of stream requests. */
@@ -81,14 +83,20 @@ export function defaultFaultMessage(status: number): string {
 export class FaultState {
 	private current: Faults;
 
-	constructor(private readonly baseLatencyMs: number) {
-		this.current = { latencyMs: baseLatencyMs, requests: [], streams: [] };
+	constructor(
+		private readonly baseLatencyMs: number,
+		private readonly baseLinkBytesPerSecond = 0,
+	) {
+		this.current = { latencyMs: baseLatencyMs, linkBytesPerSecond: baseLinkBytesPerSecond, requests: [], streams: [] };
 	}
 
 	/** Replaces the given parts (a list given replaces the whole list). Throws on an invalid shape. */
 	set(partial: Partial<Faults>): void {
 		const next: Faults = { ...this.current };
 		if (partial.latencyMs !== undefined) next.latencyMs = checkNonNegative(partial.latencyMs, 'latencyMs');
+		if (partial.linkBytesPerSecond !== undefined) {
+			next.linkBytesPerSecond = checkNonNegative(partial.linkBytesPerSecond, 'linkBytesPerSecond');
+		}
 		if (partial.requests !== undefined) {
 			if (!Array.isArray(partial.requests)) throw new Error('requests must be an array');
 			next.requests = partial.requests.map(validateRequestFault);
@@ -98,14 +106,16 @@ export class FaultState {
 			next.streams = partial.streams.map(validateStreamFault);
 		}
 		for (const key of Object.keys(partial)) {
-			if (!['latencyMs', 'requests', 'streams'].includes(key)) throw new Error(`unknown fault setting "${key}"`);
+			if (!['latencyMs', 'linkBytesPerSecond', 'requests', 'streams'].includes(key))
+				throw new Error(`unknown fault setting "${key}"`);
 		}
 		this.current = next;
 	}
 
-	/** No faults; latency back to the value the simulator was started with. */
+	/** No faults; latency and link speed back to the values the simulator was started with. */
 	reset(): void {
-		this.current = { latencyMs: this.baseLatencyMs, requests: [], streams: [] };
+		const { baseLatencyMs: latencyMs, baseLinkBytesPerSecond: linkBytesPerSecond } = this;
+		this.current = { latencyMs, linkBytesPerSecond, requests: [], streams: [] };
 	}
 
 	/** A copy of the current faults (counts are what is left). */
@@ -115,6 +125,10 @@ export class FaultState {
 
 	get latencyMs(): number {
 		return this.current.latencyMs;
+	}
+
+	get linkBytesPerSecond(): number {
+		return this.current.linkBytesPerSecond;
 	}
 
 	/** Takes (counts down) the first request rule that matches. */

@@ -47,6 +47,8 @@ export interface SimulatorOptions {
 	snapshots?: number;
 	/** Delay before every API response, in ms (default 0). */
 	latencyMs?: number;
+	/** Cap on each stream's bytes per second, a service's link (default 0: none; link.ts). */
+	linkBytesPerSecond?: number;
 	/** The filters search knows and what it does with others (default: all five, others rejected). */
 	searchMode?: Partial<SearchMode>;
 }
@@ -121,7 +123,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 		index,
 		snapshots: new SnapshotRegistry(seed, snapshotCount),
 		keys: new KeyStore(),
-		faults: new FaultState(options.latencyMs ?? 0),
+		faults: new FaultState(options.latencyMs ?? 0, options.linkBytesPerSecond ?? 0),
 		log: new RequestLog(),
 		search: new SearchEngine(index),
 		searchMode: { ...DEFAULT_SEARCH_MODE, ...options.searchMode },

@@ -24,6 +24,8 @@ export interface RequestLogEntry {
 	key?: string;
 	/** Stream only: number of lines written. */
 	lines?: number;
+	/** Stream under a link speed only: how long the stream waited for the link, in ms. */
+	linkWaitMs?: number;
 }
 
 export class RequestLog {

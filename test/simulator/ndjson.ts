@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { StreamFault } from './faults';
 import { ByteChunk } from './chunk-writer';
 import { delay } from './http-utils';
+import type { LinkPacer } from './link';
 
 /** Lines per write: large enough to amortise write() overhead, small enough to keep memory flat (~100 KB). */
 const BATCH_LINES = 256;
@@ -32,10 +33,12 @@ export interface StreamResult {
 	outcome: StreamOutcome;
 }
 
+/** `link`: the link's pace (link.ts), taken for each batch before it is written. */
 export async function writeNdjson(
 	res: ServerResponse,
 	source: StreamSource,
 	fault?: StreamFault,
+	link?: LinkPacer,
 ): Promise<StreamResult> {
 	let gone = false;
 	res.on('close', () => {
@@ -49,6 +52,7 @@ export async function writeNdjson(
 	let lastWrite: Promise<void> = Promise.resolve();
 
 	const send = async (chunk: Buffer): Promise<boolean> => {
+		await link?.take(chunk.length);
 		if (fault?.trickle) return sendTrickle(chunk, fault.trickle.chunkBytes ?? 16, fault.trickle.delayMs ?? 10);
 		if (fault?.splitUtf8) return sendSplit(chunk);
 		return sendWhole(chunk);

@@ -2,6 +2,7 @@
 import { sendError, sendJson } from '../http-utils';
 import { writeNdjson } from '../ndjson';
 import { chunkLineWriter } from '../chunk-writer';
+import { LinkPacer } from '../link';
 import { lineBuilder, parseFields } from '../record-lines';
 import type { ApiContext } from './context';
 
@@ -39,6 +40,8 @@ export async function streamDataset({ res, state, param, url, entry }: ApiContex
 	const writeLine = chunkLineWriter(index.generator, selection.fields);
 	const lineText = lineBuilder(index.generator, selection.fields);
 	entry.status = 200;
+	const { linkBytesPerSecond } = state.faults;
+	const link = linkBytesPerSecond > 0 ? new LinkPacer(linkBytesPerSecond) : undefined;
 	const result = await writeNdjson(
 		res,
 		{
@@ -57,6 +60,8 @@ export async function streamDataset({ res, state, param, url, entry }: ApiContex
 			},
 		},
 		fault,
+		link,
 	);
 	entry.lines = result.lines;
+	if (link) entry.linkWaitMs = Math.round(link.waitedMs);
 }

@@ -92,6 +92,21 @@ describe('hashes', () => {
 		expect(hash([])).toEqual(hash(null as unknown as unknown[]));
 	});
 
+	it('compares objects alike whatever their key order (sorted keys take the native path), a missing member as null', () => {
+		const hash = (dns: unknown) => hashCompared({ dns } as IDataObject, ['dns'], new Hasher64(), zero());
+		const sorted = { a: ['1.2.3.4'], mx: [], ns: [{ host: 'x', at: 1 }] };
+		const shuffled = { ns: [{ at: 1, host: 'x' }], mx: [], a: ['1.2.3.4'] };
+		expect(diffField('dns', sorted, shuffled)).toBeUndefined();
+		expect(hash(sorted)).toEqual(hash(shuffled));
+		expect(diffField('dns', { a: null, b: 1 }, { a: undefined, b: 1 })).toBeUndefined();
+		expect(diffField('dns', { a: null, b: 1 }, { b: 1 })).toBeDefined();
+		expect(hash({ 10: 'x', 9: 'y' })).toEqual(hash({ 9: 'y', 10: 'x' }));
+		expect(diffField('dns', { 10: 'x', 9: 'y' }, { 9: 'y', 10: 'z' })).toEqual({
+			from: { 10: 'x', 9: 'y' },
+			to: { 9: 'y', 10: 'z' },
+		});
+	});
+
 	it('hashes a value apart from the same text split differently between fields', () => {
 		const hash = (record: IDataObject) => hashCompared(record, ['title', 'country_code'], new Hasher64(), zero());
 		expect(hash({ title: 'ab', country_code: 'c' })).not.toEqual(hash({ title: 'a', country_code: 'bc' }));

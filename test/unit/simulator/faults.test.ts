@@ -173,6 +173,7 @@ describe('error bursts', () => {
 		sim.setFaults({ requests: [{ status: 429, count: 3 }], streams: [{ crlf: true, count: 2 }] });
 		expect(sim.faults()).toEqual({
 			latencyMs: 0,
+			linkBytesPerSecond: 0,
 			requests: [{ status: 429, count: 3 }],
 			streams: [{ crlf: true, count: 2 }],
 		});
@@ -331,6 +332,7 @@ describe('/__sim/faults over HTTP', () => {
 		expect(posted.status).toBe(200);
 		expect(await posted.json()).toEqual({
 			latencyMs: 0,
+			linkBytesPerSecond: 0,
 			requests: [{ status: 502, body: 'html', endpoint: 'get', count: 1 }],
 			streams: [{ trickle: {}, count: 1 }],
 		});

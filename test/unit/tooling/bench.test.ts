@@ -55,6 +55,8 @@ describe('bench arguments', () => {
 		expect(parseArguments([]).only).not.toContain('realsize');
 		const named = parseArguments(['--only', 'realsize', '--size', '50000']);
 		expect({ only: named.only, size: named.size }).toEqual({ only: ['realsize'], size: 50_000 });
+		expect(named.targetsOnly).toBeUndefined();
+		expect(parseArguments(['--only', 'realsize', '--targets']).targetsOnly).toBe(true);
 	});
 });
 
@@ -206,10 +208,14 @@ describe('npm run bench -- --tiny --n8n --only realsize --size 300', () => {
 			'| filesystem | file',
 			'| filesystem | file gzip',
 			'| filesystem | compare',
+			'| filesystem | compare over 50 MB/s',
+			'| filesystem | compare without rank',
+			'| filesystem | compare without rank over 50 MB/s',
 			'| database | file',
 			'| database | file gzip',
 			'| database | sub every 60',
 			'| database | compare',
+			'| database | compare without rank',
 			'| filesystem, heap 512 MB | sub default 60',
 			'| filesystem, heap 512 MB | sub every 60 saving',
 			'| filesystem, heap 512 MB | sub every 60',
@@ -219,7 +225,7 @@ describe('npm run bench -- --tiny --n8n --only realsize --size 300', () => {
 			.split('\n')
 			.filter((line) => /^\| (filesystem|database)/.test(line))
 			.map((line) => line.split(' | ')[11]);
-		expect(streams).toEqual(['1', '1', '1', '1', '1', '2', '1', '1', '1', '2', '1', '1', '1']);
+		expect(streams).toEqual(['1', '1', '1', '1', '1', '2', '2', '2', '2', '1', '1', '1', '2', '2', '1', '1', '1']);
 		expect(report).toMatch(/peak RSS of n8n \(MB\) by batch size, every field \| 60: \d+ \|/);
 	});
 });

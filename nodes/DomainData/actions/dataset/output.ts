@@ -9,7 +9,7 @@ import { idleTimeoutOption, maxAttemptsOption, optionsCollection, requestDeadlin
 
 const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
 /** Half of n8n's database binary data mode's default cap per file (512 MiB), which collects each file in memory. */
-const DEFAULT_MAX_FILE_MB = 256;
+const DEFAULT_MAX_FILE_MB = 64;
 /** A gzip part keeps 1 MB for what its compressor holds back (../sink/file.ts): 2 MB leaves room for records. */
 const MIN_MAX_FILE_MB = 2;
 const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
@@ -86,8 +86,8 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 			description:
 				`A larger selection comes as several files (parts, one item each), each ${words.many} whole and once. ` +
 				"Keep it under the binary data mode's limit per file: n8n's database mode refuses files over " +
-				'N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (512 MB by default) and holds each file in memory while it ' +
-				'writes it. A large value gives one file (filesystem and S3 modes).',
+				'N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (512 MB by default) and holds each file in memory, several ' +
+				'times over, while it writes it. A large value gives one file (filesystem and S3 modes).',
 			displayOptions: { show: { output: ['file'] } },
 		},
 		{

@@ -14,16 +14,42 @@ const LIST_FIELDS = new Set<SnapshotField>(['technologies', 'categories', 'conta
 
 export type FieldChange = { added: unknown[]; removed: unknown[] } | { from: unknown; to: unknown };
 
-/** JSON with object keys sorted at every level: equal texts for equal values. */
+/**
+ * JSON with object keys sorted at every level: equal texts for equal values. A value whose keys are already in
+ * that order (as the service writes most objects) is JSON.stringify's text: native, without a string per member.
+ */
 function canonicalJson(value: unknown): string {
 	if (value === undefined || value === null) return 'null';
 	if (typeof value !== 'object') return JSON.stringify(value);
+	if (isCanonical(value)) return JSON.stringify(value);
 	if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
 	const object = value as Record<string, unknown>;
 	return `{${Object.keys(object)
 		.sort()
 		.map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
 		.join(',')}}`;
+}
+
+/**
+ * Whether JSON.stringify writes `value` as canonicalJson does: every object's keys in sorted order (the order
+ * JSON.stringify writes them in, integer-like keys first, is checked as it is), no member undefined (JSON.stringify
+ * leaves it out where canonicalJson writes null) and nothing but JSON's own values (plain objects and arrays).
+ */
+function isCanonical(value: unknown): boolean {
+	if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'symbol';
+	if (Array.isArray(value)) {
+		for (const entry of value) if (entry !== undefined && !isCanonical(entry)) return false;
+		return true;
+	}
+	if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+	const object = value as Record<string, unknown>;
+	let previous: string | undefined;
+	for (const key of Object.keys(object)) {
+		if ((previous !== undefined && !(previous < key)) || object[key] === undefined) return false;
+		if (!isCanonical(object[key])) return false;
+		previous = key;
+	}
+	return true;
 }
 
 const allStrings = (entries: readonly unknown[]) => entries.every((entry) => typeof entry === 'string');
@@ -90,11 +116,13 @@ export function diffField(
 	}
 	if (LIST_FIELDS.has(field)) {
 		const [beforeEntries, afterEntries] = [entriesOf(before), entriesOf(after)];
-		// Strings are their own key (no text is made); other entries compare by canonical JSON.
-		const key =
-			allStrings(beforeEntries) && allStrings(afterEntries) ? (entry: unknown) => entry as string : canonicalJson;
-		const added = uniqueBy(afterEntries, key, new Set(beforeEntries.map(key)));
-		const removed = uniqueBy(beforeEntries, key, new Set(afterEntries.map(key)));
+		// Strings are their own key (no text is made); other entries compare by canonical JSON, made once each.
+		const strings = allStrings(beforeEntries) && allStrings(afterEntries);
+		const [beforeKeys, afterKeys] = strings
+			? [beforeEntries as string[], afterEntries as string[]]
+			: [beforeEntries.map(canonicalJson), afterEntries.map(canonicalJson)];
+		const added = uniqueBy(afterEntries, afterKeys, new Set(beforeKeys));
+		const removed = uniqueBy(beforeEntries, beforeKeys, new Set(afterKeys));
 		return added.length > 0 || removed.length > 0 ? { added, removed } : undefined;
 	}
 	const from = before === undefined ? null : before;
@@ -103,11 +131,11 @@ export function diffField(
 	return canonicalJson(from) === canonicalJson(to) ? undefined : { from, to };
 }
 
-/** The entries whose key is not in `other`, each once, in their order. */
-function uniqueBy(entries: unknown[], key: (entry: unknown) => string, other: ReadonlySet<string>): unknown[] {
+/** The entries whose key (`keys`, index by index) is not in `other`, each once, in their order. */
+function uniqueBy(entries: unknown[], keys: readonly string[], other: ReadonlySet<string>): unknown[] {
 	const seen = new Set<string>();
-	return entries.filter((entry) => {
-		const text = key(entry);
+	return entries.filter((_entry, index) => {
+		const text = keys[index];
 		if (seen.has(text) || other.has(text)) return false;
 		seen.add(text);
 		return true;

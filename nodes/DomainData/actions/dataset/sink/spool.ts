@@ -1,8 +1,10 @@
 /**
  * The spool of the Sub-Workflow output (docs/dataset.md, "The spool"): the whole selection is read at the service's
- * pace into n8n's binary data storage, in NDJSON files of about SEGMENT_BYTES (under the database mode's size limit),
- * then fed to the sub-workflow at its own pace, one file in memory at a time. With binary data in memory (mode
- * `default`) spooling would hold the snapshot: the records then go straight from the stream to the sub-workflow.
+ * pace into n8n's binary data storage, in NDJSON files of about SEGMENT_BYTES, then fed to the sub-workflow at its own
+ * pace, one file in memory at a time. Under n8n's database mode with a cap on one file
+ * (N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE) below that, the files follow the cap n8n names when it refuses one. With
+ * binary data in memory (mode `default`) spooling would hold the snapshot: the records then go straight from the
+ * stream to the sub-workflow.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -28,26 +30,108 @@ export interface SpoolFacts {
 	files: number;
 }
 
-/** One spool file: pieces until the file holds `size` bytes. The first piece is read before the file exists. */
-async function writeSegment(
-	this: IExecuteFunctions,
-	serialiser: Serialiser,
-	first: Uint8Array,
-	number: number,
-	size = SEGMENT_BYTES,
-): Promise<IBinaryData> {
-	async function* pieces() {
-		let bytes = first.byteLength;
-		yield first;
-		while (bytes < size) {
-			const piece = await serialiser.piece();
-			if (!piece) return;
-			bytes += piece.byteLength;
-			yield piece;
+/** How n8n's database mode refuses a file over its cap, naming the cap (n8n-core's FileTooLargeError). */
+const DATABASE_CAP = /exceeds the max size limit of ([\d.]+) MB set for `database` mode/;
+
+/** The cap on one file, in bytes, that n8n's error names; undefined for any other error. */
+function databaseCap(error: unknown): number | undefined {
+	const match = error instanceof Error ? DATABASE_CAP.exec(error.message) : null;
+	return match ? Math.floor(Number(match[1]) * 1024 * 1024) : undefined;
+}
+
+/**
+ * The spool's files as they are written: pieces until a file holds `size` bytes (the first piece is read before the
+ * file exists). n8n's database mode collects a file before it checks it against its cap: a file it refuses is written
+ * again from its pieces (kept until the file is stored, so one file's bytes at most) in files that fit the cap, and
+ * the files after it keep under the cap too.
+ */
+class SpoolFiles {
+	readonly files: IBinaryData[] = [];
+	bytes = 0;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		private readonly itemIndex: number,
+		private size = SEGMENT_BYTES,
+	) {}
+
+	/** Writes the next file, starting with `first`; returns it (the last one, when a refusal split it). */
+	async write(serialiser: Serialiser, first: Uint8Array): Promise<IBinaryData> {
+		const kept: Uint8Array[] = [];
+		const size = this.size;
+		async function* pieces() {
+			let bytes = first.byteLength;
+			kept.push(first);
+			yield first;
+			while (bytes < size) {
+				const piece = await serialiser.piece();
+				if (!piece) return;
+				bytes += piece.byteLength;
+				kept.push(piece);
+				yield piece;
+			}
+		}
+		try {
+			return this.stored(await this.store(toBinaryInput(pieces())));
+		} catch (error) {
+			const cap = databaseCap(error);
+			if (cap === undefined) throw asNodeError(this.context.getNode(), error, this.itemIndex);
+			// The next files leave room under the cap for the piece that passes `size` (about 64 KB and a record).
+			this.size = Math.min(this.size, Math.max(Math.floor(cap / 2), cap - PIECE_ROOM));
+			let last: IBinaryData | undefined;
+			for (const group of withinCap(kept, cap, error))
+				last = this.stored(await this.store(toBinaryInput(listed(group))));
+			return last!;
 		}
 	}
-	const name = `domain-data-spool-${String(number).padStart(5, '0')}.ndjson`;
-	return await this.helpers.prepareBinaryData(toBinaryInput(pieces()), name, 'application/x-ndjson');
+
+	private async store(input: ReturnType<typeof toBinaryInput>): Promise<IBinaryData> {
+		const name = `domain-data-spool-${String(this.files.length + 1).padStart(5, '0')}.ndjson`;
+		return await this.context.helpers.prepareBinaryData(input, name, 'application/x-ndjson');
+	}
+
+	private stored(file: IBinaryData): IBinaryData {
+		this.files.push(file);
+		this.bytes += typeof file.bytes === 'number' ? file.bytes : 0;
+		return file;
+	}
+}
+
+async function* listed(pieces: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
+	yield* pieces;
+}
+
+/** What a spool file may pass its size by: the last piece (about 64 KB, and a record). */
+const PIECE_ROOM = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/**
+ * The pieces (each ending a line) regrouped into files of at most `cap` bytes, cut at line ends; a line longer than
+ * the cap cannot be spooled under it: then n8n's `refusal` stands.
+ */
+export function* withinCap(pieces: readonly Uint8Array[], cap: number, refusal: unknown): Generator<Uint8Array[]> {
+	let group: Uint8Array[] = [];
+	let bytes = 0;
+	for (const piece of pieces) {
+		for (let start = 0; start < piece.byteLength;) {
+			let end = piece.byteLength;
+			if (end - start > cap - bytes) {
+				// The lines of this piece that fit in the group's room; none: the group is full.
+				const fits = cap - bytes > 0 ? piece.lastIndexOf(NEWLINE, start + cap - bytes - 1) : -1;
+				if (fits < start) {
+					if (bytes === 0) throw refusal;
+					yield group;
+					[group, bytes] = [[], 0];
+					continue;
+				}
+				end = fits + 1;
+			}
+			group.push(piece.subarray(start, end));
+			bytes += end - start;
+			start = end;
+		}
+	}
+	if (bytes > 0) yield group;
 }
 
 /** The records of the spool files, read back one file at a time and parsed line by line, in batches. */
@@ -78,17 +162,15 @@ export async function* spooledBatches(
 	const { batchSize, skip, itemIndex } = options;
 	// Skipped records are never written: a run that resumes with Skip Records needs no old spool.
 	const serialiser = new Serialiser(rebatch(records, batchSize, skip));
-	const files: IBinaryData[] = [];
-	let bytes = 0;
+	const spool = new SpoolFiles(this, itemIndex);
+	const { files } = spool;
 	try {
 		for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
-			const file = await writeSegment.call(this, serialiser, first, files.length + 1);
-			files.push(file);
-			bytes += typeof file.bytes === 'number' ? file.bytes : 0;
+			const file = await spool.write(serialiser, first);
 			if (!file.id) {
 				// Binary data in memory: what is written stays in the item, so stop spooling and stream the rest
 				// (when the whole selection fit in that one file, it was read at full speed all the same).
-				if (serialiser.ended) options.spooled({ records: serialiser.records, bytes, files: 0 });
+				if (serialiser.ended) options.spooled({ records: serialiser.records, bytes: spool.bytes, files: 0 });
 				else memoryModeNote.call(this, SUB_WORKFLOW_UNSPOOLED);
 				yield* rebatch(concat(fromFiles.call(this, files, itemIndex, batchSize), serialiser.rest()), batchSize);
 				return;
@@ -98,7 +180,7 @@ export async function* spooledBatches(
 		await serialiser.close().catch(() => undefined);
 		throw asNodeError(this.getNode(), error, itemIndex);
 	}
-	options.spooled({ records: serialiser.records, bytes, files: files.length });
+	options.spooled({ records: serialiser.records, bytes: spool.bytes, files: files.length });
 	yield* rebatch(fromFiles.call(this, files, itemIndex, batchSize), batchSize);
 }
 
@@ -115,9 +197,6 @@ function memoryModeNote(this: IExecuteFunctions, consequence: string): void {
 	addHint(this, message);
 }
 
-/** What a spool file may pass its size by: the last piece (about 64 KB, and a record). */
-const PIECE_ROOM = 1024 * 1024;
-
 /**
  * Compare's spool (docs/dataset.md, "Compare"): the newer snapshot's records, written as pass 1 reads them, replayed
  * for pass 3 instead of a second request. With binary data in memory it keeps nothing and says so: pass 3 then asks
@@ -125,23 +204,23 @@ const PIECE_ROOM = 1024 * 1024;
  */
 export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFileBytes?: number): SnapshotSpool {
 	const size = maxFileBytes === undefined ? SEGMENT_BYTES : Math.min(SEGMENT_BYTES, maxFileBytes - PIECE_ROOM);
-	const files: IBinaryData[] = [];
+	let files: IBinaryData[] = [];
 	const read = async (file: IBinaryData) =>
 		new TextDecoder().decode(await this.helpers.getBinaryDataBuffer(itemIndex, file));
 	return {
 		keep: async (records) => {
 			const serialiser = new Serialiser(records);
+			const spool = new SpoolFiles(this, itemIndex, size);
 			try {
 				for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
-					const file = await writeSegment.call(this, serialiser, first, files.length + 1, size);
+					const file = await spool.write(serialiser, first);
 					if (!file.id) {
-						files.length = 0;
 						memoryModeNote.call(this, NEWER_READ_AGAIN);
 						for await (const _batch of serialiser.rest());
 						return false;
 					}
-					files.push(file);
 				}
+				files = spool.files;
 			} catch (error) {
 				await serialiser.close().catch(() => undefined);
 				throw asNodeError(this.getNode(), error, itemIndex);
