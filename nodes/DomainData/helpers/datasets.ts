@@ -2,8 +2,6 @@
  * Dataset labels: the list of snapshots, and what a user typed (`latest`, `previous`, a date label or a snapshot id)
  * as the concrete date label read, so that a retry or a resume lands on the same snapshot when a newer one appears.
  */
-import type { NodeOperationError } from 'n8n-workflow';
-
 import { operationError } from '../errors';
 import { apiRequest, type CallLimits, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
@@ -78,12 +76,7 @@ function firstLabels(datasets: readonly Dataset[]): string {
 }
 
 /** The error for a label the service does not know, naming the newest labels that exist (dated ones if any). */
-export function unknownLabelError(
-	this: DomainDataFunctions,
-	label: string,
-	datasets: Dataset[],
-	itemIndex?: number,
-): NodeOperationError {
+export function unknownLabelError(this: DomainDataFunctions, label: string, datasets: Dataset[], itemIndex?: number) {
 	const { dated } = datedNewestFirst(datasets);
 	const newest = firstLabels(dated.length > 0 ? dated : datasets);
 	const undated = `the service lists no dataset with a date label (YYYY-MM-DD), only ${newest}`;
@@ -116,10 +109,7 @@ function pickLabel(this: DomainDataFunctions, label: string, datasets: Dataset[]
 }
 
 /** Dataset → Compare's two snapshots: the newer `label` and the older `baseLabel`. */
-export interface SnapshotPair {
-	label: string;
-	baseLabel: string;
-}
+export type SnapshotPair = { label: string; baseLabel: string };
 
 /**
  * Resolves labels on one dataset list per execution, fetched when an item first needs it, so that `latest` and

@@ -185,8 +185,8 @@ export interface DomainList {
 
 /**
  * Reads a list given as text (split at commas, semicolons, white space) or as an array (from an expression, any
- * nesting), normalised as Domain → Get does ("www." removed). Empty entries are ignored; undefined when none is
- * a domain (the caller decides whether that is an error).
+ * nesting), normalised as Domain → Get does ("www." removed); empty entries are ignored. The caller refuses a list
+ * without any domain.
  */
 export function readDomainList(value: unknown): DomainList {
 	const entries = splitDomainList(value);
@@ -235,10 +235,11 @@ export function repeatsName(text: string, from: number, end: number): boolean {
 export function listedLines(names: DomainSet, then?: LineSelector): LineSelector {
 	return (text, start, end) => {
 		const close = nameEnd(text, start, end);
-		if (close === -1) return then ? then(text, start, end) : true;
-		const index = names.indexOf(text, start + NAME_FIRST.length, close);
-		if (index === NOT_LISTED) return repeatsName(text, close, end) && (then ? then(text, start, end) : true);
-		names.markSeen(index);
+		if (close !== -1) {
+			const index = names.indexOf(text, start + NAME_FIRST.length, close);
+			if (index !== NOT_LISTED) names.markSeen(index);
+			else if (!repeatsName(text, close, end)) return false;
+		}
 		return then ? then(text, start, end) : true;
 	};
 }

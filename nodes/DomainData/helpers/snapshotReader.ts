@@ -164,9 +164,7 @@ export async function* readSnapshotBytes(
 	this: DomainDataFunctions,
 	options: ReadSnapshotOptions,
 ): AsyncGenerator<Uint8Array> {
-	for await (const block of readBlocks(await startRead(this, options, true))) {
-		for (const piece of block.bytes) yield piece;
-	}
+	for await (const block of readBlocks(await startRead(this, options, true))) yield* block.bytes;
 }
 
 const utf8 = new TextEncoder();

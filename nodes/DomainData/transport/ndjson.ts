@@ -234,10 +234,7 @@ const M2 = 1597334677 | 0;
 const F1 = 2246822507 | 0;
 const F2 = 3266489909 | 0;
 
-export interface Hash64 {
-	hi: number;
-	lo: number;
-}
+export type Hash64 = { hi: number; lo: number };
 
 /** The hash fed in pieces (`reset`, then `text`, `code`, `word` in any order, then `digest`): no string is built. */
 export class Hasher64 {

@@ -50,8 +50,8 @@ export async function* readNdjsonStream(
 ): AsyncGenerator<LineRange> {
 	const signal = cancelSignal(this);
 	const fingerprint = new Fingerprint();
-	const source: Source = { context: this, options, signal, handled: 0, fingerprint, damaged: new Set() };
-	source.secret = await credentialSecret.call(this);
+	const secret = await credentialSecret.call(this);
+	const source: Source = { context: this, options, signal, secret, handled: 0, fingerprint, damaged: new Set() };
 	// One budget for the whole read: the transport's retries and the resumes below spend it together.
 	const budget = new RetryBudget(options.limits, signal);
 	for (;;) {

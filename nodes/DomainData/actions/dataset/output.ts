@@ -205,8 +205,8 @@ type FileTarget = { maxBytes: number; skipRecords: number };
 export type SubWorkflowTarget = { workflowId: string; skipRecords: number; batchInfoField: string };
 
 /**
- * Reads and checks the output parameters of one item (before any call is made). `recordKeys`: the keys every
- * record already holds, which the batch information must not overwrite.
+ * Reads and checks the output parameters of one item before any call; `recordKeys`: the keys every record holds,
+ * which the batch information must not overwrite.
  */
 export function readOutputParameters(
 	this: IExecuteFunctions,

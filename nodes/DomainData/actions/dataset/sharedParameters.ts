@@ -114,9 +114,7 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 		});
 	}
 	const fields = selectedFields(this.getNodeParameter('fields', itemIndex, defaultFields), defaultFields);
-	if (!fields.ok) {
-		throw operationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
-	}
+	if (!fields.ok) throw operationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
 	const limit = readLimit.call(this, itemIndex);
 	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);

@@ -15,10 +15,7 @@ import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
 import { COMPARE_LIMITS, keptTooLargeError, noNameError } from './refusals';
 
 /** The memory guard of the Items and Batches outputs: `error()` as soon as more than `max` records are certain. */
-export interface MemoryGuard {
-	max: number;
-	error: () => Error;
-}
+export type MemoryGuard = { max: number; error: () => Error };
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
 export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'removed', 'changed'];

@@ -89,11 +89,7 @@ export class DomainTable extends HashIndex {
 
 	/** Whether `ordinal` is the domain `name.slice(start, end)`: for a reader in the table's order, no index look-up. */
 	holds(ordinal: number, name: string, start = 0, end = name.length): boolean {
-		return (
-			ordinal >= 0 &&
-			ordinal < this.count &&
-			this.holdsHash(this.names, ordinal, hash64(name, this.scratch, start, end))
-		);
+		return ordinal < this.count && this.holdsHash(this.names, ordinal, hash64(name, this.scratch, start, end));
 	}
 
 	/** The index's test: the low half of the name hash (the high half matched). */

@@ -13,8 +13,6 @@ export const COMPARE_LIMITS = {
 	maxKeptBytes: 512 * 1024 * 1024,
 };
 
-const megabytes = (bytes: number) => `${count(Math.round(bytes / (1024 * 1024)))} MB`;
-
 export function noNameError(node: INode, itemIndex: number | undefined, label: string, record: number) {
 	return buildApiError(node, {
 		message: `Record ${record} of the dataset "${label}" has no domain name`,
@@ -54,7 +52,7 @@ export function keptTooLargeError(node: INode, itemIndex: number | undefined, la
 	return operationError(
 		node,
 		`The comparison of "${label}" with "${baseLabel}" needs to keep more than ` +
-			`${megabytes(COMPARE_LIMITS.maxKeptBytes)} of older records for its changes`,
+			`${count(Math.round(COMPARE_LIMITS.maxKeptBytes / (1024 * 1024)))} MB of older records for its changes`,
 		{
 			itemIndex,
 			description:
