@@ -26,11 +26,7 @@ interface TaskControl {
 	holdOthers(): void;
 }
 
-interface PoolOptions {
-	limit: number;
-	/** Whether further tasks start after a task failed with `error`. Default: never. */
-	goOnAfter?: (error: unknown) => boolean;
-}
+type PoolOptions = { limit: number; goOnAfter?: (error: unknown) => boolean };
 
 /**
  * Runs `task` over `count` indexes, `limit` at a time. After a failure no new task starts unless `goOnAfter` allows

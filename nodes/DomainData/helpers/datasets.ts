@@ -5,12 +5,8 @@
 import { operationError } from '../errors';
 import { apiRequest, type CallLimits, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
-export interface Dataset {
-	/** YYYY-MM-DD */
-	label: string;
-	/** The service's snapshot id. */
-	value: string;
-}
+/** A snapshot: its date label (YYYY-MM-DD) and the service's snapshot id. */
+export type Dataset = { label: string; value: string };
 
 export const LATEST_LABEL = 'latest';
 export const PREVIOUS_LABEL = 'previous';

@@ -176,12 +176,8 @@ function copied<T extends Uint8Array | Uint32Array>(array: T, length: number): T
 	return next;
 }
 
-/** A Domains list read from a parameter: its names, and the entries left out because they are no domain. */
-export interface DomainList {
-	names: DomainSet;
-	/** Entries that are not a name, URL or email address: left out, counted, a few quoted. */
-	rejected: { count: number; examples: string[] };
-}
+/** A Domains list: its names, and the entries that are no name, URL or email address (left out, counted). */
+export type DomainList = { names: DomainSet; rejected: { count: number; examples: string[] } };
 
 /**
  * Reads a list given as text (split at commas, semicolons, white space) or as an array (from an expression, any

@@ -154,13 +154,7 @@ export function gzipBytes(
 	return drained(compressor.readable.getReader(), produced, state, feed);
 }
 
-interface GzipState {
-	stopped: boolean;
-	finished: boolean;
-	failed: boolean;
-	failure?: unknown;
-	wake?: () => void;
-}
+type GzipState = { stopped: boolean; finished: boolean; failed: boolean; failure?: unknown; wake?: () => void };
 
 /** The chunks of `reader`, read as soon as they come (counted into `produced`) while `feed` writes the input. */
 async function* drained(

@@ -16,12 +16,7 @@ const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
 const OUTPUTS = ['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT] as const;
 
 /** How an operation names its items ("record(s)", "change(s)"), a Batches item's JSON and the File's use. */
-export interface OutputWording {
-	one: string;
-	many: string;
-	batchShape: string;
-	fileUse: string;
-}
+export type OutputWording = { one: string; many: string; batchShape: string; fileUse: string };
 
 export const subWorkflowOutputOption = {
 	name: 'Sub-Workflow',

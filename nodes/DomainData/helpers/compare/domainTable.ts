@@ -123,12 +123,8 @@ export class DomainTable extends HashIndex {
 const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNKS = 0xffff;
 
-interface KeptRecordsOptions {
-	maxBytes: number;
-	tooLarge: () => Error;
-	/** Tests use small chunks to reach many of them. */
-	chunkBytes?: number;
-}
+/** `chunkBytes`: tests use small chunks to reach many of them. */
+type KeptRecordsOptions = { maxBytes: number; tooLarge: () => Error; chunkBytes?: number };
 
 /**
  * The older records Compare keeps between pass 2 and pass 3, by the newer snapshot's ordinal: their JSON as UTF-8 in
