@@ -48,11 +48,7 @@ export function newestDateLabel(listed: readonly Dataset[]): string | undefined 
 }
 
 /** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
-export async function listDatasets(
-	this: DomainDataFunctions,
-	limits?: CallLimits,
-	itemIndex?: number,
-): Promise<Dataset[]> {
+export async function listDatasets(this: DomainDataFunctions, limits?: CallLimits, itemIndex?: number) {
 	const request = { method: 'GET' as const, path: ['historical', 'domain'], limits, itemIndex };
 	const response: unknown = await apiRequest.call(this, request);
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;

@@ -148,10 +148,7 @@ function cancelledError({ context, stats, options }: Read) {
 }
 
 /** Yields the records in arrays of `batchSize`. Stop iterating at any time: the connection is closed at once. */
-export async function* readSnapshot(
-	this: DomainDataFunctions,
-	options: ReadSnapshotOptions,
-): AsyncGenerator<IDataObject[]> {
+export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnapshotOptions) {
 	const blocks = readBlocks(await startRead(this, options, false));
 	const records = (async function* () {
 		for await (const block of blocks) yield block.records;
@@ -160,10 +157,7 @@ export async function* readSnapshot(
 }
 
 /** The kept lines' NDJSON bytes as sent (re-serialised if the filter read other fields); each piece ends a line. */
-export async function* readSnapshotBytes(
-	this: DomainDataFunctions,
-	options: ReadSnapshotOptions,
-): AsyncGenerator<Uint8Array> {
+export async function* readSnapshotBytes(this: DomainDataFunctions, options: ReadSnapshotOptions) {
 	for await (const block of readBlocks(await startRead(this, options, true))) yield* block.bytes;
 }
 

@@ -108,10 +108,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 }
 
-export async function* countedBytes(
-	source: AsyncIterable<Uint8Array>,
-	tally: { bytes: number },
-): AsyncGenerator<Uint8Array> {
+export async function* countedBytes(source: AsyncIterable<Uint8Array>, tally: { bytes: number }) {
 	for await (const chunk of source) {
 		tally.bytes += chunk.byteLength;
 		yield chunk;
@@ -129,10 +126,7 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
  * offered at once), and the compressed bytes are taken as soon as they come, counted into `produced`: a caller that
  * stops feeding at a size knows what the compressor has made, give or take a chunk (the File output's parts).
  */
-export function gzipBytes(
-	source: AsyncIterable<Uint8Array>,
-	produced: { bytes: number } = { bytes: 0 },
-): AsyncIterable<Uint8Array> {
+export function gzipBytes(source: AsyncIterable<Uint8Array>, produced: { bytes: number } = { bytes: 0 }) {
 	const compressor = new CompressionStream('gzip');
 	const iterator = source[Symbol.asyncIterator]();
 	const state: GzipState = { stopped: false, finished: false, failed: false };

@@ -39,10 +39,7 @@ interface Source {
 }
 
 /** Yields each block of lines of the stream as it completes, without those a resume skips; stopping closes it. */
-export async function* readNdjsonStream(
-	this: DomainDataFunctions,
-	options: NdjsonStreamOptions,
-): AsyncGenerator<LineRange> {
+export async function* readNdjsonStream(this: DomainDataFunctions, options: NdjsonStreamOptions) {
 	const signal = cancelSignal(this);
 	const fingerprint = new Fingerprint();
 	const secret = await credentialSecret.call(this);

@@ -115,11 +115,7 @@ export const onMalformedLineOption: INodeProperties = {
 };
 
 /** The Options collection of an operation that reads snapshots, with the operation's own options after Compression. */
-export function readOptionsCollection(
-	words: OutputWording,
-	fileExample: string,
-	own: INodeProperties[] = [],
-): INodeProperties {
+export function readOptionsCollection(words: OutputWording, fileExample: string, own: INodeProperties[] = []) {
 	const onSubWorkflow = { show: { '/output': [SUB_WORKFLOW_OUTPUT] } };
 	return optionsCollection([
 		{

@@ -15,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { asNodeError, count } from '../../errors';
 import type { DomainDataFunctions, LineSelector } from '../../transport';
 import { DomainSet, nameEnd, NAME_FIRST, repeatsName } from '../domainSet';
-import { type CompareSpec, type CompareStats, Comparison, createCompareStats, type DomainChange } from './comparison';
+import { type CompareSpec, Comparison, createCompareStats, type DomainChange } from './comparison';
 import { SEEN_IN_BASE, SELECTED } from './comparison';
 import { type DomainTable, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
@@ -25,11 +25,7 @@ export { CHANGE_KINDS, createCompareStats } from './comparison';
 export type { ChangeKind, CompareSpec, CompareStats, DomainChange, MemoryGuard, SnapshotSpool } from './comparison';
 
 /** Yields the changes one by one, in the documented order. Stop iterating at any time. */
-export async function* compareSnapshots(
-	this: DomainDataFunctions,
-	spec: CompareSpec,
-	stats: CompareStats = createCompareStats(),
-): AsyncGenerator<DomainChange> {
+export async function* compareSnapshots(this: DomainDataFunctions, spec: CompareSpec, stats = createCompareStats()) {
 	const run = new Comparison(this, spec, stats);
 	await indexNewer(run);
 	yield* readOlder(run);
