@@ -195,10 +195,7 @@ type FileTarget = { maxBytes: number; skipRecords: number };
 /** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
 export type SubWorkflowTarget = { workflowId: string; skipRecords: number; batchInfoField: string };
 
-/**
- * Reads and checks the output parameters of one item before any call; `recordKeys`: the keys every record holds,
- * which the batch information must not overwrite.
- */
+/** One item's output parameters, checked before any call; `recordKeys`: keys the batch information must not take. */
 export function readOutputParameters(
 	this: IExecuteFunctions,
 	itemIndex: number,
