@@ -238,7 +238,6 @@ const OPENING_BRACE = 0x7b;
 /** How the lines of a block are judged: `key`, the API key when the block may hold it; the caller's selector. */
 type LineRules = { key?: string; wanted?: LineSelector; parse: (text: string) => unknown };
 
-/** What the line `text.slice(start, end)` is. */
 function classifyLine(text: string, start: number, end: number, { key, wanted, parse }: LineRules): LineVerdict {
 	// A record starts with '{'; anything else may be blank (only then is a string made to trim it).
 	if (start === end || (text.charCodeAt(start) !== OPENING_BRACE && text.slice(start, end).trim().length === 0))

@@ -2,8 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
-import type { RecordFilterParameters } from '../../helpers/recordFilter';
-import { hasCriteria, parseRecordFilter } from '../../helpers/recordFilter';
+import { hasCriteria, parseRecordFilter, type RecordFilterParameters } from '../../helpers/recordFilter';
 import { selectedFields, type SnapshotField } from '../../helpers/snapshotFields';
 import { readCallLimits, readLimit } from '../common';
 

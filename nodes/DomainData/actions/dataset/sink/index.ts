@@ -4,8 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { count, operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/streams';
 import { DatasetLabels } from '../../../helpers/datasets';
-import { forEachItem } from '../../perItem';
-import type { OperationExecute } from '../../perItem';
+import { forEachItem, type OperationExecute } from '../../perItem';
 import type { OutputParameters, OutputWording } from '../output';
 import { toFile } from './file';
 import { addHints, type DatasetSource, sum } from './source';
