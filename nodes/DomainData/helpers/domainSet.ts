@@ -170,7 +170,8 @@ export class DomainSet extends HashIndex {
 	}
 }
 
-function copied<T extends Uint8Array | Uint32Array>(array: T, length: number): T {
+/** `array`'s first `length` elements (or all, then zeros) in a new array of its kind. */
+export function copied<T extends Uint8Array | Uint32Array | Float64Array>(array: T, length: number): T {
 	const next = new (array.constructor as new (size: number) => T)(length);
 	next.set(array.subarray(0, Math.min(length, array.length)));
 	return next;

@@ -56,9 +56,7 @@ export class LineBlock {
 	}
 
 	get lines(): string[] {
-		const lines: string[] = [];
-		for (let index = 0; index < this.starts.length; index++) lines.push(this.line(index));
-		return lines;
+		return this.starts.map((_, index) => this.line(index));
 	}
 
 	/** Whether `test` holds for the text of some line (asked once per text, not once per line). */

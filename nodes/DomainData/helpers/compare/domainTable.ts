@@ -7,7 +7,7 @@
  * plus a hash index of the names (8 to 16 bytes).
  */
 import { hash64, type Hash64 } from '../../transport';
-import { HashIndex } from '../domainSet';
+import { copied, HashIndex } from '../domainSet';
 
 const INITIAL_CAPACITY = 1 << 14;
 export const NOT_FOUND = -1;
@@ -107,16 +107,11 @@ export class DomainTable extends HashIndex {
 	}
 
 	private grow(): void {
-		const bigger = <T extends Uint32Array | Float64Array | Uint8Array>(array: T): T => {
-			const next = new (array.constructor as new (size: number) => T)(array.length * 2);
-			next.set(array);
-			return next;
-		};
-		this.names = bigger(this.names);
-		this.values = bigger(this.values);
-		this.lines = bigger(this.lines);
-		if (this.rank) this.rank = bigger(this.rank);
-		this.flags = bigger(this.flags);
+		this.names = copied(this.names, this.names.length * 2);
+		this.values = copied(this.values, this.values.length * 2);
+		this.lines = copied(this.lines, this.lines.length * 2);
+		if (this.rank) this.rank = copied(this.rank, this.rank.length * 2);
+		this.flags = copied(this.flags, this.flags.length * 2);
 	}
 }
 
