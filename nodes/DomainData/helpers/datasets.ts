@@ -18,8 +18,7 @@ const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The one date rule: a real calendar date written YYYY-MM-DD (not `2025-02-29`); as strings they sort as dates. */
 export function isCalendarDate(label: unknown): label is string {
-	if (typeof label !== 'string') return false;
-	const match = DATE_LABEL.exec(label);
+	const match = typeof label === 'string' && DATE_LABEL.exec(label);
 	if (!match) return false;
 	const [year, month, day] = match.slice(1).map(Number);
 	const date = new Date(Date.UTC(year, month - 1, day));

@@ -120,9 +120,8 @@ export class NdjsonLineSplitter {
 		}
 		const last = chunk.lastIndexOf(LF);
 		const head = this.carryLength > 0 ? this.takeCarry(chunk.subarray(0, first + 1)) : undefined;
-		const rest = chunk.subarray(head ? first + 1 : 0, last + 1);
 		if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
-		return this.block(head, rest);
+		return this.block(head, chunk.subarray(head ? first + 1 : 0, last + 1));
 	}
 
 	/** The end of the body: a last line without line ending, if there is one. */

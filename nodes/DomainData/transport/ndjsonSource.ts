@@ -168,11 +168,9 @@ async function waitBeforeResume(source: Source, budget: RetryBudget, failure: un
 		);
 	}
 	if (options.counts) options.counts.reconnects++;
-	try {
-		await budget.wait(wait);
-	} catch (error) {
+	await budget.wait(wait).catch((error: unknown) => {
 		throw failedWhile(source, error);
-	}
+	});
 }
 
 function dataError(source: Source, message: string, description: string) {

@@ -116,7 +116,6 @@ export const onMalformedLineOption: INodeProperties = {
 
 /** The Options collection of an operation that reads snapshots, with the operation's own options after Compression. */
 export function readOptionsCollection(words: OutputWording, fileExample: string, own: INodeProperties[] = []) {
-	const onSubWorkflow = { show: { '/output': [SUB_WORKFLOW_OUTPUT] } };
 	return optionsCollection([
 		{
 			displayName: 'Compression',
@@ -169,7 +168,7 @@ export function readOptionsCollection(words: OutputWording, fileExample: string,
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. batch',
-			displayOptions: onSubWorkflow,
+			displayOptions: { show: { '/output': [SUB_WORKFLOW_OUTPUT] } },
 			description:
 				'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
 				'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',
