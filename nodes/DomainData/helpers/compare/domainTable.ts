@@ -1,10 +1,9 @@
 /**
  * Compare's memory, by the newer snapshot's ordinal of a record (its place in stream order): the table of the newer
- * snapshot (DomainTable) and the older records kept between pass 2 and pass 3 (KeptRecords).
- *
- * DomainTable: per record, 64-bit hashes of the name, of the compared values and of the line as it came, flag bits
- * and, when rank is read, the rank (a float64: any number, exactly; NaN for none), in typed arrays (25 or 33 bytes),
- * plus a hash index of the names (8 to 16 bytes).
+ * snapshot (DomainTable) and the older records kept between pass 2 and pass 3 (KeptRecords). DomainTable: per record,
+ * 64-bit hashes of the name, of the compared values and of the line as it came, flag bits and, when rank is read, the
+ * rank (a float64: any number, exactly; NaN for none), in typed arrays (25 or 33 bytes), plus a hash index of the names
+ * (8 to 16 bytes).
  */
 import { hash64, type Hash64 } from '../../transport';
 import { copied, HashIndex } from '../domainSet';

@@ -32,10 +32,7 @@ export async function* compareSnapshots(this: DomainDataFunctions, spec: Compare
 	if (run.output < run.limit) yield* outputNewer(run);
 }
 
-/**
- * Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone.
- * With a spool the records are kept as they are indexed, for pass 3.
- */
+/** Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone. */
 async function indexNewer(run: Comparison): Promise<void> {
 	const { spec, table } = run;
 	const node = run.context.getNode();
@@ -126,10 +123,9 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 }
 
 /**
- * Pass 3: the newer snapshot again, for what pass 2 kept and the domains new to the index; other lines are not parsed
- * (so a malformed one is not noticed here: pass 1 judged it). The read must be the first one again: every record
- * parsed with pass 1's values, every needed record there, and as many lines; else a clear error, never a wrong diff.
- * Once the last needed record is output the read stops: what follows cannot change the diff.
+ * Pass 3. A line it does not parse is not judged here (pass 1 judged it). The read must be the first one again: every
+ * record parsed with pass 1's values, every needed record there, and as many lines; else a clear error, never a wrong
+ * diff. Once the last needed record is output the read stops: what follows cannot change the diff.
  */
 async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 	const { spec, table, kept } = run;
