@@ -18,19 +18,13 @@ interface PoolOutcome<R> {
 	notDone: number[];
 }
 
-interface TaskControl {
-	/**
-	 * The task is in trouble (a call of it is tried again): no new task starts until it settles, so that a service
-	 * that rate limits gets no more load, and a task that finally fails stops the pool before more calls are paid for.
-	 */
-	holdOthers(): void;
-}
+/**
+ * `holdOthers`: the task is in trouble (a call is retried): no new task starts until it settles, so that a service
+ * that rate limits gets no more load, and a task that finally fails stops the pool before more calls are paid for.
+ */
+type TaskControl = { holdOthers: () => void };
 
-interface PoolOptions {
-	limit: number;
-	/** Whether further tasks start after a task failed with `error`. Default: never. */
-	goOnAfter?: (error: unknown) => boolean;
-}
+type PoolOptions = { limit: number; goOnAfter?: (error: unknown) => boolean };
 
 /**
  * Runs `task` over `count` indexes, `limit` at a time. After a failure no new task starts unless `goOnAfter` allows

@@ -2,17 +2,11 @@
  * Dataset labels: the list of snapshots, and what a user typed (`latest`, `previous`, a date label or a snapshot id)
  * as the concrete date label read, so that a retry or a resume lands on the same snapshot when a newer one appears.
  */
-import type { NodeOperationError } from 'n8n-workflow';
-
 import { operationError } from '../errors';
 import { apiRequest, type CallLimits, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
-export interface Dataset {
-	/** YYYY-MM-DD */
-	label: string;
-	/** The service's snapshot id. */
-	value: string;
-}
+/** A snapshot: its date label (YYYY-MM-DD) and the service's snapshot id. */
+export type Dataset = { label: string; value: string };
 
 export const LATEST_LABEL = 'latest';
 export const PREVIOUS_LABEL = 'previous';
@@ -24,8 +18,7 @@ const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The one date rule: a real calendar date written YYYY-MM-DD (not `2025-02-29`); as strings they sort as dates. */
 export function isCalendarDate(label: unknown): label is string {
-	if (typeof label !== 'string') return false;
-	const match = DATE_LABEL.exec(label);
+	const match = typeof label === 'string' && DATE_LABEL.exec(label);
 	if (!match) return false;
 	const [year, month, day] = match.slice(1).map(Number);
 	const date = new Date(Date.UTC(year, month - 1, day));
@@ -54,11 +47,7 @@ export function newestDateLabel(listed: readonly Dataset[]): string | undefined 
 }
 
 /** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
-export async function listDatasets(
-	this: DomainDataFunctions,
-	limits?: CallLimits,
-	itemIndex?: number,
-): Promise<Dataset[]> {
+export async function listDatasets(this: DomainDataFunctions, limits?: CallLimits, itemIndex?: number) {
 	const request = { method: 'GET' as const, path: ['historical', 'domain'], limits, itemIndex };
 	const response: unknown = await apiRequest.call(this, request);
 	const datasets = (response as { datasets?: unknown } | undefined)?.datasets;
@@ -78,12 +67,7 @@ function firstLabels(datasets: readonly Dataset[]): string {
 }
 
 /** The error for a label the service does not know, naming the newest labels that exist (dated ones if any). */
-export function unknownLabelError(
-	this: DomainDataFunctions,
-	label: string,
-	datasets: Dataset[],
-	itemIndex?: number,
-): NodeOperationError {
+export function unknownLabelError(this: DomainDataFunctions, label: string, datasets: Dataset[], itemIndex?: number) {
 	const { dated } = datedNewestFirst(datasets);
 	const newest = firstLabels(dated.length > 0 ? dated : datasets);
 	const undated = `the service lists no dataset with a date label (YYYY-MM-DD), only ${newest}`;
@@ -116,10 +100,7 @@ function pickLabel(this: DomainDataFunctions, label: string, datasets: Dataset[]
 }
 
 /** Dataset → Compare's two snapshots: the newer `label` and the older `baseLabel`. */
-export interface SnapshotPair {
-	label: string;
-	baseLabel: string;
-}
+export type SnapshotPair = { label: string; baseLabel: string };
 
 /**
  * Resolves labels on one dataset list per execution, fetched when an item first needs it, so that `latest` and

@@ -31,10 +31,8 @@ export function normalizeDomainName(value: unknown, options: { removeWww?: boole
 	}
 	// Any scheme (ftp://, a custom one) becomes http://, so that the URL parser applies web hosts' rules (IDNA too).
 	const withoutScheme = text.replace(SCHEME, '').replace(/^\/\//, '');
-	let host: string;
-	if (PLAIN_HOST.test(withoutScheme)) {
-		host = withoutScheme;
-	} else {
+	let host = withoutScheme;
+	if (!PLAIN_HOST.test(withoutScheme)) {
 		try {
 			host = new URL('http://' + withoutScheme).hostname;
 		} catch {
@@ -50,9 +48,7 @@ export function normalizeDomainName(value: unknown, options: { removeWww?: boole
 	if ((options.removeWww ?? true) && /^www\.[^.]+\.[^.]/.test(host)) host = host.slice(4);
 
 	const labels = host.split('.');
-	if (labels.length < 2) {
-		return { ok: false, reason: 'a domain name has at least two parts, like example.com' };
-	}
+	if (labels.length < 2) return { ok: false, reason: 'a domain name has at least two parts, like example.com' };
 	if (host.length > 253 || !labels.every((label) => LABEL.test(label)) || /^\d+$/.test(labels[labels.length - 1])) {
 		return { ok: false, reason: 'it is not a valid domain name' };
 	}

@@ -170,23 +170,20 @@ export class DomainSet extends HashIndex {
 	}
 }
 
-function copied<T extends Uint8Array | Uint32Array>(array: T, length: number): T {
+/** `array`'s first `length` elements (or all, then zeros) in a new array of its kind. */
+export function copied<T extends Uint8Array | Uint32Array | Float64Array>(array: T, length: number): T {
 	const next = new (array.constructor as new (size: number) => T)(length);
 	next.set(array.subarray(0, Math.min(length, array.length)));
 	return next;
 }
 
-/** A Domains list read from a parameter: its names, and the entries left out because they are no domain. */
-export interface DomainList {
-	names: DomainSet;
-	/** Entries that are not a name, URL or email address: left out, counted, a few quoted. */
-	rejected: { count: number; examples: string[] };
-}
+/** A Domains list: its names, and the entries that are no name, URL or email address (left out, counted). */
+export type DomainList = { names: DomainSet; rejected: { count: number; examples: string[] } };
 
 /**
  * Reads a list given as text (split at commas, semicolons, white space) or as an array (from an expression, any
- * nesting), normalised as Domain → Get does ("www." removed). Empty entries are ignored; undefined when none is
- * a domain (the caller decides whether that is an error).
+ * nesting), normalised as Domain → Get does ("www." removed); empty entries are ignored. The caller refuses a list
+ * without any domain.
  */
 export function readDomainList(value: unknown): DomainList {
 	const entries = splitDomainList(value);
@@ -235,10 +232,11 @@ export function repeatsName(text: string, from: number, end: number): boolean {
 export function listedLines(names: DomainSet, then?: LineSelector): LineSelector {
 	return (text, start, end) => {
 		const close = nameEnd(text, start, end);
-		if (close === -1) return then ? then(text, start, end) : true;
-		const index = names.indexOf(text, start + NAME_FIRST.length, close);
-		if (index === NOT_LISTED) return repeatsName(text, close, end) && (then ? then(text, start, end) : true);
-		names.markSeen(index);
+		if (close !== -1) {
+			const index = names.indexOf(text, start + NAME_FIRST.length, close);
+			if (index !== NOT_LISTED) names.markSeen(index);
+			else if (!repeatsName(text, close, end)) return false;
+		}
 		return then ? then(text, start, end) : true;
 	};
 }

@@ -110,12 +110,7 @@ function listOf(value: unknown, separator: RegExp): string[] | undefined {
 const TWO_LETTERS = /^[a-z]{2}$/i;
 
 /** A list filter; `normalize` gives an entry as the records hold it, or undefined when it cannot match. */
-interface ListRule {
-	filter: string;
-	what: string;
-	normalize(entry: string): string | undefined;
-	example: string;
-}
+type ListRule = { filter: string; what: string; normalize: (entry: string) => string | undefined; example: string };
 
 const LIST_RULES: Record<'countryCodes' | 'languageCodes' | 'tld1', ListRule> = {
 	countryCodes: {

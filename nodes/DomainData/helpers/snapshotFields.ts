@@ -46,12 +46,11 @@ const CANONICAL = new Set<string>(SNAPSHOT_FIELDS);
 /** Field names (an array, or text with commas) as canonical names in the service's order: same choice, same request. */
 export function toCanonicalFields(value: unknown): FieldNamesResult {
 	const raw: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
-	const names = raw
-		.map((entry) => (typeof entry === 'string' ? entry.trim() : String(entry)))
-		.filter((entry) => entry.length > 0);
 	const chosen = new Set<SnapshotField>();
 	const unknown: string[] = [];
-	for (const name of names) {
+	for (const entry of raw) {
+		const name = typeof entry === 'string' ? entry.trim() : String(entry);
+		if (name.length === 0) continue;
 		const lower = name.toLowerCase();
 		if (CANONICAL.has(lower)) chosen.add(lower as SnapshotField);
 		else if (FIELD_ALIASES[lower]) chosen.add(FIELD_ALIASES[lower]);

@@ -148,10 +148,7 @@ function cancelledError({ context, stats, options }: Read) {
 }
 
 /** Yields the records in arrays of `batchSize`. Stop iterating at any time: the connection is closed at once. */
-export async function* readSnapshot(
-	this: DomainDataFunctions,
-	options: ReadSnapshotOptions,
-): AsyncGenerator<IDataObject[]> {
+export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnapshotOptions) {
 	const blocks = readBlocks(await startRead(this, options, false));
 	const records = (async function* () {
 		for await (const block of blocks) yield block.records;
@@ -160,13 +157,8 @@ export async function* readSnapshot(
 }
 
 /** The kept lines' NDJSON bytes as sent (re-serialised if the filter read other fields); each piece ends a line. */
-export async function* readSnapshotBytes(
-	this: DomainDataFunctions,
-	options: ReadSnapshotOptions,
-): AsyncGenerator<Uint8Array> {
-	for await (const block of readBlocks(await startRead(this, options, true))) {
-		for (const piece of block.bytes) yield piece;
-	}
+export async function* readSnapshotBytes(this: DomainDataFunctions, options: ReadSnapshotOptions) {
+	for await (const block of readBlocks(await startRead(this, options, true))) yield* block.bytes;
 }
 
 const utf8 = new TextEncoder();
@@ -246,7 +238,6 @@ const OPENING_BRACE = 0x7b;
 /** How the lines of a block are judged: `key`, the API key when the block may hold it; the caller's selector. */
 type LineRules = { key?: string; wanted?: LineSelector; parse: (text: string) => unknown };
 
-/** What the line `text.slice(start, end)` is. */
 function classifyLine(text: string, start: number, end: number, { key, wanted, parse }: LineRules): LineVerdict {
 	// A record starts with '{'; anything else may be blank (only then is a string made to trim it).
 	if (start === end || (text.charCodeAt(start) !== OPENING_BRACE && text.slice(start, end).trim().length === 0))

@@ -108,10 +108,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 	}
 }
 
-export async function* countedBytes(
-	source: AsyncIterable<Uint8Array>,
-	tally: { bytes: number },
-): AsyncGenerator<Uint8Array> {
+export async function* countedBytes(source: AsyncIterable<Uint8Array>, tally: { bytes: number }) {
 	for await (const chunk of source) {
 		tally.bytes += chunk.byteLength;
 		yield chunk;
@@ -123,21 +120,22 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 	return new PullStream(source) as unknown as BinaryInput;
 }
 
+type GzipState = { stopped: boolean; finished: boolean; failed: boolean; failure?: unknown; wake?: () => void };
+
 /**
  * Gzips with the global CompressionStream (Node 18+), keeping the source's error and an early stop. The source is fed
  * one chunk at a time, each after the compressor took the one before (piped, Node 20's compressor takes all it is
  * offered at once), and the compressed bytes are taken as soon as they come, counted into `produced`: a caller that
  * stops feeding at a size knows what the compressor has made, give or take a chunk (the File output's parts).
  */
-export function gzipBytes(
-	source: AsyncIterable<Uint8Array>,
-	produced: { bytes: number } = { bytes: 0 },
-): AsyncIterable<Uint8Array> {
+export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { bytes: number } = { bytes: 0 }) {
 	const compressor = new CompressionStream('gzip');
 	const iterator = source[Symbol.asyncIterator]();
 	const state: GzipState = { stopped: false, finished: false, failed: false };
 	const writer = compressor.writable.getWriter();
-	const feed = async () => {
+	const reader = compressor.readable.getReader();
+	const queue: Uint8Array[] = [];
+	const feeding = (async () => {
 		try {
 			for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
 				if (state.stopped) return;
@@ -150,27 +148,7 @@ export function gzipBytes(
 		} finally {
 			if (state.stopped) await iterator.return?.();
 		}
-	};
-	return drained(compressor.readable.getReader(), produced, state, feed);
-}
-
-interface GzipState {
-	stopped: boolean;
-	finished: boolean;
-	failed: boolean;
-	failure?: unknown;
-	wake?: () => void;
-}
-
-/** The chunks of `reader`, read as soon as they come (counted into `produced`) while `feed` writes the input. */
-async function* drained(
-	reader: ReadableStreamDefaultReader<Uint8Array>,
-	produced: { bytes: number },
-	state: GzipState,
-	feed: () => Promise<void>,
-): AsyncGenerator<Uint8Array> {
-	const queue: Uint8Array[] = [];
-	const feeding = feed();
+	})();
 	const pump = (async () => {
 		try {
 			for (let step = await reader.read(); !step.done; step = await reader.read()) {

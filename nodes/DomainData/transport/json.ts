@@ -14,9 +14,7 @@ const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-function isDigit(code: number): boolean {
-	return code >= ZERO && code <= NINE;
-}
+const isDigit = (code: number) => code >= ZERO && code <= NINE;
 
 /** Whether a run of digits (no sign, no leading zero) is an integer that a JS number cannot hold exactly. */
 function beyondSafeInteger(digits: string): boolean {

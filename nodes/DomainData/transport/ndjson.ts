@@ -56,9 +56,7 @@ export class LineBlock {
 	}
 
 	get lines(): string[] {
-		const lines: string[] = [];
-		for (let index = 0; index < this.starts.length; index++) lines.push(this.line(index));
-		return lines;
+		return this.starts.map((_, index) => this.line(index));
 	}
 
 	/** Whether `test` holds for the text of some line (asked once per text, not once per line). */
@@ -122,9 +120,8 @@ export class NdjsonLineSplitter {
 		}
 		const last = chunk.lastIndexOf(LF);
 		const head = this.carryLength > 0 ? this.takeCarry(chunk.subarray(0, first + 1)) : undefined;
-		const rest = chunk.subarray(head ? first + 1 : 0, last + 1);
 		if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
-		return this.block(head, rest);
+		return this.block(head, chunk.subarray(head ? first + 1 : 0, last + 1));
 	}
 
 	/** The end of the body: a last line without line ending, if there is one. */
@@ -234,10 +231,7 @@ const M2 = 1597334677 | 0;
 const F1 = 2246822507 | 0;
 const F2 = 3266489909 | 0;
 
-export interface Hash64 {
-	hi: number;
-	lo: number;
-}
+export type Hash64 = { hi: number; lo: number };
 
 /** The hash fed in pieces (`reset`, then `text`, `code`, `word` in any order, then `digest`): no string is built. */
 export class Hasher64 {

@@ -11,13 +11,8 @@ import { type ApiRequest, type CallLimits, cancelSignal, credentialSecret, type 
 import { isTransientError, networkErrorCode, networkFailureLabel, RetryBudget } from './retry';
 import { ndjsonBody, send } from './send';
 
-/** The lines of `block` from `from` on: those before it were handed out before a drop. */
-export interface LineRange {
-	block: LineBlock;
-	from: number;
-	/** The 1-based line number of line `from` in the stream. */
-	firstLine: number;
-}
+/** The lines of `block` from `from` on (those before went out before a drop); `firstLine`: 1-based, of line `from`. */
+export type LineRange = { block: LineBlock; from: number; firstLine: number };
 
 export interface NdjsonStreamOptions extends Pick<ApiRequest, 'qs' | 'itemIndex'> {
 	/** The snapshot's label (a date): the path is /historical/domain/<label>. */
@@ -44,14 +39,11 @@ interface Source {
 }
 
 /** Yields each block of lines of the stream as it completes, without those a resume skips; stopping closes it. */
-export async function* readNdjsonStream(
-	this: DomainDataFunctions,
-	options: NdjsonStreamOptions,
-): AsyncGenerator<LineRange> {
+export async function* readNdjsonStream(this: DomainDataFunctions, options: NdjsonStreamOptions) {
 	const signal = cancelSignal(this);
 	const fingerprint = new Fingerprint();
-	const source: Source = { context: this, options, signal, handled: 0, fingerprint, damaged: new Set() };
-	source.secret = await credentialSecret.call(this);
+	const secret = await credentialSecret.call(this);
+	const source: Source = { context: this, options, signal, secret, handled: 0, fingerprint, damaged: new Set() };
 	// One budget for the whole read: the transport's retries and the resumes below spend it together.
 	const budget = new RetryBudget(options.limits, signal);
 	for (;;) {
@@ -68,15 +60,9 @@ export async function* readNdjsonStream(
 /** Opens the stream (with the transport's retries); the service's 404 becomes the caller's error. */
 async function open(source: Source, budget: RetryBudget): Promise<AsyncIterable<Uint8Array>> {
 	const { context, options } = source;
+	const { label, qs, limits, itemIndex } = options;
 	try {
-		const request = {
-			method: 'GET' as const,
-			path: ['historical', 'domain', options.label],
-			qs: options.qs,
-			budget,
-			limits: options.limits,
-			itemIndex: options.itemIndex,
-		};
+		const request = { method: 'GET' as const, path: ['historical', 'domain', label], qs, budget, limits, itemIndex };
 		const answer = await send.call(context, request, { stream: true, allowNotFound: true });
 		if (answer !== undefined) return await ndjsonBody(context, answer);
 		throw await options.notFound();
@@ -182,11 +168,9 @@ async function waitBeforeResume(source: Source, budget: RetryBudget, failure: un
 		);
 	}
 	if (options.counts) options.counts.reconnects++;
-	try {
-		await budget.wait(wait);
-	} catch (error) {
+	await budget.wait(wait).catch((error: unknown) => {
 		throw failedWhile(source, error);
-	}
+	});
 }
 
 function dataError(source: Source, message: string, description: string) {

@@ -140,7 +140,6 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 	return hints;
 }
 
-/** The changes between the two snapshots of `spec`, as the sink reads them. */
 function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?: number): DatasetSource {
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();

@@ -16,12 +16,7 @@ const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
 const OUTPUTS = ['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT] as const;
 
 /** How an operation names its items ("record(s)", "change(s)"), a Batches item's JSON and the File's use. */
-export interface OutputWording {
-	one: string;
-	many: string;
-	batchShape: string;
-	fileUse: string;
-}
+export type OutputWording = { one: string; many: string; batchShape: string; fileUse: string };
 
 export const subWorkflowOutputOption = {
 	name: 'Sub-Workflow',
@@ -120,12 +115,7 @@ export const onMalformedLineOption: INodeProperties = {
 };
 
 /** The Options collection of an operation that reads snapshots, with the operation's own options after Compression. */
-export function readOptionsCollection(
-	words: OutputWording,
-	fileExample: string,
-	own: INodeProperties[] = [],
-): INodeProperties {
-	const onSubWorkflow = { show: { '/output': [SUB_WORKFLOW_OUTPUT] } };
+export function readOptionsCollection(words: OutputWording, fileExample: string, own: INodeProperties[] = []) {
 	return optionsCollection([
 		{
 			displayName: 'Compression',
@@ -178,7 +168,7 @@ export function readOptionsCollection(
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. batch',
-			displayOptions: onSubWorkflow,
+			displayOptions: { show: { '/output': [SUB_WORKFLOW_OUTPUT] } },
 			description:
 				'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
 				'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',
@@ -204,10 +194,7 @@ type FileTarget = { maxBytes: number; skipRecords: number };
 /** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
 export type SubWorkflowTarget = { workflowId: string; skipRecords: number; batchInfoField: string };
 
-/**
- * Reads and checks the output parameters of one item (before any call is made). `recordKeys`: the keys every
- * record already holds, which the batch information must not overwrite.
- */
+/** One item's output parameters, checked before any call; `recordKeys`: keys the batch information must not take. */
 export function readOutputParameters(
 	this: IExecuteFunctions,
 	itemIndex: number,

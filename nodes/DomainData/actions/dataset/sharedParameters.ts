@@ -2,8 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { operationError } from '../../errors';
-import type { RecordFilterParameters } from '../../helpers/recordFilter';
-import { hasCriteria, parseRecordFilter } from '../../helpers/recordFilter';
+import { hasCriteria, parseRecordFilter, type RecordFilterParameters } from '../../helpers/recordFilter';
 import { selectedFields, type SnapshotField } from '../../helpers/snapshotFields';
 import { readCallLimits, readLimit } from '../common';
 
@@ -114,9 +113,7 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 		});
 	}
 	const fields = selectedFields(this.getNodeParameter('fields', itemIndex, defaultFields), defaultFields);
-	if (!fields.ok) {
-		throw operationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
-	}
+	if (!fields.ok) throw operationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
 	const limit = readLimit.call(this, itemIndex);
 	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);

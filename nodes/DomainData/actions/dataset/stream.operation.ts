@@ -55,12 +55,10 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		const listed = filter?.domains;
 		const read = { ...options, label, stats, wanted: listed && listedLines(listed.names) };
 		// Names no line held are known only once every line was read (not when the Limit stopped the read).
-		const report = () =>
-			domainListReport(
-				listed,
-				stats.complete && (limit === undefined || stats.records < limit),
-				`not in the dataset "${label}"`,
-			);
+		const report = () => {
+			const whole = stats.complete && (limit === undefined || stats.records < limit);
+			return domainListReport(listed, whole, `not in the dataset "${label}"`);
+		};
 		return {
 			labels: { label },
 			fileName: label,

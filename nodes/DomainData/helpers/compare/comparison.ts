@@ -15,10 +15,7 @@ import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
 import { COMPARE_LIMITS, keptTooLargeError, noNameError } from './refusals';
 
 /** The memory guard of the Items and Batches outputs: `error()` as soon as more than `max` records are certain. */
-export interface MemoryGuard {
-	max: number;
-	error: () => Error;
-}
+export type MemoryGuard = { max: number; error: () => Error };
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
 export const CHANGE_KINDS: readonly ChangeKind[] = ['added', 'removed', 'changed'];
@@ -83,7 +80,6 @@ export class Comparison {
 	readonly table: DomainTable;
 	/** Older records (JSON of the request fields) kept for pass 3, by ordinal; sized by startKeeping. */
 	kept = new KeptRecords(0, { maxBytes: 0, tooLarge: () => new Error('No record is kept before pass 2') });
-	/** Changes output so far. */
 	output = 0;
 	readonly limit: number;
 	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
@@ -229,9 +225,8 @@ export class Comparison {
 
 	/** An entered or left selection: the compared fields that moved, and the filter fields that did (any rank move). */
 	explain(before: IDataObject, after: IDataObject): Record<string, FieldChange> {
-		const rankIsFiltered = this.filterFields.includes('rank');
 		return diffRecords(before, after, this.explainFields, (field) =>
-			field === 'rank' && rankIsFiltered ? 1 : this.spec.minRankMove,
+			field === 'rank' && this.filterFields.includes('rank') ? 1 : this.spec.minRankMove,
 		);
 	}
 }

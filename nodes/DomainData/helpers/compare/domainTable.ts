@@ -1,13 +1,12 @@
 /**
  * Compare's memory, by the newer snapshot's ordinal of a record (its place in stream order): the table of the newer
- * snapshot (DomainTable) and the older records kept between pass 2 and pass 3 (KeptRecords).
- *
- * DomainTable: per record, 64-bit hashes of the name, of the compared values and of the line as it came, flag bits
- * and, when rank is read, the rank (a float64: any number, exactly; NaN for none), in typed arrays (25 or 33 bytes),
- * plus a hash index of the names (8 to 16 bytes).
+ * snapshot (DomainTable) and the older records kept between pass 2 and pass 3 (KeptRecords). DomainTable: per record,
+ * 64-bit hashes of the name, of the compared values and of the line as it came, flag bits and, when rank is read, the
+ * rank (a float64: any number, exactly; NaN for none), in typed arrays (25 or 33 bytes), plus a hash index of the names
+ * (8 to 16 bytes).
  */
 import { hash64, type Hash64 } from '../../transport';
-import { HashIndex } from '../domainSet';
+import { copied, HashIndex } from '../domainSet';
 
 const INITIAL_CAPACITY = 1 << 14;
 export const NOT_FOUND = -1;
@@ -89,11 +88,7 @@ export class DomainTable extends HashIndex {
 
 	/** Whether `ordinal` is the domain `name.slice(start, end)`: for a reader in the table's order, no index look-up. */
 	holds(ordinal: number, name: string, start = 0, end = name.length): boolean {
-		return (
-			ordinal >= 0 &&
-			ordinal < this.count &&
-			this.holdsHash(this.names, ordinal, hash64(name, this.scratch, start, end))
-		);
+		return ordinal < this.count && this.holdsHash(this.names, ordinal, hash64(name, this.scratch, start, end));
 	}
 
 	/** The index's test: the low half of the name hash (the high half matched). */
@@ -111,28 +106,19 @@ export class DomainTable extends HashIndex {
 	}
 
 	private grow(): void {
-		const bigger = <T extends Uint32Array | Float64Array | Uint8Array>(array: T): T => {
-			const next = new (array.constructor as new (size: number) => T)(array.length * 2);
-			next.set(array);
-			return next;
-		};
-		this.names = bigger(this.names);
-		this.values = bigger(this.values);
-		this.lines = bigger(this.lines);
-		if (this.rank) this.rank = bigger(this.rank);
-		this.flags = bigger(this.flags);
+		this.names = copied(this.names, this.names.length * 2);
+		this.values = copied(this.values, this.values.length * 2);
+		this.lines = copied(this.lines, this.lines.length * 2);
+		if (this.rank) this.rank = copied(this.rank, this.rank.length * 2);
+		this.flags = copied(this.flags, this.flags.length * 2);
 	}
 }
 
 const DEFAULT_CHUNK_BYTES = 1 << 20;
 const MAX_CHUNKS = 0xffff;
 
-interface KeptRecordsOptions {
-	maxBytes: number;
-	tooLarge: () => Error;
-	/** Tests use small chunks to reach many of them. */
-	chunkBytes?: number;
-}
+/** `chunkBytes`: tests use small chunks to reach many of them. */
+type KeptRecordsOptions = { maxBytes: number; tooLarge: () => Error; chunkBytes?: number };
 
 /**
  * The older records Compare keeps between pass 2 and pass 3, by the newer snapshot's ordinal: their JSON as UTF-8 in

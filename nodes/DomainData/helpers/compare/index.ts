@@ -15,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { asNodeError, count } from '../../errors';
 import type { DomainDataFunctions, LineSelector } from '../../transport';
 import { DomainSet, nameEnd, NAME_FIRST, repeatsName } from '../domainSet';
-import { type CompareSpec, type CompareStats, Comparison, createCompareStats, type DomainChange } from './comparison';
+import { type CompareSpec, Comparison, createCompareStats, type DomainChange } from './comparison';
 import { SEEN_IN_BASE, SELECTED } from './comparison';
 import { type DomainTable, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
@@ -25,21 +25,14 @@ export { CHANGE_KINDS, createCompareStats } from './comparison';
 export type { ChangeKind, CompareSpec, CompareStats, DomainChange, MemoryGuard, SnapshotSpool } from './comparison';
 
 /** Yields the changes one by one, in the documented order. Stop iterating at any time. */
-export async function* compareSnapshots(
-	this: DomainDataFunctions,
-	spec: CompareSpec,
-	stats: CompareStats = createCompareStats(),
-): AsyncGenerator<DomainChange> {
+export async function* compareSnapshots(this: DomainDataFunctions, spec: CompareSpec, stats = createCompareStats()) {
 	const run = new Comparison(this, spec, stats);
 	await indexNewer(run);
 	yield* readOlder(run);
 	if (run.output < run.limit) yield* outputNewer(run);
 }
 
-/**
- * Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone.
- * With a spool the records are kept as they are indexed, for pass 3.
- */
+/** Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone. */
 async function indexNewer(run: Comparison): Promise<void> {
 	const { spec, table } = run;
 	const node = run.context.getNode();
@@ -130,10 +123,9 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 }
 
 /**
- * Pass 3: the newer snapshot again, for what pass 2 kept and the domains new to the index; other lines are not parsed
- * (so a malformed one is not noticed here: pass 1 judged it). The read must be the first one again: every record
- * parsed with pass 1's values, every needed record there, and as many lines; else a clear error, never a wrong diff.
- * Once the last needed record is output the read stops: what follows cannot change the diff.
+ * Pass 3. A line it does not parse is not judged here (pass 1 judged it). The read must be the first one again: every
+ * record parsed with pass 1's values, every needed record there, and as many lines; else a clear error, never a wrong
+ * diff. Once the last needed record is output the read stops: what follows cannot change the diff.
  */
 async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 	const { spec, table, kept } = run;

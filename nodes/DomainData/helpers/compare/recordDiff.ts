@@ -101,7 +101,6 @@ function hashSet(entries: readonly unknown[], hasher: Hasher64): void {
 		.word(lo);
 }
 
-/** The difference in one field, or undefined when there is none. */
 export function diffField(
 	field: SnapshotField,
 	before: unknown,

@@ -13,8 +13,6 @@ export const COMPARE_LIMITS = {
 	maxKeptBytes: 512 * 1024 * 1024,
 };
 
-const megabytes = (bytes: number) => `${count(Math.round(bytes / (1024 * 1024)))} MB`;
-
 export function noNameError(node: INode, itemIndex: number | undefined, label: string, record: number) {
 	return buildApiError(node, {
 		message: `Record ${record} of the dataset "${label}" has no domain name`,
@@ -51,18 +49,16 @@ export function tooManyDomainsError(node: INode, itemIndex: number | undefined, 
 }
 
 export function keptTooLargeError(node: INode, itemIndex: number | undefined, label: string, baseLabel: string) {
-	return operationError(
-		node,
+	const message =
 		`The comparison of "${label}" with "${baseLabel}" needs to keep more than ` +
-			`${megabytes(COMPARE_LIMITS.maxKeptBytes)} of older records for its changes`,
-		{
-			itemIndex,
-			description:
-				'Compare keeps the older record of each changed domain (the compared fields and those the filters ' +
-				'read) until it reads the newer snapshot again. Compare fewer fields, add filters, set a Limit, or ' +
-				'compare snapshots closer in time.',
-		},
-	);
+		`${count(Math.round(COMPARE_LIMITS.maxKeptBytes / (1024 * 1024)))} MB of older records for its changes`;
+	return operationError(node, message, {
+		itemIndex,
+		description:
+			'Compare keeps the older record of each changed domain (the compared fields and those the filters ' +
+			'read) until it reads the newer snapshot again. Compare fewer fields, add filters, set a Limit, or ' +
+			'compare snapshots closer in time.',
+	});
 }
 
 export function secondReadError(node: INode, itemIndex: number | undefined, label: string, detail: string) {

@@ -4,8 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { count, operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/streams';
 import { DatasetLabels } from '../../../helpers/datasets';
-import { forEachItem } from '../../perItem';
-import type { OperationExecute } from '../../perItem';
+import { forEachItem, type OperationExecute } from '../../perItem';
 import type { OutputParameters, OutputWording } from '../output';
 import { toFile } from './file';
 import { addHints, type DatasetSource, sum } from './source';
@@ -28,10 +27,7 @@ const GUARD_DESCRIPTION =
 	'Output to "File" to store the records as an NDJSON file on disk, add Filters, or set a Limit. Raise "Max ' +
 	'Records in Memory" only if the n8n instance has the memory (about 1-3 KB per record).';
 
-/**
- * Items or Batches: at most "Max Records in Memory" records in all input items (`held`: output for earlier items),
- * refused before any call when the Limit tells.
- */
+/** Items or Batches: "Max Records in Memory" bounds all items (`held`: earlier ones'); a larger Limit fails early. */
 async function toMemory(
 	this: IExecuteFunctions,
 	plan: ItemPlan,
@@ -55,11 +51,8 @@ async function toMemory(
 	// How the error starts: what a Stream or a Compare finds.
 	const subject =
 		baseLabel === undefined ? `The dataset "${label}" has` : `The comparison of "${label}" with "${baseLabel}" finds`;
-	const error = () =>
-		operationError(node, `${subject} more ${words.many} for this selection than ${allowed}`, {
-			itemIndex,
-			description: GUARD_DESCRIPTION,
-		});
+	const message = `${subject} more ${words.many} for this selection than ${allowed}`;
+	const error = () => operationError(node, message, { itemIndex, description: GUARD_DESCRIPTION });
 	const guard = limit === undefined || limit > room ? { max: room, error } : undefined;
 	const batches = output.output === 'batches';
 	const records = source.records({ batchSize: batches ? output.batchSize : undefined, guard });

@@ -47,19 +47,17 @@ export async function assertCallable(
 		});
 	}
 	if (!(await callers()).has(workflowId)) return;
-	throw operationError(
-		node,
+	const message =
 		workflowId === this.getWorkflow().id
 			? `The workflow chosen in "Workflow" is this workflow itself (ID ${workflowId})`
-			: `The workflow chosen in "Workflow" (ID ${workflowId}) is running this one: it called it as a sub-workflow`,
-		{
-			itemIndex,
-			description:
-				'Each batch would start this node again, which would read the dataset again and run the workflow again, ' +
-				'without end (and each read costs requests). Choose a workflow that does not run this node, for ' +
-				'example one that only writes the records where they belong.',
-		},
-	);
+			: `The workflow chosen in "Workflow" (ID ${workflowId}) is running this one: it called it as a sub-workflow`;
+	throw operationError(node, message, {
+		itemIndex,
+		description:
+			'Each batch would start this node again, which would read the dataset again and run the workflow again, ' +
+			'without end (and each read costs requests). Choose a workflow that does not run this node, for ' +
+			'example one that only writes the records where they belong.',
+	});
 }
 
 /** This workflow and those that called it, as far as n8n stored the chain (its database is read in a sub-execution). */
