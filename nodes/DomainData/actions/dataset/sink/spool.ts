@@ -10,8 +10,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { asNodeError } from '../../../errors';
 import type { SnapshotSpool } from '../../../helpers/compare';
-import { rebatch } from '../../../helpers/streams';
-import { toBinaryInput } from '../../../helpers/streams';
+import { rebatch, toBinaryInput } from '../../../helpers/streams';
 import { addHint, Serialiser } from './source';
 
 const SEGMENT_BYTES = 8 * 1024 * 1024;
