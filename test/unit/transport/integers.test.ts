@@ -4,7 +4,7 @@
  * string of its exact digits. A local server on 127.0.0.1 answers with such integers and records the raw
  * bodies it receives.
  */
-import { parseJsonExact } from '../../../nodes/DomainData/transport/json';
+import { mayHoldLongInteger, parseJsonExact } from '../../../nodes/DomainData/transport/json';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
 import { readBinary, runNode, runPoll } from '../../harness/n8n';
 
@@ -98,6 +98,31 @@ describe('parseJsonExact', () => {
 		['{"small":[1,2,3]}', { small: [1, 2, 3] }],
 	])('%s', (text, expected) => {
 		expect(parseJsonExact(text)).toEqual(expected);
+	});
+});
+
+describe('mayHoldLongInteger (reads one position of every 16)', () => {
+	test('a run of 16 digits at any offset, in any text length, and not one of 15', () => {
+		for (const run of [15, 16, 17]) {
+			for (let before = 0; before < 40; before++) {
+				for (const after of [0, 1, 7]) {
+					const text = `${'x'.repeat(before)}${'7'.repeat(run)}${'y'.repeat(after)}`;
+					expect([text, mayHoldLongInteger(text)]).toEqual([text, run >= 16]);
+				}
+			}
+		}
+	});
+
+	test('says what /\\d{16}/ says on digit-heavy texts', () => {
+		let state = 7;
+		for (let sample = 0; sample < 2000; sample++) {
+			let text = '';
+			for (let index = 0; index < 20 + (sample % 60); index++) {
+				state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+				text += '0123456789012345678901234567890123456789", '[state % 43];
+			}
+			expect([text, mayHoldLongInteger(text)]).toEqual([text, /\d{16}/.test(text)]);
+		}
 	});
 });
 
