@@ -357,6 +357,11 @@ export function binaryDataFiles(): string[] {
 	return files.sort();
 }
 
+/** The absolute path of a file that binaryDataFiles lists. */
+export function binaryDataPath(file: string): string {
+	return join(Container.get(core.BinaryDataConfig).localStoragePath, file);
+}
+
 /** What n8n does to an execution's binary data when it deletes the execution (pruning, or not saved). */
 export async function deleteExecutionBinaryData(workflowId: string, executionId: string): Promise<void> {
 	await Container.get(core.BinaryDataService).deleteMany([{ type: 'execution', workflowId, executionId }]);

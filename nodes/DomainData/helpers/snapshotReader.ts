@@ -35,7 +35,7 @@ export function createReadStats(label = '') {
 		/** Stream requests sent (1 + reconnects), and times it was asked again after a drop. */
 		requests: 0,
 		reconnects: 0,
-		/** NDJSON bytes handed out by readSnapshotBytes. */
+		/** NDJSON bytes handed out by readSnapshotBytes and readSnapshotBlocks. */
 		bytes: 0,
 		/** True once the stream ended or the limit was reached (false if the caller stopped early). */
 		complete: false,
@@ -69,7 +69,10 @@ export interface ReadSnapshotOptions {
 /** One read: the caller's options, what follows from them, and how far it got (this module's only state). */
 type Read = Awaited<ReturnType<typeof startRead>>;
 
-async function startRead(context: DomainDataFunctions, options: ReadSnapshotOptions, bytes: boolean) {
+/** What a read hands out: the kept lines as records, as their NDJSON bytes, or both (Compare's spooled pass). */
+type ReadOutput = 'records' | 'bytes' | 'both';
+
+async function startRead(context: DomainDataFunctions, options: ReadSnapshotOptions, output: ReadOutput) {
 	const canonical = toCanonicalFields(options.fields);
 	if (!canonical.ok) throw operationError(context.getNode(), canonical.message, { itemIndex: options.itemIndex });
 	const requestFields = withFields(canonical.fields, fieldsReadBy(options.filter));
@@ -86,9 +89,9 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 		filterOnlyFields,
 		predicate: compileRecordFilter(options.filter),
 		onMalformed: options.onMalformed ?? 'error',
-		bytes, // the kept lines go out as NDJSON rather than records
+		output,
 		/** Re-serialise the kept records for the bytes (filter-only fields were removed from them). */
-		reencode: bytes && filterOnlyFields.length > 0,
+		reencode: output !== 'records' && filterOnlyFields.length > 0,
 		/** Lines that were records, or that the caller declined: a snapshot without any is not a snapshot. */
 		recordLines: 0,
 		limitReached: false,
@@ -149,7 +152,7 @@ function cancelledError({ context, stats, options }: Read) {
 
 /** Yields the records in arrays of `batchSize`. Stop iterating at any time: the connection is closed at once. */
 export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnapshotOptions) {
-	const blocks = readBlocks(await startRead(this, options, false));
+	const blocks = readBlocks(await startRead(this, options, 'records'));
 	const records = (async function* () {
 		for await (const block of blocks) yield block.records;
 	})();
@@ -158,14 +161,19 @@ export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnap
 
 /** The kept lines' NDJSON bytes as sent (re-serialised if the filter read other fields); each piece ends a line. */
 export async function* readSnapshotBytes(this: DomainDataFunctions, options: ReadSnapshotOptions) {
-	for await (const block of readBlocks(await startRead(this, options, true))) yield* block.bytes;
+	for await (const block of readBlocks(await startRead(this, options, 'bytes'))) yield* block.bytes;
+}
+
+/** Both at once, block by block: the kept records and their bytes as sent (what Compare indexes and spools). */
+export async function* readSnapshotBlocks(this: DomainDataFunctions, options: ReadSnapshotOptions) {
+	yield* readBlocks(await startRead(this, options, 'both'));
 }
 
 const utf8 = new TextEncoder();
 /** Skipped line numbers remembered for messages (the count is always exact). */
 const SKIPPED_LINE_NUMBERS_KEPT = 20;
 
-/** What one body chunk gave: the records or the bytes of the lines it completed and kept. */
+/** What one body chunk gave: the records and/or the bytes of the lines it completed and kept. */
 type ReadBlock = { records: IDataObject[]; bytes: Uint8Array[] };
 
 /** What is kept of a block's new lines (those before `range.from` went out before a drop); undefined if nothing. */
@@ -215,12 +223,12 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 		}
 		leaveOut(index);
 	}
-	if (!read.bytes) return records.length > 0 ? { records, bytes: [] } : undefined;
+	if (read.output === 'records') return records.length > 0 ? { records, bytes: [] } : undefined;
 	const bytes = read.reencode
 		? records.map((record) => utf8.encode(JSON.stringify(record) + '\n'))
 		: block.keptBytes(taken, leftOut);
 	for (const piece of bytes) stats.bytes += piece.length;
-	return bytes.length > 0 ? { records: [], bytes } : undefined;
+	return bytes.length > 0 ? { records: read.output === 'both' ? records : [], bytes } : undefined;
 }
 
 /** A line that is no record of the snapshot, and why. */

@@ -4,9 +4,11 @@
  * string of its exact digits. A local server on 127.0.0.1 answers with such integers and records the raw
  * bodies it receives.
  */
+import { readFileSync } from 'node:fs';
+
 import { mayHoldLongInteger, parseJsonExact } from '../../../nodes/DomainData/transport/json';
 import { startLocalServer, type LocalServer } from '../../harness/localServer';
-import { readBinary, runNode, runPoll } from '../../harness/n8n';
+import { binaryDataFiles, binaryDataPath, readBinary, runNode, runPoll } from '../../harness/n8n';
 
 const BIG = '9007199254740993';
 const BIGGER = '123456789012345678901234567890';
@@ -185,5 +187,54 @@ describe('snapshot records with integers beyond 2^53 (Stream, the trigger): the 
 			mode: 'manual',
 		});
 		expect(items?.[0][0].json.records).toEqual(expected);
+	});
+});
+
+describe('Compare of snapshots with integers beyond 2^53: exact in every pass, the spooled one included', () => {
+	let snapshots: LocalServer;
+	const requests: string[] = [];
+	// 2^53 + 1 in the newer snapshot, 2^53 in the older: equal once rounded, so only exact values tell them apart.
+	const lines: Record<string, string[]> = {
+		'2025-06-30': [`{"name":"a.com","status":${BIG}}`, '{"name":"b.com","status":1}'],
+		'2025-06-23': ['{"name":"a.com","status":9007199254740992}', '{"name":"b.com","status":1}'],
+	};
+	beforeAll(async () => {
+		snapshots = await startLocalServer((req, res) => {
+			const label = /\/historical\/domain\/([\d-]+)/.exec(req.url ?? '')?.[1];
+			if (label !== undefined) {
+				requests.push(label);
+				res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(lines[label].join('\n') + '\n');
+			} else {
+				res.writeHead(200, { 'content-type': 'application/json' });
+				res.end('{"datasets":[{"label":"2025-06-30","value":"s2"},{"label":"2025-06-23","value":"s1"}]}');
+			}
+		});
+	});
+	afterAll(async () => {
+		await snapshots.close();
+	});
+
+	test('one change, with the exact digits, and each snapshot asked for once (pass 3 reads the spool)', async () => {
+		const filesBefore = new Set(binaryDataFiles());
+		const result = await runNode({
+			parameters: {
+				resource: 'dataset',
+				operation: 'compare',
+				label: '2025-06-30',
+				baseLabel: '2025-06-23',
+				fields: ['status'],
+				returnAll: true,
+			},
+			credentials: { apiKey: 'integers-test-key', baseUrl: snapshots.url },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.name)).toEqual(['a.com']);
+		expect(JSON.stringify(result.items[0].json)).toContain(`{"from":"9007199254740992","to":"${BIG}"}`);
+		expect(requests).toEqual(['2025-06-30', '2025-06-23']);
+		// The spool holds the lines as sent (records written again would hold the digits as strings).
+		const spooled = binaryDataFiles().filter((file) => !filesBefore.has(file));
+		expect(spooled.map((file) => readFileSync(binaryDataPath(file), 'utf8'))).toEqual([
+			lines['2025-06-30'].join('\n') + '\n',
+		]);
 	});
 });

@@ -5,10 +5,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { type DomainDataFunctions, type Hash64, Hasher64, type LineSelector } from '../../transport';
+import { mayHoldLongInteger, parseJsonExact } from '../../transport';
 import type { SnapshotPair } from '../datasets';
 import { DomainSet, listedLines } from '../domainSet';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter, type RecordPredicate } from '../recordFilter';
-import { createReadStats, readSnapshot, type ReadSnapshotOptions, type SnapshotReadStats } from '../snapshotReader';
+import { createReadStats, readSnapshot } from '../snapshotReader';
+import type { ReadSnapshotOptions, SnapshotReadStats } from '../snapshotReader';
 import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable, KeptRecords } from './domainTable';
 import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
@@ -48,11 +50,11 @@ export interface CompareSpec extends SnapshotPair, Pick<ReadSnapshotOptions, 'li
 	spool?: SnapshotSpool;
 }
 
-/** The newer snapshot's records as pass 1 read them, kept (n8n's binary storage) so that pass 3 reads no more. */
+/** The newer snapshot's lines as pass 1 read them, kept (n8n's binary storage) so that pass 3 reads no more. */
 export interface SnapshotSpool {
-	/** Reads `records` to their end, keeping them; false when they could not be kept (binary data in memory). */
-	keep(records: AsyncIterable<IDataObject[]>): Promise<boolean>;
-	/** The kept records as NDJSON texts of whole lines, in order. */
+	/** Reads `ndjson` (pieces of whole lines) to its end, keeping it; false when binary data is kept in memory. */
+	keep(ndjson: AsyncIterable<Uint8Array>): Promise<boolean>;
+	/** The kept lines as NDJSON texts of whole lines, in order. */
 	texts(): AsyncIterable<string>;
 }
 
@@ -116,12 +118,18 @@ export class Comparison {
 		this.limit = spec.limit ?? Infinity;
 	}
 
-	/** Reads one snapshot; `onSkipped` hears of each line skipped as malformed, with its name if readable. */
+	/** Reads one snapshot's records in batches (see readOptions). */
 	read(label: string, wanted: LineSelector, onSkipped: (name: string | undefined) => void) {
-		const readStats = createReadStats(label);
-		this.stats.reads.push(readStats);
+		const options = this.readOptions(label, wanted, onSkipped);
+		return { readStats: options.stats, batches: readSnapshot.call(this.context, options) };
+	}
+
+	/** How a pass reads one snapshot; `onSkipped` hears of each line skipped as malformed, with its name if readable. */
+	readOptions(label: string, wanted: LineSelector, onSkipped: (name: string | undefined) => void) {
+		const stats = createReadStats(label);
+		this.stats.reads.push(stats);
 		const { limits, onMalformed, itemIndex } = this.spec;
-		const batches = readSnapshot.call(this.context, {
+		return {
 			label,
 			fields: this.requestFields,
 			limits,
@@ -129,20 +137,21 @@ export class Comparison {
 			itemIndex,
 			// A Domains filter declines the other names' lines unparsed: they are neither indexed nor kept.
 			wanted: this.spec.filter?.domains ? listedLines(this.spec.filter.domains.names, wanted) : wanted,
-			stats: readStats,
-			onSkippedLine: (line) => onSkipped(readableName(line)),
-		});
-		return { readStats, batches };
+			stats,
+			onSkippedLine: (line: string) => onSkipped(readableName(line)),
+		} satisfies ReadSnapshotOptions;
 	}
 
 	/** The spooled records that `wanted` selects, parsed as the reader parses them, one spool file at a time. */
 	async *replay(wanted: LineSelector): AsyncGenerator<IDataObject[]> {
 		for await (const text of this.spec.spool!.texts()) {
 			const batch: IDataObject[] = [];
+			// The lines as sent: integers beyond 2^53 kept exact, as pass 1 read them.
+			const parse = mayHoldLongInteger(text) ? parseJsonExact : JSON.parse;
 			for (let start = 0, end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
 				const verdict = wanted(text, start, end);
 				if (verdict === false) continue;
-				batch.push(verdict === true ? (JSON.parse(text.slice(start, end)) as IDataObject) : verdict);
+				batch.push(verdict === true ? (parse(text.slice(start, end)) as IDataObject) : verdict);
 			}
 			if (batch.length > 0) yield batch;
 		}

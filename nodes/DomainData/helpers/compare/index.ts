@@ -15,6 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { asNodeError, count } from '../../errors';
 import type { DomainDataFunctions, LineSelector } from '../../transport';
 import { DomainSet, nameEnd, NAME_FIRST, repeatsName } from '../domainSet';
+import { readSnapshotBlocks } from '../snapshotReader';
 import { type CompareSpec, Comparison, createCompareStats, type DomainChange } from './comparison';
 import { SEEN_IN_BASE, SELECTED } from './comparison';
 import { type DomainTable, NOT_FOUND } from './domainTable';
@@ -48,25 +49,26 @@ async function indexNewer(run: Comparison): Promise<void> {
 	};
 	/** An error of the indexing, passed on as it is even if the spool's storage wraps it. */
 	let failure: { error: unknown } | undefined;
-	async function* indexed(batches: AsyncIterable<IDataObject[]>): AsyncGenerator<IDataObject[]> {
+	/** The lines as sent, for the spool, once their records are indexed. */
+	async function* indexed(blocks: ReturnType<typeof readSnapshotBlocks>): AsyncGenerator<Uint8Array> {
 		try {
-			for await (const batch of batches) {
-				for (const record of batch) {
+			for await (const { records, bytes } of blocks) {
+				for (const record of records) {
 					if (table.count >= COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, spec.itemIndex, spec.label);
 					const name = run.nameOf(record, spec.label, table.count + 1);
 					table.add(name, run.hashOf(record), run.rankOf(record), run.selects(record) ? SELECTED : 0);
 				}
-				yield batch;
+				yield* bytes;
 			}
 		} catch (error) {
 			failure = { error: asNodeError(node, error, spec.itemIndex) };
 			throw failure.error;
 		}
 	}
-	const records = indexed(run.read(spec.label, stage, onSkipped).batches);
+	const ndjson = indexed(readSnapshotBlocks.call(run.context, run.readOptions(spec.label, stage, onSkipped)));
 	try {
-		if (spec.spool) run.spooled = await spec.spool.keep(records);
-		else for await (const _batch of records);
+		if (spec.spool) run.spooled = await spec.spool.keep(ndjson);
+		else for await (const _piece of ndjson);
 	} catch (error) {
 		throw asNodeError(node, failure ? failure.error : error, spec.itemIndex);
 	}

@@ -38,6 +38,9 @@ function databaseCap(error: unknown): number | undefined {
 	return match ? Math.floor(Number(match[1]) * 1024 * 1024) : undefined;
 }
 
+/** Where a spool's NDJSON comes from, a piece (of whole lines) at a time; undefined at its end. */
+type PieceSource = Pick<Serialiser, 'piece'>;
+
 /**
  * The spool's files as they are written: pieces until a file holds `size` bytes (the first piece is read before the
  * file exists). n8n's database mode collects a file before it checks it against its cap: a file it refuses is written
@@ -55,7 +58,7 @@ class SpoolFiles {
 	) {}
 
 	/** Writes the next file, starting with `first`; returns it (the last one, when a refusal split it). */
-	async write(serialiser: Serialiser, first: Uint8Array): Promise<IBinaryData> {
+	async write(source: PieceSource, first: Uint8Array): Promise<IBinaryData> {
 		const kept: Uint8Array[] = [];
 		const size = this.size;
 		async function* pieces() {
@@ -63,7 +66,7 @@ class SpoolFiles {
 			kept.push(first);
 			yield first;
 			while (bytes < size) {
-				const piece = await serialiser.piece();
+				const piece = await source.piece();
 				if (!piece) return;
 				bytes += piece.byteLength;
 				kept.push(piece);
@@ -197,9 +200,10 @@ function memoryModeNote(this: IExecuteFunctions, consequence: string): void {
 }
 
 /**
- * Compare's spool (docs/dataset.md, "Compare"): the newer snapshot's records, written as pass 1 reads them, replayed
- * for pass 3 instead of a second request. With binary data in memory it keeps nothing and says so: pass 3 then asks
- * the service again, as without a spool. `maxFileBytes`: the File output's Max File Size, which its files keep to.
+ * Compare's spool (docs/dataset.md, "Compare"): the newer snapshot's lines as the service sent them, written as pass 1
+ * reads them (no record serialised again), replayed for pass 3 instead of a second request. With binary data in
+ * memory it keeps nothing and says so: pass 3 then asks the service again, as without a spool. `maxFileBytes`: the
+ * File output's Max File Size, which its files keep to.
  */
 export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFileBytes?: number): SnapshotSpool {
 	const size = maxFileBytes === undefined ? SEGMENT_BYTES : Math.min(SEGMENT_BYTES, maxFileBytes - PIECE_ROOM);
@@ -207,21 +211,22 @@ export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFil
 	const read = async (file: IBinaryData) =>
 		new TextDecoder().decode(await this.helpers.getBinaryDataBuffer(itemIndex, file));
 	return {
-		keep: async (records) => {
-			const serialiser = new Serialiser(records);
+		keep: async (ndjson) => {
+			const pieces = ndjson[Symbol.asyncIterator]();
+			const source: PieceSource = { piece: async () => (await pieces.next()).value as Uint8Array | undefined };
 			const spool = new SpoolFiles(this, itemIndex, size);
 			try {
-				for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
-					const file = await spool.write(serialiser, first);
+				for (let first = await source.piece(); first; first = await source.piece()) {
+					const file = await spool.write(source, first);
 					if (!file.id) {
 						memoryModeNote.call(this, NEWER_READ_AGAIN);
-						for await (const _batch of serialiser.rest());
+						while (await source.piece());
 						return false;
 					}
 				}
 				files = spool.files;
 			} catch (error) {
-				await serialiser.close().catch(() => undefined);
+				await pieces.return?.().catch(() => undefined);
 				throw asNodeError(this.getNode(), error, itemIndex);
 			}
 			return true;
