@@ -107,6 +107,33 @@ describe('hashes', () => {
 		});
 	});
 
+	it('hashes two values alike exactly when diffField finds them equal (random values, keys in any order)', () => {
+		let state = 11;
+		const next = (below: number) => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 8) % below;
+		const value = (depth: number): unknown => {
+			const kind = next(depth > 2 ? 4 : 6);
+			if (kind === 0) return ['a', 'b', '1', ''][next(4)];
+			if (kind === 1) return [0, 1, -1.5, 1e21][next(4)];
+			if (kind === 2) return [null, true, false][next(3)];
+			if (kind === 3) return undefined;
+			if (kind === 4) return Array.from({ length: next(3) }, () => value(depth + 1));
+			const keys = ['x', 'y', '10', '9'].filter(() => next(2) === 1);
+			return Object.fromEntries(keys.map((key) => [key, value(depth + 1)]));
+		};
+		const shuffled = (entry: unknown): unknown => {
+			if (Array.isArray(entry)) return entry.map(shuffled);
+			if (entry === null || typeof entry !== 'object') return entry;
+			return Object.fromEntries(Object.entries(entry).reverse().map(([key, member]) => [key, shuffled(member)]));
+		};
+		const hash = (dns: unknown) => hashCompared({ dns } as IDataObject, ['dns'], new Hasher64(), zero());
+		for (let sample = 0; sample < 3000; sample++) {
+			const [first, second] = [value(0), value(0)];
+			expect(hash(shuffled(first))).toEqual(hash(first));
+			const equal = diffField('dns', first, second) === undefined;
+			expect([first, second, equal]).toEqual([first, second, hash(first).hi === hash(second).hi]);
+		}
+	});
+
 	it('hashes a value apart from the same text split differently between fields', () => {
 		const hash = (record: IDataObject) => hashCompared(record, ['title', 'country_code'], new Hasher64(), zero());
 		expect(hash({ title: 'ab', country_code: 'c' })).not.toEqual(hash({ title: 'a', country_code: 'bc' }));

@@ -55,11 +55,14 @@ function isCanonical(value: unknown): boolean {
 const allStrings = (entries: readonly unknown[]) => entries.every((entry) => typeof entry === 'string');
 const entriesOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
-// Markers that keep the hash of one field's kind of value apart from another's.
+// Markers that keep the hash of one kind of value apart from another's.
 const FIELD_END = 0;
 const STRING_VALUE = 2;
-const STRING_SET = 3;
-const JSON_SET = 4;
+const SET = 3;
+const NULL_VALUE = 4;
+const OTHER_VALUE = 5; // a number or a boolean, as JSON writes it
+const ARRAY_VALUE = 6;
+const OBJECT_VALUE = 7;
 const entryHasher = new Hasher64();
 const entryDigest: Hash64 = { hi: 0, lo: 0 };
 
@@ -70,8 +73,7 @@ export function hashCompared(record: IDataObject, fields: readonly SnapshotField
 		if (field === 'rank') continue;
 		const value = record[field];
 		if (LIST_FIELDS.has(field)) hashSet(entriesOf(value), hasher);
-		else if (typeof value === 'string') hasher.code(STRING_VALUE).word(value.length).text(value);
-		else hasher.text(canonicalJson(value));
+		else hashJson(value, hasher);
 		hasher.code(FIELD_END);
 	}
 	return hasher.digest(out);
@@ -79,26 +81,48 @@ export function hashCompared(record: IDataObject, fields: readonly SnapshotField
 
 /**
  * A list as a set without copying or sorting it: the digests of its distinct entries added up lane by lane (a sum
- * has no order) and their number. Strings compare as themselves, other entries by canonical JSON, as in diffField.
+ * has no order) and their number. Entries compare as in diffField: strings as themselves, others as canonical JSON.
  */
 function hashSet(entries: readonly unknown[], hasher: Hasher64): void {
-	const strings = allStrings(entries);
-	const keys = strings ? (entries as readonly string[]) : entries.map(canonicalJson);
 	let hi = 0;
 	let lo = 0;
-	let distinct = 0;
-	for (let index = 0; index < keys.length; index++) {
-		if (index > 0 && keys.indexOf(keys[index]) < index) continue; // lists are short: indexOf finds a repeat
-		entryHasher.reset().text(keys[index]).digest(entryDigest);
+	const digests: number[] = []; // hi, lo of each distinct entry: lists are short, so a repeat is found by a scan
+	for (const entry of entries) {
+		hashJson(entry, entryHasher.reset()).digest(entryDigest);
+		let repeat = false;
+		for (let at = 0; at < digests.length && !repeat; at += 2) {
+			repeat = digests[at] === entryDigest.hi && digests[at + 1] === entryDigest.lo;
+		}
+		if (repeat) continue;
+		digests.push(entryDigest.hi, entryDigest.lo);
 		hi = (hi + entryDigest.hi) | 0;
 		lo = (lo + entryDigest.lo) | 0;
-		distinct++;
 	}
 	hasher
-		.code(strings ? STRING_SET : JSON_SET)
-		.word(distinct)
+		.code(SET)
+		.word(digests.length / 2)
 		.word(hi)
 		.word(lo);
+}
+
+/**
+ * Feeds a JSON value to `hasher` as its canonical JSON reads (object keys sorted; undefined as null), without making
+ * that text: equal hashes for the values canonicalJson writes alike, and (up to 64-bit collisions) only for them.
+ */
+function hashJson(value: unknown, hasher: Hasher64): Hasher64 {
+	if (typeof value === 'string') return hasher.code(STRING_VALUE).word(value.length).text(value);
+	if (value === null || value === undefined) return hasher.code(NULL_VALUE);
+	if (typeof value !== 'object') return hasher.code(OTHER_VALUE).text(JSON.stringify(value));
+	if (Array.isArray(value)) {
+		hasher.code(ARRAY_VALUE).word(value.length);
+		for (const entry of value) hashJson(entry, hasher);
+		return hasher;
+	}
+	const object = value as Record<string, unknown>;
+	const keys = Object.keys(object).sort();
+	hasher.code(OBJECT_VALUE).word(keys.length);
+	for (const key of keys) hashJson(object[key], hasher.word(key.length).text(key));
+	return hasher;
 }
 
 export function diffField(
