@@ -45,11 +45,6 @@ export function holdsSecret(value: unknown, secret?: string): boolean {
 	return false;
 }
 
-/** Whether a text may decode to one that holds the key: only if it holds the key or a backslash (a JSON escape). */
-export function mayHoldSecret(text: string, secret?: string): boolean {
-	return isMaskable(secret) && (text.includes(secret) || text.includes('\\'));
-}
-
 const WITHHELD_TEXT = '(not shown: it holds the API key of the credential)';
 
 /** The HTML character references decoded by name; a page can write any character by number too. */

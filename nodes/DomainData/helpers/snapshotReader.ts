@@ -7,7 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { buildApiError, containsSecret, count, holdsSecret, maskServiceText } from '../errors';
-import { mayHoldSecret, operationError } from '../errors';
+import { operationError } from '../errors';
 import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
 import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
 import { type LineSelector, mayHoldLongInteger, parseJsonExact } from '../transport';
@@ -184,8 +184,9 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 	const { starts, ends, count } = block;
 	const records: IDataObject[] = [];
 	const rules: LineRules = {
-		// The key is looked for in the whole block once, and line by line only when the block holds it or an escape.
-		key: block.anyText((text) => mayHoldSecret(text, read.secret)) ? read.secret : undefined,
+		// The key is looked for in the whole block once, and line by line only when the block holds it or an escape
+		// (which can spell it: `\/`, `\u0070`); a key too short to mask is never looked for.
+		key: block.anyText((text) => containsSecret(text, read.secret) || text.includes('\\')) ? read.secret : undefined,
 		wanted: read.options.wanted,
 		// Integers beyond 2^53 kept exact, as in JSON answers: only a block with 16 digits in a row may hold one.
 		parse: block.anyText(mayHoldLongInteger) ? parseJsonExact : JSON.parse,

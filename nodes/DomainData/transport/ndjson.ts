@@ -55,10 +55,6 @@ export class LineBlock {
 		return this.textOf(index).slice(this.starts[index], this.ends[index]);
 	}
 
-	get lines(): string[] {
-		return this.starts.map((_, index) => this.line(index));
-	}
-
 	/** Whether `test` holds for the text of some line (asked once per text, not once per line). */
 	anyText(test: (text: string) => boolean): boolean {
 		return test(this.text) || (this.head !== undefined && test(this.head));
