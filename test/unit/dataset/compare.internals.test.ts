@@ -123,7 +123,11 @@ describe('hashes', () => {
 		const shuffled = (entry: unknown): unknown => {
 			if (Array.isArray(entry)) return entry.map(shuffled);
 			if (entry === null || typeof entry !== 'object') return entry;
-			return Object.fromEntries(Object.entries(entry).reverse().map(([key, member]) => [key, shuffled(member)]));
+			return Object.fromEntries(
+				Object.entries(entry)
+					.reverse()
+					.map(([key, member]) => [key, shuffled(member)]),
+			);
 		};
 		const hash = (dns: unknown) => hashCompared({ dns } as IDataObject, ['dns'], new Hasher64(), zero());
 		for (let sample = 0; sample < 3000; sample++) {
