@@ -53,11 +53,23 @@ export interface WorkflowImport {
 
 const DEFAULT_ENCRYPTION_KEY = 'n8n-nodes-domain-data-test-key';
 
-/** What n8n prints when a port it should listen on is in use. */
-const PORT_TAKEN = /EADDRINUSE|address already in use/i;
+/** What n8n prints when a port it should listen on is in use (its task broker's: "port N is already in use"). */
+const PORT_TAKEN = /EADDRINUSE|address already in use|port \d+ is already in use/i;
 
 const liveProcesses = new Set<ChildProcess>();
 let exitHookInstalled = false;
+
+/**
+ * A free port other than `taken`: the instance's HTTP port is chosen free and released until n8n binds it, so the
+ * operating system may offer it again (seen: n8n 2.41.1's task broker refused the port its HTTP server had).
+ */
+async function freePortBut(taken: number): Promise<number> {
+	for (let attempt = 0; attempt < 10; attempt++) {
+		const port = await freePort();
+		if (port !== taken) return port;
+	}
+	throw new Error(`The operating system offered port ${taken} ten times in a row`);
+}
 
 /** A jest worker or the demo that dies must not leave n8n servers behind. */
 function installExitHook(): void {
@@ -150,7 +162,7 @@ export class N8nInstance {
 			userFolder: this.userFolder,
 			encryptionKey: this.encryptionKey,
 			port: this.port,
-			brokerPort: await freePort(),
+			brokerPort: await freePortBut(this.port),
 			extra: {
 				...versionEnv(this.version, this.runtime),
 				N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir,
