@@ -194,13 +194,19 @@ export class N8nInstance {
 			const err: Buffer[] = [];
 			child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
 			child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), options.timeoutMs ?? 180_000);
+			let timedOut = false;
+			const timer = setTimeout(() => {
+				timedOut = true;
+				killGroup(child, 'SIGKILL');
+			}, options.timeoutMs ?? 180_000);
 			child.on('error', reject);
 			child.on('close', (code, signal) => {
 				clearTimeout(timer);
 				liveProcesses.delete(child);
 				resolvePromise({
 					code: code ?? (signal ? 128 : 1),
+					signal: signal ?? undefined,
+					timedOut,
 					stdout: Buffer.concat(out).toString('utf8'),
 					stderr: Buffer.concat(err).toString('utf8') + (signal ? `\n(killed by ${signal})` : ''),
 					durationMs: Date.now() - started,
