@@ -1,9 +1,8 @@
 /**
  * The tooling's version logic: which Node an n8n version's `engines` range accepts (the ranges n8n has
- * published), the test matrix with its `N8N_E2E_VERSIONS` filter, and how a run of `n8n execute` ended.
+ * published), and the test matrix with its `N8N_E2E_VERSIONS` filter.
  */
 import { satisfiesEngine } from '../../../scripts/n8n/node-runtime';
-import { type CommandResult, parseExecuteOutput } from '../../../scripts/n8n/run-data';
 import { compareVersions, N8N_TEST_MATRIX, NEWEST_N8N_VERSION, selectedMatrix } from '../../../scripts/n8n/versions';
 
 describe('satisfiesEngine (n8n engines.node ranges)', () => {
@@ -46,44 +45,5 @@ describe('the test matrix', () => {
 		expect(selectedMatrix('')).toEqual(N8N_TEST_MATRIX);
 		expect(selectedMatrix(' 1.123.81, 2.41.1 ').map((entry) => entry.version)).toEqual(['2.41.1', '1.123.81']);
 		expect(() => selectedMatrix('2.41.1,3.0.0')).toThrow(/N8N_E2E_VERSIONS names 3\.0\.0, not in the test matrix/);
-	});
-});
-
-describe('parseExecuteOutput (how a run of `n8n execute` ended)', () => {
-	const printed = '{\n"data": { "resultData": { "runData": {} } }\n}\n';
-	const result = (extra: Partial<CommandResult>): CommandResult => ({
-		code: 0,
-		stdout: printed,
-		stderr: '',
-		durationMs: 1,
-		...extra,
-	});
-
-	test('a complete run and exit code 0 is ok', () => {
-		expect(parseExecuteOutput(result({})).describe()).toBe('ok');
-	});
-
-	test('a non-zero exit after a complete run is a failure', () => {
-		expect(parseExecuteOutput(result({ code: 1 })).describe()).toBe('n8n execute exited with 1');
-	});
-
-	test("the harness's own timeout is a failure", () => {
-		const ended = result({ code: 128, signal: 'SIGKILL', timedOut: true });
-		expect(parseExecuteOutput(ended).describe()).toBe('n8n execute was killed (SIGKILL) after its timeout');
-	});
-
-	test('a crash by a signal after a complete run keeps the run, and is told', () => {
-		const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-		try {
-			expect(parseExecuteOutput(result({ code: 128, signal: 'SIGSEGV' })).describe()).toBe('ok');
-			expect(warn).toHaveBeenCalledWith(expect.stringContaining('n8n execute ended by SIGSEGV'));
-		} finally {
-			warn.mockRestore();
-		}
-	});
-
-	test('a crash before the run was printed is a failure with the log', () => {
-		const ended = parseExecuteOutput(result({ code: 128, signal: 'SIGSEGV', stdout: 'Starting\n' }));
-		expect(ended.ok).toBe(false);
 	});
 });
