@@ -7,6 +7,8 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { joinBytes } from '../transport';
+
 /** Records per batch wherever the user does not choose: reads, Batches items, sub-workflow runs. */
 export const DEFAULT_BATCH_SIZE = 1000;
 
@@ -50,9 +52,10 @@ class PullStream implements AsyncIterable<Uint8Array> {
 
 	constructor(private readonly source: AsyncIterable<Uint8Array>) {}
 
+	/** n8n's filesystem mode: `fs.promises.writeFile` awaits one write per chunk, so the chunks are a megabyte each. */
 	[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
 		this.claim();
-		return this.source[Symbol.asyncIterator]();
+		return coalesced(this.source)[Symbol.asyncIterator]();
 	}
 
 	on(event: string, listener: Listener): this {
@@ -113,6 +116,26 @@ export async function* countedBytes(source: AsyncIterable<Uint8Array>, tally: { 
 		tally.bytes += chunk.byteLength;
 		yield chunk;
 	}
+}
+
+/**
+ * What the filesystem mode gets in one write: a body's pieces (16 to 64 KB) made each a round trip to the disk's
+ * thread, a twelfth of the time of Compare's first pass at 100,000 every-field records.
+ */
+const WRITE_BYTES = 1024 * 1024;
+
+/** The pieces of `source` joined into chunks of at least WRITE_BYTES (the last one may be shorter). */
+async function* coalesced(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+	let pending: Uint8Array[] = [];
+	let bytes = 0;
+	for await (const piece of source) {
+		pending.push(piece);
+		bytes += piece.byteLength;
+		if (bytes < WRITE_BYTES) continue;
+		yield joinBytes(pending, bytes);
+		[pending, bytes] = [[], 0];
+	}
+	if (bytes > 0) yield joinBytes(pending, bytes);
 }
 
 /** Wraps bytes produced on demand so that `prepareBinaryData` stores them chunk by chunk. */

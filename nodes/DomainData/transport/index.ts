@@ -18,7 +18,7 @@ export {
 	type CallLimits,
 	type DomainDataFunctions,
 } from './request';
-export { excerpt, type Hash64, hash64, Hasher64, type LineSelector } from './ndjson';
+export { excerpt, type Hash64, hash64, Hasher64, joinBytes, type LineSelector } from './ndjson';
 export { readNdjsonStream, type LineRange, type NdjsonStreamOptions } from './ndjsonSource';
 
 /** Sends a JSON request and returns the service's answer, a JSON object. */

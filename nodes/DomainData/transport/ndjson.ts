@@ -155,16 +155,22 @@ export class NdjsonLineSplitter {
 	}
 
 	private takeCarry(tail: Uint8Array): Uint8Array {
-		const joined = new Uint8Array(this.carryLength + tail.length);
-		let offset = 0;
-		for (const piece of this.carry) {
-			joined.set(piece, offset);
-			offset += piece.length;
-		}
-		joined.set(tail, offset);
+		const joined = joinBytes([...this.carry, tail], this.carryLength + tail.length);
 		this.discardPending();
 		return joined;
 	}
+}
+
+/** `pieces` (of `length` bytes together) copied into one array; a single piece is handed back as it is. */
+export function joinBytes(pieces: readonly Uint8Array[], length: number): Uint8Array {
+	if (pieces.length === 1) return pieces[0];
+	const joined = new Uint8Array(length);
+	let offset = 0;
+	for (const piece of pieces) {
+		joined.set(piece, offset);
+		offset += piece.byteLength;
+	}
+	return joined;
 }
 
 /** `bytes` without the '\r' of each '\r\n'. JSON cannot hold a raw '\r', so one native search usually ends it. */

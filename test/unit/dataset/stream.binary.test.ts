@@ -39,6 +39,15 @@ describe('toBinaryInput', () => {
 		}
 	});
 
+	it('hands fs.writeFile chunks of a megabyte or more (one write each), the last one the rest', async () => {
+		const count = 100_000; // about 2.6 MB of lines of 18 to 23 bytes
+		const chunks: Uint8Array[] = [];
+		for await (const chunk of toBinaryInput(pieces(count)) as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+		expect(chunks.length).toBe(3);
+		for (const chunk of chunks.slice(0, -1)) expect(chunk.byteLength).toBeGreaterThanOrEqual(1024 * 1024);
+		expect(Buffer.concat(chunks).toString('utf8')).toBe(expectedText(count));
+	});
+
 	it("is collected through data/end events by n8n's streamToBuffer (database, S3 and memory modes)", async () => {
 		expect((await binaryToBuffer(toBinaryInput(pieces(500)))).toString('utf8')).toBe(expectedText(500));
 	});
