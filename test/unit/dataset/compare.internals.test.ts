@@ -1,7 +1,7 @@
 /**
  * The memory structures of Dataset → Compare on their own: the name table, the kept records, the
- * streaming hash, and pass 3's look at raw lines (lineSelector). (The operation itself is tested
- * over HTTP in compare.test.ts.)
+ * streaming hash, and pass 3's look at raw lines (lineSelector) and at the spool (replay). (The
+ * operation itself is tested over HTTP in compare.test.ts.)
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -10,7 +10,9 @@ import { hash64, Hasher64 } from '../../../nodes/DomainData/transport';
 import { KeptRecords } from '../../../nodes/DomainData/helpers/compare/domainTable';
 import { diffField, hashCompared } from '../../../nodes/DomainData/helpers/compare/recordDiff';
 import { lineSelector } from '../../../nodes/DomainData/helpers/compare';
-import { readableName } from '../../../nodes/DomainData/helpers/compare/comparison';
+import { Comparison, createCompareStats, readableName } from '../../../nodes/DomainData/helpers/compare/comparison';
+import type { CompareSpec } from '../../../nodes/DomainData/helpers/compare';
+import type { DomainDataFunctions } from '../../../nodes/DomainData/transport';
 import { DomainSet } from '../../../nodes/DomainData/helpers/domainSet';
 
 const zero = () => ({ hi: 0, lo: 0 });
@@ -264,6 +266,48 @@ describe('lineSelector: pass 3 decides on raw lines, parsing only what it cannot
 			'{"name":"d.com","ti',
 		]);
 		expect(at.map(([start, end]) => select(text, start, end))).toEqual([true, true, true, true, false, false]);
+	});
+});
+
+describe('Comparison.replay: pass 3 from the spool, line n being ordinal n', () => {
+	const utf8 = new TextEncoder();
+	const files = [
+		'{"name":"a.com","n":0}\n{"name":"b.com","n":1,"title":"é🚀"}\n',
+		'{"name":"c.com","n":2}\n{"name":"d.com","n":12345678901234567890}\n{"name":"e.com","n":4}\n',
+	];
+	const replayed = async (needed: (ordinal: number) => boolean) => {
+		const spool = {
+			keep: async () => true,
+			files: async function* () {
+				for (const file of files) yield utf8.encode(file);
+			},
+		};
+		const spec = { label: 'b', baseLabel: 'a', fields: ['title'], kinds: new Set(), minRankMove: 1, spool };
+		const run = new Comparison({} as DomainDataFunctions, spec as unknown as CompareSpec, createCompareStats());
+		const batches: IDataObject[][] = [];
+		for await (const batch of run.replay(needed)) batches.push(batch);
+		return batches;
+	};
+
+	it('parses the needed lines of every file, in order, across files (first, last, a character of 4 bytes)', async () => {
+		const batches = await replayed((ordinal) => ordinal !== 2);
+		expect(batches.map((batch) => batch.map((record) => record.name))).toEqual([
+			['a.com', 'b.com'],
+			['d.com', 'e.com'],
+		]);
+		expect(batches[0][1].title).toBe('é🚀');
+	});
+
+	it('keeps an integer beyond 2^53 exact (as its digits), as pass 1 read it', async () => {
+		const [[record]] = await replayed((ordinal) => ordinal === 3);
+		expect(record).toEqual({ name: 'd.com', n: '12345678901234567890' });
+	});
+
+	it('asks about each ordinal once and yields nothing for a file without a needed line', async () => {
+		const asked: number[] = [];
+		const batches = await replayed((ordinal) => (asked.push(ordinal), ordinal === 4));
+		expect(asked).toEqual([0, 1, 2, 3, 4]);
+		expect(batches).toEqual([[{ name: 'e.com', n: 4 }]]);
 	});
 });
 

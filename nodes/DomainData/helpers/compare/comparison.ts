@@ -54,8 +54,8 @@ export interface CompareSpec extends SnapshotPair, Pick<ReadSnapshotOptions, 'li
 export interface SnapshotSpool {
 	/** Reads `ndjson` (pieces of whole lines) to its end, keeping it; false when binary data is kept in memory. */
 	keep(ndjson: AsyncIterable<Uint8Array>): Promise<boolean>;
-	/** The kept lines as NDJSON texts of whole lines, in order. */
-	texts(): AsyncIterable<string>;
+	/** The kept lines as sent, one file of whole lines at a time, in order. */
+	files(): AsyncIterable<Uint8Array>;
 }
 
 export interface CompareStats {
@@ -73,6 +73,8 @@ export interface CompareStats {
 export function createCompareStats(): CompareStats {
 	return { reads: [], keptPeak: 0, keptBytesPeak: 0, unreadableDomains: 0, namelessLines: 0 };
 }
+
+const LF = 0x0a;
 
 /** Flags per ordinal: the filters select the newer record; the older snapshot has the domain (or hid it). */
 export const SELECTED = 1;
@@ -142,16 +144,20 @@ export class Comparison {
 		} satisfies ReadSnapshotOptions;
 	}
 
-	/** The spooled records that `wanted` selects, parsed as the reader parses them, one spool file at a time. */
-	async *replay(wanted: LineSelector): AsyncGenerator<IDataObject[]> {
-		for await (const text of this.spec.spool!.texts()) {
+	/**
+	 * The spooled records of the ordinals `needed` selects, parsed as the reader parses them. Line n of the spool is
+	 * ordinal n (pass 1 spools exactly the lines it indexes), so the other lines are skipped as bytes, never decoded.
+	 */
+	async *replay(needed: (ordinal: number) => boolean): AsyncGenerator<IDataObject[]> {
+		const decoder = new TextDecoder();
+		let ordinal = 0;
+		for await (const bytes of this.spec.spool!.files()) {
 			const batch: IDataObject[] = [];
-			// The lines as sent: integers beyond 2^53 kept exact, as pass 1 read them.
-			const parse = mayHoldLongInteger(text) ? parseJsonExact : JSON.parse;
-			for (let start = 0, end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
-				const verdict = wanted(text, start, end);
-				if (verdict === false) continue;
-				batch.push(verdict === true ? (parse(text.slice(start, end)) as IDataObject) : verdict);
+			for (let start = 0, end = bytes.indexOf(LF); end !== -1; start = end + 1, end = bytes.indexOf(LF, start)) {
+				if (!needed(ordinal++)) continue;
+				const line = decoder.decode(bytes.subarray(start, end));
+				// The lines as sent: integers beyond 2^53 kept exact, as pass 1 read them.
+				batch.push((mayHoldLongInteger(line) ? parseJsonExact : JSON.parse)(line) as IDataObject);
 			}
 			if (batch.length > 0) yield batch;
 		}

@@ -157,7 +157,8 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 		run.leaveOut(name);
 		settled(ordinal);
 	};
-	const select = lineSelector(table, (ordinal) => kept.has(ordinal) || isNew(ordinal));
+	const needed = (ordinal: number) => kept.has(ordinal) || isNew(ordinal);
+	const select = lineSelector(table, needed);
 	const firstLines = run.stats.reads[0].lines;
 	// Stops a second read that goes on past the first one's end, also through lines nothing needs.
 	const wanted: LineSelector = (text, start, end) => {
@@ -166,7 +167,7 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 	};
 	// Kept by pass 1: the same records, without a second request (nothing there can differ).
 	const { readStats, batches } = run.spooled
-		? { readStats: { lines: firstLines }, batches: run.replay(select) }
+		? { readStats: { lines: firstLines }, batches: run.replay(needed) }
 		: run.read(label, wanted, onSkipped);
 	for await (const batch of batches) {
 		for (const record of batch) {

@@ -207,9 +207,8 @@ function memoryModeNote(this: IExecuteFunctions, consequence: string): void {
  */
 export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFileBytes?: number): SnapshotSpool {
 	const size = maxFileBytes === undefined ? SEGMENT_BYTES : Math.min(SEGMENT_BYTES, maxFileBytes - PIECE_ROOM);
+	const { helpers } = this;
 	let files: IBinaryData[] = [];
-	const read = async (file: IBinaryData) =>
-		new TextDecoder().decode(await this.helpers.getBinaryDataBuffer(itemIndex, file));
 	return {
 		keep: async (ndjson) => {
 			const pieces = ndjson[Symbol.asyncIterator]();
@@ -231,8 +230,8 @@ export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFil
 			}
 			return true;
 		},
-		texts: async function* () {
-			for (const file of files) yield await read(file);
+		files: async function* () {
+			for (const file of files) yield await helpers.getBinaryDataBuffer(itemIndex, file);
 		},
 	};
 }
