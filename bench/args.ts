@@ -35,15 +35,18 @@ export interface Arguments {
 	size?: number;
 	/** Only the runs that have a target, in the sections that can leave the others out (realsize). */
 	targetsOnly?: boolean;
+	/** Only the runs whose name starts with one of these (realsize: `file`, `compare without rank`, `sub every`). */
+	runs?: string[];
 }
 
-const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}] [--size records] [--targets]`;
+const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}] [--size records] [--targets] [--runs name,name]`;
 
 export function parseArguments(argv: string[]): Arguments {
-	const known = ['--tiny', '--n8n', '--profile', '--out', '--only', '--size', '--targets'];
+	const known = ['--tiny', '--n8n', '--profile', '--out', '--only', '--size', '--targets', '--runs'];
+	const takesValue = ['--out', '--only', '--size', '--runs'];
 	for (let i = 0; i < argv.length; i++) {
 		if (!known.includes(argv[i])) throw new Error(`Unknown argument ${argv[i]}. ${USAGE}`);
-		if (argv[i] === '--out' || argv[i] === '--only' || argv[i] === '--size') {
+		if (takesValue.includes(argv[i])) {
 			const value = argv[i + 1];
 			if (value === undefined || value.startsWith('--')) throw new Error(`${argv[i]} needs a value. ${USAGE}`);
 			i++;
@@ -66,6 +69,11 @@ export function parseArguments(argv: string[]): Arguments {
 	if (size !== undefined && !(Number.isInteger(size) && size >= 10)) {
 		throw new Error(`--size needs a whole number of records, 10 or more (got ${sizeText}). ${USAGE}`);
 	}
+	const runs = value('--runs')
+		?.split(',')
+		.map((run) => run.trim())
+		.filter(Boolean);
+	if (runs?.length === 0) throw new Error(`--runs needs one or more run names. ${USAGE}`);
 	const given = value('--out');
 	const out = given
 		? resolve(given)
@@ -80,5 +88,6 @@ export function parseArguments(argv: string[]): Arguments {
 		profile: argv.includes('--profile'),
 		...(argv.includes('--targets') ? { targetsOnly: true } : {}),
 		...(size === undefined ? {} : { size }),
+		...(runs === undefined ? {} : { runs }),
 	};
 }

@@ -8,6 +8,8 @@
  *   npm run bench -- --only realsize --targets        only the runs issue 27's targets name (File plain and gzip in
  *                                                     both modes, Sub-Workflow at the default batch, Compare on
  *                                                     loopback and over a 50 MB/s link): about a third of the time
+ *   npm run bench -- --only realsize --targets --runs "compare without rank,file"
+ *                                                     of those, the runs whose name starts so (each in its modes)
  *
  * Every workflow is started by a webhook of one running n8n (`n8n start`), so one process runs all of them;
  * before each run its peak-RSS counter (VmHWM) is reset, after it the peak is read. Per run: the wall time of
@@ -353,7 +355,14 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 						plans: unique([memory[0], memory[memory.length - 1], memory[memory.length - 2], defaultEvery]),
 					},
 				];
-		for (const [index, setup] of setups.entries()) await runSetup(context, sim, setup, `${tag}-${index}`, results);
+		// --runs: the runs named, each in the modes it runs in; a mode left without a run starts no n8n.
+		const named = (plan: Plan) => !context.runs || context.runs.some((run) => plan.key.startsWith(run));
+		const chosen = setups
+			.map((setup) => ({ ...setup, plans: setup.plans.filter(named) }))
+			.filter((setup) => setup.plans.length > 0);
+		if (chosen.length === 0)
+			throw new Error(`--runs names none of the runs: ${setups[0].plans.map((plan) => plan.key).join(', ')}`);
+		for (const [index, setup] of chosen.entries()) await runSetup(context, sim, setup, `${tag}-${index}`, results);
 	} finally {
 		await sim.close();
 	}
@@ -362,11 +371,18 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 		results,
 		readerMs,
 		outputs.map((plan) => plan.key),
+		context.runs,
 	);
 }
 
 /** `outputs`: the keys of the runs of issue 27's list (every output in both modes), one figure each. */
-function report(records: number, results: Measured[], readerMs: ReaderTimes, outputs: string[]): SectionResult {
+function report(
+	records: number,
+	results: Measured[],
+	readerMs: ReaderTimes,
+	outputs: string[],
+	runs?: string[],
+): SectionResult {
 	const seconds = (ms: number) => (ms / 1000).toFixed(1);
 	const mb = (value: number) => value.toFixed(0);
 	const find = (mode: string, key: string) => results.find((run) => run.mode === mode && run.plan.key === key);
@@ -466,7 +482,8 @@ function report(records: number, results: Measured[], readerMs: ReaderTimes, out
 			'the domains change; the rest are byte for byte the older lines).' +
 			(results.some((run) => run.mode.includes('heap'))
 				? " The last mode's rows run n8n with `--max-old-space-size=512`."
-				: ' Only the runs with a target (`--targets`).'),
+				: ' Only the runs with a target (`--targets`).') +
+			(runs ? ` Only the runs named by \`--runs "${runs.join(',')}"\`.` : ''),
 		markdownTable(
 			[
 				'binary data mode',

@@ -69,7 +69,9 @@ function renderMarkdown(
 	load: { start: number[]; end: number[] },
 ): string {
 	const machine = describeMachine();
-	const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
+	// An argument with a space (--runs "compare without rank") is quoted, so that the command can be pasted.
+	const shellWords = argv.map((arg) => (/\s/.test(arg) ? `"${arg}"` : arg));
+	const command = `npm run bench${argv.length ? ` -- ${shellWords.join(' ')}` : ''}`;
 	const lines = [
 		'# Benchmarks',
 		'',
@@ -144,6 +146,7 @@ async function main(): Promise<void> {
 		profile: args.profile ? 'always' : args.tiny ? 'never' : 'missed',
 		...(args.size === undefined ? {} : { size: args.size }),
 		...(args.targetsOnly ? { targetsOnly: true } : {}),
+		...(args.runs ? { runs: args.runs } : {}),
 		log: (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0)}s] ${message}\n`),
 	};
 	const sections: SectionResult[] = [];

@@ -37,6 +37,8 @@ export interface BenchContext {
 	size?: number;
 	/** Only the runs that have a target (--targets), in the sections that can leave the others out. */
 	targetsOnly?: boolean;
+	/** Only the runs whose name starts with one of these (--runs), in the sections that name their runs. */
+	runs?: string[];
 }
 
 /** Whether a section profiles, given whether its target was missed. */

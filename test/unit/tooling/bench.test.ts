@@ -57,6 +57,13 @@ describe('bench arguments', () => {
 		expect({ only: named.only, size: named.size }).toEqual({ only: ['realsize'], size: 50_000 });
 		expect(named.targetsOnly).toBeUndefined();
 		expect(parseArguments(['--only', 'realsize', '--targets']).targetsOnly).toBe(true);
+		expect(parseArguments(['--only', 'realsize', '--runs', 'compare without rank, file']).runs).toEqual([
+			'compare without rank',
+			'file',
+		]);
+		expect(named.runs).toBeUndefined();
+		expect(() => parseArguments(['--only', 'realsize', '--runs', ' , '])).toThrow(/--runs needs one or more/);
+		expect(() => parseArguments(['--only', 'realsize', '--runs'])).toThrow(/--runs needs a value/);
 	});
 });
 
