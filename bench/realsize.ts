@@ -305,12 +305,48 @@ async function runSetup(
 	}
 }
 
+/** The n8n processes to start (one per setup) and the runs of each: those with a target, or all; only the named. */
+function setupsFor(memory: Plan[], outputs: Plan[], targetsOnly: boolean, runs?: string[]): Setup[] {
+	const defaultEvery = outputs.find((plan) => plan.key.startsWith('sub every'))!;
+	const files = outputs.filter((plan) => plan.key.startsWith('file'));
+	const compares = outputs.filter((plan) => plan.key.startsWith('compare'));
+	const setups: Setup[] = targetsOnly
+		? [
+				{ mode: 'filesystem', plans: [...files, defaultEvery, ...compares] },
+				{ mode: 'database', plans: files },
+			]
+		: [
+				{
+					mode: 'filesystem',
+					plans: [...memory, ...outputs.filter((plan) => !memory.some((m) => m.key === plan.key))],
+				},
+				// Over the link once: in the filesystem mode.
+				{ mode: 'database', plans: outputs.filter((plan) => !plan.linkBytesPerSecond) },
+				// The recommended setting: the default batch of every field too, last (the same key once).
+				{
+					mode: 'filesystem',
+					heapMb: 512,
+					plans: unique([memory[0], memory[memory.length - 1], memory[memory.length - 2], defaultEvery]),
+				},
+			];
+	// --runs: the runs named, each in the modes it runs in; a mode left without a run starts no n8n.
+	const named = (plan: Plan) => !runs || runs.some((run) => plan.key.startsWith(run));
+	const chosen = setups
+		.map((setup) => ({ ...setup, plans: setup.plans.filter(named) }))
+		.filter((setup) => setup.plans.length > 0);
+	if (chosen.length === 0)
+		throw new Error(`--runs names none of the runs: ${setups[0].plans.map((plan) => plan.key).join(', ')}`);
+	return chosen;
+}
+
 export async function realSize(context: BenchContext): Promise<SectionResult> {
 	const unavailable = await n8nAvailable(context);
 	if (unavailable) return { id: 'realsize', title: TITLE, figures: [], details: [], pending: [unavailable] };
 	const records = context.size ?? (context.tiny ? 300 : REAL_SIZE);
 	const targetsOnly = context.targetsOnly === true;
 	const { memory, outputs } = plansFor(records, !targetsOnly);
+	// Before any snapshot is made or read: a --runs that names no run fails at once.
+	const setups = setupsFor(memory, outputs, targetsOnly, context.runs);
 	const tag = `${process.pid}`;
 	const sim = await SimulatorProcess.start({ domains: records });
 	const results: Measured[] = [];
@@ -333,36 +369,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 			readerMs.set(readerKey(reads, link), performance.now() - started);
 		}
 		await sim.setFaults({ linkBytesPerSecond: 0 });
-		const defaultEvery = outputs.find((plan) => plan.key.startsWith('sub every'))!;
-		const files = outputs.filter((plan) => plan.key.startsWith('file'));
-		const compares = outputs.filter((plan) => plan.key.startsWith('compare'));
-		const setups: Setup[] = targetsOnly
-			? [
-					{ mode: 'filesystem', plans: [...files, defaultEvery, ...compares] },
-					{ mode: 'database', plans: files },
-				]
-			: [
-					{
-						mode: 'filesystem',
-						plans: [...memory, ...outputs.filter((plan) => !memory.some((m) => m.key === plan.key))],
-					},
-					// Over the link once: in the filesystem mode.
-					{ mode: 'database', plans: outputs.filter((plan) => !plan.linkBytesPerSecond) },
-					// The recommended setting: the default batch of every field too, last (the same key once).
-					{
-						mode: 'filesystem',
-						heapMb: 512,
-						plans: unique([memory[0], memory[memory.length - 1], memory[memory.length - 2], defaultEvery]),
-					},
-				];
-		// --runs: the runs named, each in the modes it runs in; a mode left without a run starts no n8n.
-		const named = (plan: Plan) => !context.runs || context.runs.some((run) => plan.key.startsWith(run));
-		const chosen = setups
-			.map((setup) => ({ ...setup, plans: setup.plans.filter(named) }))
-			.filter((setup) => setup.plans.length > 0);
-		if (chosen.length === 0)
-			throw new Error(`--runs names none of the runs: ${setups[0].plans.map((plan) => plan.key).join(', ')}`);
-		for (const [index, setup] of chosen.entries()) await runSetup(context, sim, setup, `${tag}-${index}`, results);
+		for (const [index, setup] of setups.entries()) await runSetup(context, sim, setup, `${tag}-${index}`, results);
 	} finally {
 		await sim.close();
 	}

@@ -52,7 +52,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 
 	constructor(private readonly source: AsyncIterable<Uint8Array>) {}
 
-	/** n8n's filesystem mode: `fs.promises.writeFile` awaits one write per chunk, so the chunks are a megabyte each. */
+	/** n8n's filesystem mode: `fs.promises.writeFile` awaits one write per chunk: chunks of a megabyte or more. */
 	[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
 		this.claim();
 		return coalesced(this.source)[Symbol.asyncIterator]();

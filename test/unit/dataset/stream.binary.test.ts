@@ -39,7 +39,7 @@ describe('toBinaryInput', () => {
 		}
 	});
 
-	it('hands fs.writeFile chunks of a megabyte or more (one write each), the last one the rest', async () => {
+	it('hands its async iteration (the path fs.writeFile pulls) chunks of a megabyte or more, the last one the rest', async () => {
 		const count = 100_000; // about 2.6 MB of lines of 18 to 23 bytes
 		const chunks: Uint8Array[] = [];
 		for await (const chunk of toBinaryInput(pieces(count)) as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
