@@ -4,6 +4,7 @@ import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 import { asNodeError, buildApiError, operationError, quoteFew, withNote } from '../DomainData/errors';
 import { listDatasets } from '../DomainData/helpers/datasets';
 import { createReadStats, readSnapshot, type SnapshotReadStats } from '../DomainData/helpers/snapshotReader';
+import { serviceAddress } from '../DomainData/transport';
 import { eventProperties, getTriggerOptions, type TriggerOptions } from './description';
 import { loadStoredState, newestDataset, planPoll, stateAfter, storeState } from './pollState';
 import type { NewDataset, StateStore } from './pollState';
@@ -63,6 +64,7 @@ export class DomainDataTrigger implements INodeType {
 			global: this.getWorkflowStaticData('global'),
 			nodeId,
 			nodeName,
+			service: await serviceAddress.call(this),
 		};
 		const now = new Date();
 		const plan = planPoll(loadStoredState(store, now), datasets, now);

@@ -1,8 +1,9 @@
 /**
  * The trigger's memory between polls and the plan of one poll, as pure functions (rules: docs/trigger.md). Saved as
- * `{ version: 1, lastLabel, seen }`: lastLabel, the newest label seen, never moves back (a backfill never fires);
- * seen, the newest labels listed (one listed again does not fire again). Written only on the baseline and when a
- * poll emits, after its calls succeeded: n8n saves static data only then.
+ * `{ version: 1, lastLabel, seen, nodeId, service }`: lastLabel, the newest label seen, never moves back (a backfill
+ * never fires); seen, the newest labels listed (one listed again does not fire again); nodeId and service, the node
+ * and the service (the credential's Base URL) it belongs to. Written only on the baseline and when a poll emits,
+ * after its calls succeeded: n8n saves static data only then.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -60,30 +61,45 @@ export function saveState(staticData: IDataObject, state: TriggerState): void {
 /**
  * Where the state is kept: the node's own static data, which n8n keys by the node's name (by its id under durable
  * poll cursors, committed with the execution), and a copy in the workflow's global static data under the node's id,
- * which a rename keeps. The copy names the node name it was written under.
+ * which a rename keeps. The copy names the node name it was written under. `service` is the address of the service
+ * the poll reads (the credential's Base URL as the transport resolves it, never the key).
  */
-export type StateStore = { node: IDataObject; global: IDataObject; nodeId: string; nodeName: string };
+export type StateStore = { node: IDataObject; global: IDataObject; nodeId: string; nodeName: string; service: string };
 
 const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
 
 /**
- * Under the name the copy was written under, the node's own state, even none: under durable poll cursors it is what
- * n8n commits with the execution, and a test poll's state (the activation's) is not committed, so the next poll takes
- * its baseline again. Under another name (the node was renamed, or renamed back), the later of the two: the node's
- * own data is then missing or older. Without a copy (saved before copies were kept), the node's own state.
+ * The saved state, when it was written by this node for this service: what another node left under this node's name
+ * (names swapped, a node deleted and added anew under the same name) or what was read from another service does not
+ * count. A state saved by an earlier version of the package names neither, and counts.
+ */
+function loadOwnedState(data: IDataObject, store: StateStore, now: Date): TriggerState | undefined {
+	if (data.nodeId !== undefined && data.nodeId !== store.nodeId) return undefined;
+	if (data.service !== undefined && data.service !== store.service) return undefined;
+	return loadState(data, now);
+}
+
+/**
+ * Of the states that count (loadOwnedState): under the name the copy was written under, the node's own state, even
+ * none: under durable poll cursors it is what n8n commits with the execution, and a test poll's state (the
+ * activation's) is not committed, so the next poll takes its baseline again. Under another name (the node was
+ * renamed, or renamed back), the later of the two: the node's own data is then missing or older.
+ * Without a copy (saved before copies were kept, or a new node), the node's own state.
  */
 export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
-	const own = loadState(store.node, now);
+	const own = loadOwnedState(store.node, store, now);
 	const copyData = store.global[copyKey(store.nodeId)] as IDataObject | undefined;
 	if (!copyData || copyData.nodeName === store.nodeName) return own;
-	const copy = loadState(copyData, now);
+	const copy = loadOwnedState(copyData, store, now);
 	if (!copy) return own;
 	return own && (own.lastLabel ?? '') >= (copy.lastLabel ?? '') ? own : copy;
 }
 
 export function storeState(store: StateStore, state: TriggerState): void {
+	const owner = { nodeId: store.nodeId, service: store.service };
 	saveState(store.node, state);
-	store.global[copyKey(store.nodeId)] = { ...state, seen: [...state.seen], nodeName: store.nodeName };
+	Object.assign(store.node, owner);
+	store.global[copyKey(store.nodeId)] = { ...state, seen: [...state.seen], ...owner, nodeName: store.nodeName };
 }
 
 /** The datasets whose label counts on `now`, newest first, each with the label listed before it. */

@@ -16,7 +16,15 @@ import { gunzipSync } from 'node:zlib';
 import type { N8nInstance } from '../../scripts/n8n/instance';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import * as wf from '../../scripts/n8n/workflows';
-import { chain, domainData, manualTrigger, node, workflow, workflowId } from '../../scripts/n8n/workflows';
+import {
+	chain,
+	domainData,
+	manualTrigger,
+	node,
+	noOp as noOpNode,
+	workflow,
+	workflowId,
+} from '../../scripts/n8n/workflows';
 import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { SNAPSHOT_FIELDS } from '../../nodes/DomainData/helpers/snapshotFields';
 import { dropDatabase } from '../../scripts/n8n/services';
@@ -209,6 +217,96 @@ test('Compare → Items: its spool (8 MB files) follows the limit n8n names, two
 	expect(expected.length).toBeGreaterThan(0);
 	expect(ran(WF.compareItems).json('Data')).toEqual(expected);
 	expect(streamRequests(keys.compareItems)).toBe(2);
+});
+
+describe('a run that fails in part 3 (a malformed line at record 5,000 of 6,000, Max File Size 2 MB)', () => {
+	const LIMIT = 6000;
+	const BAD_LINE = 5000;
+	const ids = { stop: workflowId('partsStopOnError'), routed: workflowId('partsErrorOutput') };
+	let stopped: ExecutionResult;
+	let again: ExecutionResult;
+	let routed: ExecutionResult;
+
+	const read = (onError?: string) =>
+		domainData(
+			'Data',
+			{
+				resource: 'dataset',
+				operation: 'stream',
+				label: NEWEST,
+				fields: FIELDS,
+				limit: LIMIT,
+				output: 'file',
+				maxFileSize: 2,
+			},
+			creds.stop.ref,
+			onError ? { onError } : {},
+		);
+	const writeFile = (stem: string) =>
+		node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+			operation: 'write',
+			fileName: `={{ ${JSON.stringify(`${n8n.filesDir}/${stem}-`)} + $json.fileName }}`,
+			dataPropertyName: 'data',
+			options: {},
+		});
+	let creds: { stop: ReturnType<typeof ownKeyCredential> };
+
+	beforeAll(async () => {
+		creds = { stop: ownKeyCredential(sim, 'partsStop') };
+		await n8n.importCredentials([creds.stop.credential]);
+		const routedGraph = chain(manualTrigger(), read('continueErrorOutput'), writeFile('routed'));
+		const failedSink = noOpNode('Failed');
+		routedGraph.nodes.push(failedSink);
+		routedGraph.connections.Data = {
+			main: [[{ node: 'Write File', type: 'main', index: 0 }], [{ node: 'Failed', type: 'main', index: 0 }]],
+		};
+		await n8n.importWorkflows([
+			workflow(ids.stop, 'parts: stops on an error', chain(manualTrigger(), read(), writeFile('stop'))),
+			workflow(ids.routed, 'parts: error output', routedGraph),
+		]);
+		sim.setFaults({ streams: [{ malformedLineAt: BAD_LINE }] });
+		stopped = await n8n.execute(ids.stop);
+		// The message's advice, followed: the same node run again, Skip Records left as it was.
+		sim.resetFaults();
+		again = await n8n.execute(ids.stop);
+		sim.setFaults({ streams: [{ malformedLineAt: BAD_LINE }] });
+		routed = await n8n.execute(ids.routed);
+		sim.resetFaults();
+	}, 10 * 60_000);
+
+	test('without Continue On Fail: no part reaches Write File, and the message says to run again as it is', () => {
+		expect(stopped.ok).toBe(false);
+		expect(stopped.nodes()).not.toContain('Write File');
+		const description = String(stopped.nodeError('Data')?.description);
+		expect(description).toMatch(/Parts 1-2 are complete \([\d,]+ records\), but a node that stops on an error/);
+		expect(description).toContain('run it again with "Skip Records" left at 0');
+	});
+
+	test('run again as the message says: Write File gets every record exactly once', () => {
+		expect(again.describe()).toBe('ok');
+		expect(again.json('Write File')).toHaveLength(again.json('Data').length);
+		const written = again.json('Data').flatMap((part) => {
+			const bytes = readFileSync(join(n8n.filesDir, `stop-${part.fileName as string}`));
+			return bytes.toString('utf8').trimEnd().split('\n');
+		});
+		expect(written).toEqual(snapshotLines().slice(0, LIMIT));
+	});
+
+	test('Continue (using error output): the error item on the error output, only parts on the success output', () => {
+		expect(routed.describe()).toBe('ok');
+		const parts = routed.json('Data', { output: 0 });
+		expect(parts.length).toBe(2);
+		for (const part of parts)
+			expect(part).toMatchObject({ fileName: expect.stringMatching(/\.part-000[12]\.ndjson$/) });
+		const [failure] = routed.json('Data', { output: 1 });
+		const done = (parts[0].recordCount as number) + (parts[1].recordCount as number);
+		// Only `error` (n8n routes nothing else there), with where to go on.
+		expect(failure).toEqual({
+			error: expect.stringMatching(new RegExp(`^Line ${BAD_LINE} of the dataset .*"Skip Records" set to ${done}\\.$`)),
+		});
+		expect(routed.json('Failed')).toHaveLength(1);
+		expect(routed.json('Write File')).toHaveLength(2);
+	});
 });
 
 describe('queue mode (the worker runs Compare → File)', () => {

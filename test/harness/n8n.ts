@@ -171,6 +171,8 @@ export interface HarnessNodeOptions {
 	parameters: INodeParameters;
 	credentials: HarnessCredentials;
 	continueOnFail?: boolean;
+	/** Settings → On Error when it continues ("continueRegularOutput" with `continueOnFail` alone). */
+	onError?: 'continueRegularOutput' | 'continueErrorOutput';
 	/** Kept across polls to play the part of the workflow's saved static data. */
 	staticData?: IDataObject;
 	/** Plays the part of n8n's CLI when the node runs a sub-workflow (`additionalData.executeWorkflow`). */
@@ -201,7 +203,7 @@ function makeWorkflow(options: HarnessNodeOptions) {
 		position: [0, 0],
 		parameters,
 		credentials: { domainDataApi: { id: 'cred-1', name: 'Domain Data account' } },
-		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(options.continueOnFail ? { onError: options.onError ?? ('continueRegularOutput' as const) } : {}),
 	};
 	const workflow = new Workflow({
 		id: 'harness-workflow',

@@ -14,6 +14,7 @@ import {
 	TOOL_MAX_RECORDS,
 	WEBSITE_TEXT_IS_DATA,
 } from '../../nodes/DomainData/actions/tool/answer';
+import { cleanText } from '../../nodes/DomainData/actions/tool/cleanText';
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
 import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { runNode } from '../harness/n8n';
@@ -78,6 +79,18 @@ describe('Domain Data as a tool: bounded answers', () => {
 		expect(sim.calls('bulk').map((call) => (call.body as { domains: string[] }).domains.length)).toEqual([20]);
 		expect(answer.domains).toHaveLength(20);
 		expect(answer.summary).toContain(`not looked up (11): ${names[20]}`);
+	});
+
+	test('Bulk Get of 20 names and 5 names of 30 KB: within 48 KB, every name past the 20th cleaned and cut', async () => {
+		const names = Array.from({ length: 20 }, (_, i) => sim.index.domainAt(i + 1).name);
+		const long = Array.from({ length: 5 }, (_, i) => `n${i}\u202e${'a'.repeat(30_000)}.com`);
+		const answer = await answerOf({ resource: 'domain', operation: 'bulk', domains: [...names, ...long].join(', ') });
+		expect(answer.domains).toHaveLength(20);
+		const summary = String(answer.summary);
+		expect(summary).toContain(`not looked up (5): n0${'a'.repeat(100)}`);
+		expect(summary).not.toContain('\u202e');
+		expect(summary.length).toBeLessThan(2_000);
+		expect(sim.calls('bulk').map((call) => (call.body as { domains: string[] }).domains)).toEqual([names]);
 	});
 
 	test('Bulk Get: a name not in the index comes back as found: false', async () => {
@@ -233,6 +246,15 @@ describe('Domain Data as a tool: failures a model can act on', () => {
 		);
 	});
 
+	test('a search filter in another case than its name, refused: the sentence gives its name', async () => {
+		const { items } = await asTool({ resource: 'domain', operation: 'search', filters: '{"Language": "de"}' });
+		expect(items[0].json.error).toBe(
+			'The service does not take the filter "Language": call this tool again with "language" in place of ' +
+				'"Language"; the filters it takes are language, technology, category, tld1, maxRank (for a country, use its ' +
+				'language or tld1).',
+		);
+	});
+
 	test('a filter value the service rejects: its reason, and how to call the tool instead', async () => {
 		const { items } = await asTool({ resource: 'domain', operation: 'search', filters: '{"category": "Shopping"}' });
 		expect(items[0].json.error).toBe(
@@ -278,6 +300,20 @@ describe('Domain Data as a tool: a service that ignores a filter', () => {
 			expect(answer.summary).toMatch(/^20 of 5,000 domains shown\. They are not matches: the service did not apply /);
 			expect(answer.summary).toMatch(/the filter language "de" \(\d+ of 20 domains returned do not match it\)/);
 			expect(answer.summary).toMatch(/the filter technology "Shopify" \(\d+ of 20 domains returned/);
+		} finally {
+			sim.reset();
+		}
+	});
+
+	test('Search with a filter in another case than its name, ignored: not applied, and the name to use', async () => {
+		sim.setSearchMode({ unknownFilters: 'ignore' });
+		try {
+			const answer = await answerOf({ resource: 'domain', operation: 'search', filters: '{"Language": "de"}' });
+			expect(sim.calls('search').map((call) => call.body)).toEqual([{ Language: 'de', pageSize: TOOL_MAX_RECORDS }]);
+			expect(answer.summary).toMatch(
+				/^20 of 5,000 domains shown\. They are not matches: the service did not apply the filter "Language" "de" \(the filter is named "language"; \d+ of 20 domains returned do not match it\), so these domains are what it returned without that filter\. Call this tool again with "language" in place of "Language"\. /,
+			);
+			expect(answer.summary).not.toContain('this filter is not available');
 		} finally {
 			sim.reset();
 		}
@@ -335,6 +371,27 @@ describe('Domain Data as a tool: website content is data', () => {
 		}
 	});
 
+	test('cleaning keeps joined emoji and the joiners scripts need, and cuts between characters as seen', () => {
+		const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+		const rainbow = '\u{1F3F3}\uFE0F\u200D\u{1F308}';
+		const england = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}';
+		const coder = '\u{1F469}\u{1F3FD}\u200D\u{1F4BB}';
+		const persian = 'می\u200Cخواهم';
+		const hindi = 'क्\u200Dष';
+		for (const text of [family, rainbow, england, coder, persian, hindi, `e\u0301 ${family} ${england}`]) {
+			expect(cleanText(text, MAX_FULL_TEXT)).toBe(text);
+		}
+		// Joiners, tag characters and bidirectional controls anywhere else: removed.
+		expect(cleanText('a\u200Db\u200Cc x\u{E0041}y \u{1F3F4}\u{E0067} \u202Eevil\u2066 \u200D\u{1F308}', 99)).toBe(
+			'abc xy \u{1F3F4} evil \u{1F308}',
+		);
+		// A flag or an accented letter at the cut goes whole: never half of it.
+		expect(cleanText(`${'a'.repeat(995)}${england}`, MAX_FULL_TEXT)).toBe(`${'a'.repeat(995)}…`);
+		expect(cleanText(`${'a'.repeat(991)}${family}tail`, MAX_FULL_TEXT)).toBe(`${'a'.repeat(991)}${family}…`);
+		expect(cleanText(`${'a'.repeat(998)}e\u0301\u0301`, MAX_FULL_TEXT)).toBe(`${'a'.repeat(998)}…`);
+		expect(cleanText(`${'a'.repeat(158)}${rainbow}`, 160)).toBe(`${'a'.repeat(158)}…`);
+	});
+
 	test('the tool descriptions say it in one sentence', () => {
 		const properties = new DomainData().description.properties;
 		const inputs = properties.filter((property) => String(property.default).includes('$fromAI('));
@@ -360,6 +417,65 @@ describe('Domain Data as a tool: Enrich Items', () => {
 		expect(answer.records).toHaveLength(TOOL_MAX_RECORDS);
 		expect(answer.summary).toMatch(/^20 records shown\. .*Only the first 20 items were enriched; 5 were not\./);
 		expect(sim.calls('bulk').map((call) => (call.body as { domains: string[] }).domains.length)).toEqual([20]);
+	});
+
+	/** Input rows with three columns of 900 characters each (and a key with NUL and a right-to-left override). */
+	const wideRows = (n: number) =>
+		Array.from({ length: n }, (_, i) => ({
+			json: {
+				toolCallId: 'call_1',
+				site: sim.index.domainAt(i + 1).name,
+				notes: `n${i} ${'x'.repeat(900)}`,
+				comment: 'y'.repeat(900),
+				'memo\u0000\u202e': 'z'.repeat(900),
+			},
+		}));
+	const enrich = { resource: 'domain', operation: 'enrich', domainField: 'site', destinationField: 'domainData' };
+	const COMPACT_ENRICH =
+		"Records are compact: each input item's own fields (texts cut at 160 characters, lists at 10 entries) and its " +
+		'domain data in "domainData" as a compact record: name, rank, title, description';
+
+	/** A compact Enrich record: the row's fields cleaned and cut, its domain data as a compact domain record. */
+	function expectCompactRow(record: IDataObject, rank: number) {
+		const domain = sim.index.domainAt(rank);
+		expect(record.site).toBe(domain.name);
+		expect(record.notes).toBe(`n${rank - 1} ${'x'.repeat(159 - `n${rank - 1} `.length)}…`);
+		expect(record.comment).toBe(`${'y'.repeat(159)}…`);
+		expect(record.memo).toBe(`${'z'.repeat(159)}…`);
+		expect(Object.keys(record)).toEqual(['toolCallId', 'site', 'notes', 'comment', 'memo', 'domainData']);
+		const data = record.domainData as IDataObject;
+		expect(data).toMatchObject({ name: domain.name, rank: domain.rank });
+		expect(data.id).toBeUndefined();
+		expect(data.tld1).toBeUndefined();
+	}
+
+	test("Records in Answers = Compact: each row's own fields and its domain data, compact, said so", async () => {
+		const { items, error } = await asTool({ ...enrich, toolRecords: 'compact' }, { input: wideRows(3) });
+		expect(error).toBeUndefined();
+		const answer = items[0].json;
+		const records = answer.records as IDataObject[];
+		expect(records).toHaveLength(3);
+		records.forEach((record, i) => expectCompactRow(record, i + 1));
+		expect(answer.summary).toMatch(/^3 records shown\. /);
+		expect(answer.summary).toContain(COMPACT_ENRICH);
+	});
+
+	test('Full, 20 rows past 48 KB: compact rows that keep their fields and domain data', async () => {
+		const { items } = await asTool(enrich, { input: wideRows(20) });
+		const answer = items[0].json;
+		expect(answerBytes(answer)).toBeLessThanOrEqual(TOOL_MAX_BYTES);
+		const records = answer.records as IDataObject[];
+		expect(records).toHaveLength(20);
+		records.forEach((record, i) => expectCompactRow(record, i + 1));
+		expect(answer.summary).toContain(COMPACT_ENRICH);
+	});
+
+	test('Full: whole rows, keys cleaned too', async () => {
+		const { items } = await asTool(enrich, { input: wideRows(2) });
+		const records = items[0].json.records as IDataObject[];
+		expect(records[0].memo).toBe('z'.repeat(900));
+		expect(records[0].domainData).toEqual(sim.index.domainAt(1));
+		expect(JSON.stringify(records)).not.toMatch(/\\u0000|\u202e/);
 	});
 });
 

@@ -8,13 +8,18 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { count, quoteFew } from '../errors';
+import { clip, count, describeValue, quoteFew } from '../errors';
 import { type Hash64, hash64, type LineSelector } from '../transport';
-import { normalizeDomainName, splitDomainList } from './domainName';
+import { isNormalName, NAME_FIRST, normalizeDomainName, rawName, repeatsName, splitDomainList } from './domainName';
+
+// Compare's selectors read a line's raw name (domainName.ts) along with the set.
+export { nameEnd, NAME_FIRST, repeatsName } from './domainName';
 
 export const NOT_LISTED = -1;
 /** Names quoted in hints and summaries (the count is always exact). */
 const EXAMPLES = 5;
+/** Characters of an entry echoed in a summary, as many as describeValue quotes in a hint. */
+const EXAMPLE_CHARS = 200;
 
 /**
  * The one hash table of the package: open addressing over 64-bit hashes, slot pairs [entry + 1, high half of the
@@ -177,63 +182,60 @@ export function copied<T extends Uint8Array | Uint32Array | Float64Array>(array:
 	return next;
 }
 
+/**
+ * The names of a Domains list, against which a record's name is read as Domain → Get reads a name ("www." kept: a
+ * record of www.example.com is another domain than example.com). A name in normal form (lower-case ASCII, no final
+ * dot: nearly every line) is looked up as sent, without a string made; any other (`Example.COM`, `example.org.`,
+ * `münchen.de`) is normalised first, so that a listed domain the service spells otherwise is kept.
+ */
+class ListedNames extends DomainSet {
+	/** `normal`: the caller already knows whether the name is in normal form (listedLines checks while it reads). */
+	override indexOf(text: string, start = 0, end = text.length, normal?: boolean): number {
+		const index = super.indexOf(text, start, end);
+		if (index !== NOT_LISTED || (normal ?? isNormalName(text, start, end))) return index;
+		const normalized = normalizeDomainName(text.slice(start, end), { removeWww: false });
+		return normalized.ok ? super.indexOf(normalized.name) : NOT_LISTED;
+	}
+}
+
 /** A Domains list: its names, and the entries that are no name, URL or email address (left out, counted). */
 export type DomainList = { names: DomainSet; rejected: { count: number; examples: string[] } };
 
 /**
- * Reads a list given as text (split at commas, semicolons, white space) or as an array (from an expression, any
- * nesting), normalised as Domain → Get does ("www." removed); empty entries are ignored. The caller refuses a list
- * without any domain.
+ * Reads a list given as text (split at commas, semicolons, white space; see splitDomainList for `Name <address>`) or
+ * as an array (from an expression, any nesting), normalised as Domain → Get does ("www." removed); blank entries are
+ * ignored silently. The examples of entries left out are clipped (a cell can hold megabytes). The caller refuses a
+ * list without any domain.
  */
 export function readDomainList(value: unknown): DomainList {
 	const entries = splitDomainList(value);
-	const names = new DomainSet(entries.length);
+	const names = new ListedNames(entries.length);
 	const rejected = { count: 0, examples: [] as string[] };
 	for (const entry of entries) {
 		const normalized = normalizeDomainName(entry);
 		if (normalized.ok) names.add(normalized.name);
-		else if (rejected.count++ < EXAMPLES) rejected.examples.push(typeof entry === 'string' ? entry : String(entry));
+		// Text as typed, any other value as describeValue writes it: both clipped.
+		else if (rejected.count++ < EXAMPLES) {
+			rejected.examples.push(typeof entry === 'string' ? clip(entry, EXAMPLE_CHARS) : describeValue(entry));
+		}
 	}
 	return { names: names.trim(), rejected };
 }
 
-export const NAME_FIRST = '{"name":"';
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const SPACE = 0x20;
-
-/**
- * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
- * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
- * JSON.parse gives. -1 for any other shape. The line may still be malformed after the name, or repeat the key.
- */
-export function nameEnd(text: string, start: number, end: number): number {
-	if (!text.startsWith(NAME_FIRST, start)) return -1;
-	const from = start + NAME_FIRST.length;
-	for (let at = from; at < end; at++) {
-		const code = text.charCodeAt(at);
-		if (code === QUOTE) return at === from ? -1 : at;
-		if (code === BACKSLASH || code < SPACE) return -1;
-	}
-	return -1;
-}
-
-/** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
-export function repeatsName(text: string, from: number, end: number): boolean {
-	const again = text.indexOf('"name"', from);
-	return again !== -1 && again < end;
-}
-
 /**
  * The lines of the listed names only, judged from the raw line (`{"name":"…"` as the service writes it) before it
- * is parsed; a line of a listed name is marked seen and handed to `then` (the caller's own selector, if any). A
- * line whose name cannot be read raw is handed on too: the record filter judges it once parsed.
+ * is parsed; a line of a listed name (of a Domains list's ListedNames, in any spelling) is marked seen and handed to
+ * `then` (the caller's own selector, if any). A line whose name cannot be read raw is handed on too: the record
+ * filter judges it once parsed.
  */
 export function listedLines(names: DomainSet, then?: LineSelector): LineSelector {
+	const readsNames = names instanceof ListedNames ? names : undefined;
 	return (text, start, end) => {
-		const close = nameEnd(text, start, end);
-		if (close !== -1) {
-			const index = names.indexOf(text, start + NAME_FIRST.length, close);
+		const found = rawName(text, start, end);
+		if (found !== -1) {
+			const close = found < 0 ? ~found : found;
+			const from = start + NAME_FIRST.length;
+			const index = readsNames ? readsNames.indexOf(text, from, close, found >= 0) : names.indexOf(text, from, close);
 			if (index !== NOT_LISTED) names.markSeen(index);
 			else if (!repeatsName(text, close, end)) return false;
 		}
@@ -253,7 +255,7 @@ export function domainListReport(list: DomainList | undefined, whole: boolean, m
 	if (whole) {
 		const unseen = names.unseen();
 		domainList.notFound = unseen.count;
-		domainList.notFoundExamples = unseen.examples;
+		domainList.notFoundExamples = unseen.examples.map((name) => clip(name, EXAMPLE_CHARS));
 		if (unseen.count > 0) {
 			const which = `${count(unseen.count)} of the ${count(names.size)} listed domain${names.size > 1 ? 's' : ''}`;
 			const verb = unseen.count > 1 ? 'are' : 'is';

@@ -10,7 +10,7 @@ import { buildApiError, containsSecret, count, holdsSecret, maskServiceText } fr
 import { operationError } from '../errors';
 import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
 import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
-import { type LineSelector, mayHoldLongInteger, parseJsonExact } from '../transport';
+import { type LineSelector, mayHoldLongInteger, parseJsonExact, withoutMembers } from '../transport';
 import { DEFAULT_BATCH_SIZE, rebatch } from './streams';
 import { listDatasets, unknownLabelError } from './datasets';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
@@ -90,8 +90,9 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 		predicate: compileRecordFilter(options.filter),
 		onMalformed: options.onMalformed ?? 'error',
 		output,
-		/** Re-serialise the kept records for the bytes (filter-only fields were removed from them). */
+		/** The kept lines' bytes lose the filter-only members (the rest as sent), rather than go out whole. */
 		reencode: output !== 'records' && filterOnlyFields.length > 0,
+		filterOnly: new Set<string>(filterOnlyFields),
 		/** Lines that were records, or that the caller declined: a snapshot without any is not a snapshot. */
 		recordLines: 0,
 		limitReached: false,
@@ -183,6 +184,8 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 	const { block, from } = range;
 	const { starts, ends, count } = block;
 	const records: IDataObject[] = [];
+	/** With `reencode`: each kept line without the filter-only members. */
+	const trimmed: string[] = [];
 	const rules: LineRules = {
 		// The key is looked for in the whole block once, and line by line only when the block holds it or an escape
 		// (which can spell it: `\/`, `\u0070`); a key too short to mask is never looked for.
@@ -217,6 +220,8 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 			if (verdict !== DECLINED && (!read.predicate || read.predicate(verdict))) {
 				for (const field of read.filterOnlyFields) delete verdict[field];
 				records.push(verdict);
+				if (read.reencode)
+					trimmed.push(withoutMembers(block.textOf(index), starts[index], ends[index], read.filterOnly));
 				stats.records++;
 				if (limit !== undefined && stats.records >= limit) read.limitReached = true;
 				continue;
@@ -225,9 +230,7 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 		leaveOut(index);
 	}
 	if (read.output === 'records') return records.length > 0 ? { records, bytes: [] } : undefined;
-	const bytes = read.reencode
-		? records.map((record) => utf8.encode(JSON.stringify(record) + '\n'))
-		: block.keptBytes(taken, leftOut);
+	const bytes = read.reencode ? trimmed.map((line) => utf8.encode(line + '\n')) : block.keptBytes(taken, leftOut);
 	for (const piece of bytes) stats.bytes += piece.length;
 	return bytes.length > 0 ? { records: read.output === 'both' ? records : [], bytes } : undefined;
 }

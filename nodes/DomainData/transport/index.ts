@@ -7,13 +7,14 @@ import type { ApiRequest, DomainDataFunctions } from './request';
 
 // The rest of the transport's surface (lint keeps every caller outside transport/ on this index).
 export { KEY_ECHO_DESCRIPTION, unexpectedAnswerError } from './failures';
-export { cursorValue, mayHoldLongInteger, parseJsonExact } from './json';
+export { cursorValue, mayHoldLongInteger, parseJsonExact, withoutMembers } from './json';
 export { MAX_TIMER_MS } from './idle';
 export { classifyNetworkCode, DEFAULT_MAX_ATTEMPTS, isTransientError, type RetryTiming } from './retry';
 export {
 	cancelSignal,
 	credentialSecret,
 	DEFAULT_CALL_LIMITS,
+	serviceAddress,
 	type ApiRequest,
 	type CallLimits,
 	type DomainDataFunctions,

@@ -104,3 +104,83 @@ export function requestBody<T extends object>(body: T | undefined): T | string |
 	);
 	return text.replace(new RegExp(`"\\\\u0000${marker.slice(1)}(-?\\d+)"`, 'g'), '$1');
 }
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+
+const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+
+/** The index just past the string that opens at `at` (a quote), escapes included. */
+function stringEnd(text: string, at: number): number {
+	for (let next = at + 1; next < text.length; next++) {
+		const code = text.charCodeAt(next);
+		if (code === BACKSLASH) next++;
+		else if (code === QUOTE) return next + 1;
+	}
+	return text.length;
+}
+
+/** The index just past the JSON value that starts at `at`. */
+function valueEnd(text: string, at: number, end: number): number {
+	const first = text.charCodeAt(at);
+	if (first === QUOTE) return stringEnd(text, at);
+	if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+		let next = at;
+		while (next < end) {
+			const code = text.charCodeAt(next);
+			if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || isSpace(code)) break;
+			next++;
+		}
+		return next;
+	}
+	let depth = 0;
+	for (let next = at; next < end; next++) {
+		const code = text.charCodeAt(next);
+		if (code === QUOTE) next = stringEnd(text, next) - 1;
+		else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+		else if ((code === CLOSE_BRACE || code === CLOSE_BRACKET) && --depth === 0) return next + 1;
+	}
+	return end;
+}
+
+/**
+ * The JSON object `text.slice(start, end)` without its top-level members named in `keys`, every other byte as
+ * written (long integers, escapes, number forms and spacing as sent); a removed member takes the separator before it
+ * (after it, when it is the first). Keys are compared decoded, so an escaped key matches too.
+ */
+export function withoutMembers(text: string, start: number, end: number, keys: ReadonlySet<string>): string {
+	let at = start;
+	const skipSpaces = () => {
+		while (at < end && isSpace(text.charCodeAt(at))) at++;
+	};
+	skipSpaces();
+	if (text.charCodeAt(at) !== OPEN_BRACE) return text.slice(start, end);
+	at++;
+	skipSpaces();
+	let out = text.slice(start, at);
+	let previousEnd = at;
+	let keptAny = false;
+	while (at < end && text.charCodeAt(at) === QUOTE) {
+		const memberStart = at;
+		const keyEnd = stringEnd(text, at);
+		const raw = text.slice(at + 1, keyEnd - 1);
+		const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+		at = keyEnd;
+		skipSpaces();
+		at++; // the colon
+		skipSpaces();
+		at = valueEnd(text, at, end);
+		if (!keys.has(key)) {
+			out += (keptAny ? text.slice(previousEnd, memberStart) : '') + text.slice(memberStart, at);
+			keptAny = true;
+		}
+		previousEnd = at;
+		skipSpaces();
+		if (text.charCodeAt(at) === COMMA) at++;
+		skipSpaces();
+	}
+	return out + text.slice(previousEnd, end);
+}

@@ -56,6 +56,11 @@ export async function resolveTarget(this: DomainDataFunctions, itemIndex?: numbe
 	return { root: resolved.root, shown: resolved.shown, secret: credentials.apiKey };
 }
 
+/** The address of the service the credential names: its Base URL as requests resolve it, without the API path. */
+export async function serviceAddress(this: DomainDataFunctions): Promise<string> {
+	return (await resolveTarget.call(this)).shown;
+}
+
 /** The credential's API key, only so that callers can keep it out of what they build from the service's texts. */
 export async function credentialSecret(this: DomainDataFunctions): Promise<string | undefined> {
 	const credentials = await this.getCredentials<{ apiKey?: string }>('domainDataApi');

@@ -88,6 +88,29 @@ describe('Dataset → Compare, the newer snapshot spooled by pass 1: one request
 	});
 });
 
+describe("what the spool leaves in n8n's binary data, said in the item and in a failure", () => {
+	it('a File item names the spool files and their bytes', async () => {
+		const filesBefore = binaryDataFiles().length;
+		const result = await compare({ label: NEWEST, baseLabel: PREVIOUS, fields: ['title'], output: 'file' });
+		expect(result.error).toBeUndefined();
+		const [item] = result.json;
+		expect(item.snapshotSpoolFiles).toBeGreaterThanOrEqual(1);
+		expect(item.snapshotSpoolBytes).toBeGreaterThan(0);
+		// The spool's files and the output file.
+		expect(binaryDataFiles().length - filesBefore).toBe((item.snapshotSpoolFiles as number) + 1);
+	});
+
+	it('a run that fails after spooling says that the spool stays with the execution', async () => {
+		// The second stream request is the older snapshot's (pass 2): a malformed line stops it.
+		sim.setFaults({ streams: [{ count: 1 }, { malformedLineAt: 10 }] });
+		const result = await compare({ label: NEWEST, baseLabel: PREVIOUS, fields: ['title'] });
+		expect(result.error?.message).toContain(`Line 10 of the dataset "${PREVIOUS}"`);
+		expect(String((result.error as { description?: string }).description)).toMatch(
+			/The newer snapshot's spool \(1 file, [\d.]+ MB\) stays in n8n's binary data with this execution/,
+		);
+	});
+});
+
 describe('Dataset → Compare with binary data in memory', () => {
 	withBinaryDataInMemory();
 

@@ -2,7 +2,8 @@
  * The Domains filter of Dataset → Stream and Dataset → Compare over HTTP against the simulator: names, URLs and
  * email addresses read as Domain → Get reads them; Compare with a list gives exactly the brute-force diff restricted
  * to the listed names and indexes only their lines; names no snapshot holds and entries that are no domain are
- * counted and named in hints and summaries; a list of a million names in the memory the README states.
+ * counted and named in hints and summaries; a list of a million names in the memory the README states. Names the
+ * service spells otherwise (`Example.COM`, `example.org.`, `münchen.de`) are served by a local service.
  */
 import type {
 	ExecuteWorkflowOptions,
@@ -13,9 +14,10 @@ import type {
 } from 'n8n-workflow';
 
 import { compareSnapshots, createCompareStats, type DomainChange } from '../../../nodes/DomainData/helpers/compare';
-import { DomainSet, readDomainList } from '../../../nodes/DomainData/helpers/domainSet';
+import { DomainSet, listedLines, readDomainList } from '../../../nodes/DomainData/helpers/domainSet';
 import { parseRecordFilter } from '../../../nodes/DomainData/helpers/recordFilter';
 import { bruteForce, rawSnapshot, type Record_ } from '../../harness/bruteForceDiff';
+import { startLocalService } from '../../harness/localService';
 import { createExecuteContext, readBinary } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS } from '../../simulator';
@@ -27,10 +29,15 @@ const sim = useSimulator({ domains: DOMAINS });
 type ExecuteWorkflow = IWorkflowExecuteAdditionalData['executeWorkflow'];
 
 /** Runs the node in a real execute context; returns its items, error and the hints it left under the output. */
-async function run(parameters: INodeParameters, input?: INodeExecutionData[], executeWorkflow?: ExecuteWorkflow) {
+async function run(
+	parameters: INodeParameters,
+	input?: INodeExecutionData[],
+	executeWorkflow?: ExecuteWorkflow,
+	baseUrl = sim.url,
+) {
 	const { context, node } = await createExecuteContext({
 		parameters: { resource: 'dataset', label: 'latest', returnAll: true, ...parameters },
-		credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+		credentials: { apiKey: KEYS.pro, baseUrl },
 		input,
 		executeWorkflow,
 	});
@@ -304,5 +311,159 @@ describe('the compact set of names', () => {
 		expect(readDomainList(['MÜNCHEN.de', 'https://www.b.com/x']).names.has('xn--mnchen-3ya.de')).toBe(true);
 		set.markSeen(0);
 		expect(set.unseen()).toEqual({ count: 2, examples: ['b.com', 'xn--mnchen-3ya.de'] });
+	});
+});
+
+describe('names the service spells otherwise (issue 37, item 8)', () => {
+	/** Runs the node against a local service that serves `snapshots` (label → lines) as they are written here. */
+	async function runOn(snapshots: Record<string, string[]>, parameters: INodeParameters) {
+		const service = await startLocalService((request) => {
+			if (request.path === '/historical/domain') {
+				return { body: { datasets: Object.keys(snapshots).map((label) => ({ label, value: `snap-${label}` })) } };
+			}
+			const lines = snapshots[decodeURIComponent(request.path.replace('/historical/domain/', ''))];
+			return lines ? { body: lines.join('\n') + '\n' } : { status: 404, body: { error: 'not found' } };
+		});
+		try {
+			return await run({ label: NEWEST, ...parameters }, undefined, undefined, service.url);
+		} finally {
+			await service.close();
+		}
+	}
+	const line = (name: string, title: string) => JSON.stringify({ name, title });
+	/** The escaped form JSON.stringify does not write: the raw line cannot be read, the parsed one can. */
+	const escaped = '{"name":"b\\u00fccher.de","title":"Books"}';
+	const newerLines = [
+		line('Example.COM', 'Example'),
+		line('other.com', 'Other'),
+		line('example.org.', 'Org'),
+		line('münchen.de', 'München'),
+		escaped,
+		line('Other.NET', 'Other net'),
+		line('WWW.Plain.com', 'Not the listed one: www. is part of a record name'),
+		line('plain.com', 'Plain'),
+	];
+	const list = 'example.com, Example.org, münchen.de, BÜCHER.de, plain.com, absent.example';
+
+	it('Stream: listed names found in any spelling, as Get reads a name; the hint names only the absent one', async () => {
+		const result = await runOn(
+			{ [NEWEST]: newerLines },
+			{ operation: 'stream', fields: ['name', 'title'], filters: { domains: list } },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((record) => record.name)).toEqual([
+			'Example.COM',
+			'example.org.',
+			'münchen.de',
+			'bücher.de',
+			'plain.com',
+		]);
+		expect(result.hints).toEqual([`1 of the 6 listed domains is not in the dataset "${NEWEST}": "absent.example"`]);
+	});
+
+	it('Stream, File output: the summary counts the same names as found', async () => {
+		const result = await runOn(
+			{ [NEWEST]: newerLines },
+			{ operation: 'stream', output: 'file', filters: { domains: list } },
+		);
+		expect(result.error).toBeUndefined();
+		const lines = (await readBinary(result.items[0])).toString('utf8').trim().split('\n');
+		expect(lines).toEqual([newerLines[0], newerLines[2], newerLines[3], escaped, newerLines[7]]);
+		expect(result.json[0].domainList).toEqual({ listed: 6, notFound: 1, notFoundExamples: ['absent.example'] });
+	});
+
+	it('Compare: the same rule on both sides; the hint names only the names in neither', async () => {
+		const olderLines = [
+			line('Example.COM', 'Example before'),
+			line('example.org.', 'Org'),
+			line('münchen.de', 'München before'),
+			line('other.com', 'Other'),
+			line('gone.example.', 'Gone'),
+		];
+		const result = await runOn(
+			{ [NEWEST]: newerLines, [PREVIOUS]: olderLines },
+			{
+				operation: 'compare',
+				baseLabel: PREVIOUS,
+				fields: ['title'],
+				filters: { domains: `${list}\ngone.example` },
+			},
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json.map((change) => `${change.change as string} ${change.name as string}`)).toEqual([
+			'removed gone.example.',
+			'changed Example.COM',
+			'changed münchen.de',
+			'added bücher.de',
+			'added plain.com',
+		]);
+		expect(result.hints).toEqual([
+			`1 of the 7 listed domains is in neither "${NEWEST}" nor "${PREVIOUS}": "absent.example"`,
+		]);
+	});
+
+	it('the raw-line fast path: a plain name is judged unparsed, an odd one by its normal form', () => {
+		const { names } = readDomainList('example.com, münchen.de');
+		const select = listedLines(names);
+		const judge = (text: string) => select(text, 0, text.length);
+		expect(judge('{"name":"example.com","x":1}')).toBe(true);
+		expect(judge('{"name":"EXAMPLE.com.","x":1}')).toBe(true);
+		expect(judge('{"name":"M\u00dcNCHEN.DE","x":1}')).toBe(true);
+		expect(judge('{"name":"example.net","x":1}')).toBe(false);
+		expect(judge('{"name":"Example.NET.","x":1}')).toBe(false);
+		expect(judge('{"name":"www.example.com","x":1}')).toBe(false);
+		expect(judge('{"name":"example.co","x":1}')).toBe(false);
+		// A name cut by the end of the range is not judged raw: it goes to the parser.
+		expect(select('{"name":"example.net"}', 0, 15)).toBe(true);
+		expect(names.has('EXAMPLE.com.')).toBe(true);
+	});
+});
+
+describe('entries as exports hold them, and entries echoed (issue 37, item 11 and rough edge)', () => {
+	it('names in quotes, parentheses, angle brackets and the Name <email> form are read; an object is described', async () => {
+		const [a, b, c, d, e] = newer.slice(200, 205).map((record) => record.name);
+		const text = `Jane Doe <jane@${a.toUpperCase()}>, "Doe, John" <john@${b}>; "${c}" (${d})\n<${e}>`;
+		const result = await run({
+			operation: 'stream',
+			output: 'file',
+			// An object from an expression, as a sheet's row can give it.
+			filters: { domains: [text, { company: 'Acme' }, '<>'] } as unknown as INodeParameters,
+		});
+		expect(result.error).toBeUndefined();
+		const lines = (await readBinary(result.items[0])).toString('utf8').trim().split('\n');
+		expect(lines.map((line) => (JSON.parse(line) as IDataObject).name)).toEqual([a, b, c, d, e]);
+		expect(result.json[0].domainList).toEqual({
+			listed: 5,
+			notFound: 0,
+			notFoundExamples: [],
+			rejected: 2,
+			rejectedExamples: ['{"company":"Acme"}', '<>'],
+		});
+		expect(result.hints).toEqual([
+			'Left out 2 entries of the filter "Domains" that are not a domain name: "{"company":"Acme"}", "<>"',
+		]);
+	});
+
+	it('a 50 MB entry that is no domain is clipped in the summary, the hint and the error', async () => {
+		const huge = 'n/a' + '/'.repeat(50_000_000);
+		const wanted = newer[300].name;
+		const result = await run({ operation: 'stream', output: 'file', filters: { domains: [wanted, huge] } });
+		expect(result.error).toBeUndefined();
+		const summary = result.json[0].domainList as IDataObject;
+		expect(summary.rejected).toBe(1);
+		const [shown] = summary.rejectedExamples as string[];
+		expect(shown.length).toBeLessThanOrEqual(200);
+		expect(shown.startsWith('n/a//')).toBe(true);
+		expect(shown.endsWith('…')).toBe(true);
+		expect(result.hints).toHaveLength(1);
+		expect(result.hints[0].length).toBeLessThan(300);
+
+		sim.clearLog();
+		const refused = await run({ operation: 'stream', filters: { domains: [huge, huge] } });
+		expect(refused.error?.message.length).toBeLessThan(600);
+		expect(refused.error?.message).toContain(
+			'The filter "Domains" holds only entries that are not domain names: "n/a//',
+		);
+		expect(sim.log).toHaveLength(0);
 	});
 });

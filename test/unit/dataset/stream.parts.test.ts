@@ -9,7 +9,9 @@ import { gunzipSync } from 'node:zlib';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { SNAPSHOT_FIELDS } from '../../../nodes/DomainData/helpers/snapshotFields';
-import { readBinary, runNode } from '../../harness/n8n';
+import { startLocalServer, type LocalServer } from '../../harness/localServer';
+import { DomainData } from '../../../nodes/DomainData/DomainData.node';
+import { createExecuteContext, readBinary, runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS, type Simulator, startSimulator } from '../../simulator';
 
@@ -117,14 +119,116 @@ describe('Dataset → Stream, File output in parts', () => {
 		expect([...first, ...rest]).toEqual(snapshotLines());
 	});
 
-	it('says which parts are complete and the Skip Records to go on with, without Continue On Fail', async () => {
+	it('Continue (using error output): the error item holds only `error`, so that n8n routes it there', async () => {
+		sim.setFaults({ streams: [{ malformedLineAt: 7000 }] });
+		const failed = await runNode({
+			parameters: { resource: 'dataset', label: NEWEST, returnAll: true, output: 'file', operation: 'stream' },
+			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+			continueOnFail: true,
+			onError: 'continueErrorOutput',
+		});
+		const error = failed.items[failed.items.length - 1];
+		expect(Object.keys(error.json)).toEqual(['error']);
+		expect(String(error.json.error)).toMatch(/^Line 7,?000 of the dataset .*\. To go on from there, run it again with/);
+		sim.resetFaults();
+	});
+
+	it('without Continue On Fail no part is output: run again as the message says, and every record comes once', async () => {
 		sim.setFaults({ streams: [{ malformedLineAt: 7000 }] });
 		const failed = await stream();
-		expect(failed.error).toBeDefined();
+		expect(failed.items).toHaveLength(0);
 		const description = String((failed.error as { description?: string }).description);
-		expect(description).toMatch(/Parts? 1(-\d+)? (is|are) complete \([\d,]+ records\)/);
-		expect(description).toMatch(/"Skip Records" set to \d+/);
+		expect(description).toMatch(/Parts 1-\d+ are complete \([\d,]+ records\), but a node that stops on an error /);
+		expect(description).toContain('no part reached the next node');
+		expect(description).toContain('run it again with "Skip Records" left at 0');
+		expect(description).not.toMatch(/"Skip Records" set to/);
 		sim.resetFaults();
+		const again = await stream({ skipRecords: 0 });
+		expect(again.error).toBeUndefined();
+		expect(await partsOf(again.items, false, NEWEST)).toEqual(snapshotLines());
+	});
+
+	it('Skip Records past the end: an empty file that tells the records skipped, and a hint', async () => {
+		const { context } = await createExecuteContext({
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: NEWEST,
+				returnAll: false,
+				limit: 500,
+				fields: ['name'],
+				output: 'file',
+				options: { skipRecords: 10_000 },
+			},
+			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+		});
+		const [items] = await new DomainData().execute.call(context);
+		expect(items).toHaveLength(1);
+		expect(items[0].json).toMatchObject({ recordCount: 0, skippedRecords: 500 });
+		const hints = (context as unknown as { hints: Array<{ message: string }> }).hints.map((hint) => hint.message);
+		expect(hints).toContain('Skip Records (10,000) is more than the 500 records of this selection: the file is empty');
+	});
+});
+
+describe('a record larger than Max File Size (local service)', () => {
+	const LABEL = '2025-06-30';
+	const small = (i: number) => JSON.stringify({ name: `site-${i}.com`, rank: i + 1 }) + '\n';
+	const huge = JSON.stringify({ name: 'huge.com', rank: 5, title: 'x'.repeat(3 * 1024 * 1024) }) + '\n';
+	let server: LocalServer;
+
+	beforeAll(async () => {
+		server = await startLocalServer((req, res) => {
+			if (/\/historical\/domain\/?(\?|$)/.test(req.url ?? '')) {
+				res.writeHead(200, { 'content-type': 'application/json' });
+				res.end(JSON.stringify({ datasets: [{ label: LABEL, value: 'snap-1' }] }));
+				return;
+			}
+			res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+			res.end([small(1), small(2), small(3), small(4), huge, small(6)].join(''));
+		});
+	});
+
+	afterAll(async () => {
+		await server.close();
+	});
+
+	const file = (compression: string, continueOnFail = false) =>
+		runNode({
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: LABEL,
+				returnAll: true,
+				fields: ['name', 'rank', 'title'],
+				output: 'file',
+				maxFileSize: MAX_MB,
+				options: { compression },
+			},
+			credentials: { apiKey: 'large-record-key', baseUrl: server.url },
+			continueOnFail,
+		});
+
+	it.each(['none', 'gzip'])(
+		'is refused with its place, name and size, and the Max File Size it needs (%s)',
+		async (compression) => {
+			const { error, items } = await file(compression);
+			expect(items).toHaveLength(0);
+			expect(error?.message).toBe(
+				`Record 5 of the dataset "${LABEL}" ("huge.com") is 3.0 MB, more than a part of Max File Size (2 MB) can hold`,
+			);
+			expect(String((error as { description?: string }).description)).toContain(
+				`Set Max File Size to ${compression === 'gzip' ? 5 : 4} MB or more`,
+			);
+		},
+	);
+
+	it('with Continue On Fail the records before it are kept in a part, and no part is over the size', async () => {
+		const { items } = await file('none', true);
+		expect(items).toHaveLength(2);
+		expect(items[0].json).toMatchObject({ part: 1, recordCount: 4, lastName: 'site-4.com' });
+		expect((await readBinary(items[0])).length).toBeLessThanOrEqual(MAX_BYTES);
+		expect(items[1].json).toMatchObject({ parts: 1, records: 4, skipRecords: 4 });
+		expect(String(items[1].json.error)).toContain('Record 5 of the dataset');
 	});
 });
 
@@ -166,5 +270,52 @@ describe('Dataset → Stream, File output in gzip parts', () => {
 		expect(result.items.length).toBeGreaterThanOrEqual(2);
 		expect(await partsOf(result.items, true, NEWEST)).toEqual(snapshotLines(big, GZIP_DOMAINS));
 		for (const item of result.items) expect(item.json.uncompressedBytes).toBeGreaterThan(item.json.sizeBytes as number);
+	});
+});
+
+describe('the File output with a filter on a field outside Fields (local service)', () => {
+	const LABEL = '2025-06-30';
+	// As a service may write them: spaces, escapes, an integer beyond 2^53, the filtered field in the middle.
+	const lines = [
+		'{"name":"a.com", "rank":9007199254740993, "country_code":"DE", "title":"caf\\u00e9 \\/ \\"x\\""}',
+		'{"name":"b.com","rank":2,"country_code":"FR","title":"b"}',
+		'{"country_code":"DE","name":"c.com","rank":1e3,"title":"\\ud83c\\udff3\\ufe0f"}',
+	];
+	let server: LocalServer;
+
+	beforeAll(async () => {
+		server = await startLocalServer((req, res) => {
+			res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+			res.end(lines.join('\n') + '\n');
+		});
+	});
+
+	afterAll(async () => {
+		await server.close();
+	});
+
+	const file = async (fields: string[]) => {
+		const { items, error } = await runNode({
+			parameters: {
+				resource: 'dataset',
+				operation: 'stream',
+				label: LABEL,
+				returnAll: true,
+				fields,
+				filters: { countryCodes: 'DE' },
+				output: 'file',
+			},
+			credentials: { apiKey: 'filter-fields-key', baseUrl: server.url },
+		});
+		expect(error).toBeUndefined();
+		return (await readBinary(items[0])).toString('utf8');
+	};
+
+	it("keeps the service's bytes of every selected field, with the filtered field or without it", async () => {
+		expect(await file(['name', 'rank', 'country_code', 'title'])).toBe(`${lines[0]}\n${lines[2]}\n`);
+		expect(await file(['name', 'rank', 'title'])).toBe(
+			'{"name":"a.com", "rank":9007199254740993, "title":"caf\\u00e9 \\/ \\"x\\""}\n' +
+				'{"name":"c.com","rank":1e3,"title":"\\ud83c\\udff3\\ufe0f"}\n',
+		);
 	});
 });

@@ -5,6 +5,7 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { SITE_NAMES, THIRD_CALL_ERROR, siteDomain, useFailingBulkService } from '../../harness/failingBulkService';
+import { startLocalServer, type LocalServer } from '../../harness/localServer';
 import { runNode } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS } from '../../simulator';
@@ -274,6 +275,49 @@ describe('Domain → Enrich Items with Source Snapshot', () => {
 		]);
 	});
 
+	test('a read that fails after some names were found: only the rows not yet found carry the error', async () => {
+		const snapshot = await recordsOf(NEWEST);
+		const lines = [...snapshot.keys()];
+		// Lines 11, 21, 31 and 2,001 arrive before the stream drops at 2,500, past Max Attempts; the last name never.
+		const asked = [lines[10], lines[20], lines[30], lines[2000], 'not-indexed.example'];
+		sim.setFaults({ streams: [{ dropAfterLines: 2500, count: 10 }] });
+		const { items, error } = await enrich(
+			asked.map((website) => ({ json: { website } })),
+			{ options: { source: 'snapshot', maxAttempts: 2 } },
+			{ continueOnFail: true },
+		);
+		expect(error).toBeUndefined();
+		expect(items.slice(0, 4).map((item) => item.json.domainData)).toEqual(
+			asked.slice(0, 4).map((n) => snapshot.get(n)),
+		);
+		expect(items[4].json).toEqual({ website: asked[4], error: expect.any(String) });
+		expect(items.slice(0, 4).every((item) => item.json.error === undefined)).toBe(true);
+	});
+
+	test('Source and Dataset are read per row: each snapshot asked is read once, lookups in bulk', async () => {
+		const newest = await recordsOf(NEWEST);
+		const previous = await recordsOf(PREVIOUS);
+		const [a, b, c] = [...newest.keys()].filter((n) => previous.has(n)).slice(0, 3);
+		const input = [
+			{ json: { website: a, src: 'snapshot', lbl: NEWEST } },
+			{ json: { website: b, src: 'snapshot', lbl: PREVIOUS } },
+			{ json: { website: c, src: 'lookup', lbl: '' } },
+			{ json: { website: b, src: 'snapshot', lbl: 'latest' } },
+		];
+		const { items, error } = await enrich(input, {
+			options: { source: '={{ $json.src }}', label: '={{ $json.lbl }}' },
+		});
+		expect(error).toBeUndefined();
+		expect(items[0].json.domainData).toEqual(newest.get(a));
+		expect(items[1].json.domainData).toEqual(previous.get(b));
+		expect(items[2].json.domainData).toMatchObject({ name: c });
+		expect((items[2].json.domainData as IDataObject).label).toBeUndefined();
+		expect(items[3].json.domainData).toEqual(newest.get(b));
+		// "latest" is the newest date: one read of it serves rows 0 and 3.
+		expect(sim.calls('stream').map((call) => call.path)).toHaveLength(2);
+		expect(sim.calls('bulk')).toHaveLength(1);
+	});
+
 	test('an unknown Source is refused before any call', async () => {
 		const { error } = await enrich([{ json: { website: name(1) } }], { options: { source: 'snapshots' } });
 		expect(error?.message).toBe('The option "Source" must be lookup or snapshot, got "snapshots"');
@@ -286,5 +330,43 @@ describe('Domain → Enrich Items with Source Snapshot', () => {
 		});
 		expect(error?.message).toContain('2020-01-01');
 		expect(sim.calls('bulk')).toHaveLength(0);
+	});
+});
+
+describe('Enrich Items from a snapshot that spells names otherwise (local service)', () => {
+	let server: LocalServer;
+	const lines = [
+		'{"name":"Example.COM","rank":1}',
+		'{"name":"example.org.","rank":2}',
+		'{"name":"plain.com","rank":3}',
+	];
+
+	beforeAll(async () => {
+		server = await startLocalServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+			res.end(lines.join('\n') + '\n');
+		});
+	});
+
+	afterAll(async () => {
+		await server.close();
+	});
+
+	test("a record named in upper case or with a final dot is the row's domain", async () => {
+		const { items, error } = await runNode({
+			parameters: {
+				resource: 'domain',
+				operation: 'enrich',
+				domainField: 'website',
+				options: { source: 'snapshot', label: '2025-06-30' },
+			} as INodeParameters,
+			credentials: { apiKey: 'spelling-key', baseUrl: server.url },
+			input: [{ json: { website: 'example.com' } }, { json: { website: 'https://example.org/' } }],
+		});
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json.domainData)).toEqual([
+			{ name: 'Example.COM', rank: 1, label: '2025-06-30' },
+			{ name: 'example.org.', rank: 2, label: '2025-06-30' },
+		]);
 	});
 });

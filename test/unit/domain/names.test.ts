@@ -27,6 +27,17 @@ describe('normalizeDomainName', () => {
 		['example.com?x=/historical', 'example.com'],
 		['example.com#/historical', 'example.com'],
 		['www2.example.com', 'www2.example.com'],
+		// As CRM and CSV exports and mail headers hold them (issue 37)
+		['"example.com"', 'example.com'],
+		["'example.com'", 'example.com'],
+		['\u201cexample.com\u201d', 'example.com'],
+		['(example.com)', 'example.com'],
+		['<example.com>', 'example.com'],
+		['("https://www.example.com/")', 'example.com'],
+		['Jane Doe <jane@Example.com>', 'example.com'],
+		['"Doe, Jane" <jane@example.com>', 'example.com'],
+		['Jane (Sales) <mailto:jane@example.com>', 'example.com'],
+		['<mailto:jane@münchen.de>', 'xn--mnchen-3ya.de'],
 	])('%j -> %s', (input, expected) => {
 		expect(normalizeDomainName(input)).toEqual({ ok: true, name: expected });
 	});
@@ -63,6 +74,12 @@ describe('normalizeDomainName', () => {
 		['a'.repeat(64) + '.com', 'not a valid domain name'],
 		['jane@', 'not a domain name'],
 		['.', 'holds no domain name'],
+		['<>', 'holds no domain name'],
+		['""', 'holds no domain name'],
+		['Jane Doe <>', 'holds no domain name'],
+		['"acme inc.com"', 'not a domain name'],
+		['(example.com', 'not a valid domain name'],
+		['<jane@example.com> Jane', 'not a domain name'],
 	])('%j is rejected (%s)', (input, reason) => {
 		const result = normalizeDomainName(input);
 		expect(result.ok).toBe(false);
@@ -87,6 +104,47 @@ describe('splitDomainList', () => {
 		]);
 		expect(splitDomainList(undefined)).toEqual([]);
 		expect(splitDomainList([1, 'a.com'])).toEqual([1, 'a.com']);
+	});
+
+	test('Name <email> forms stay one entry each, mixed with names, quotes and parentheses (issue 37)', () => {
+		const text =
+			'Jane Doe <jane@a.com>, "Doe, John" <john@b.com>; c.com d.com\n<e@e.com> Acme Inc. <info@f.com> "g.com" (h.com)';
+		const entries = splitDomainList(text);
+		expect(entries).toEqual([
+			'Jane Doe <jane@a.com>',
+			'"Doe, John" <john@b.com>',
+			'c.com',
+			'd.com',
+			'<e@e.com>',
+			'Acme Inc. <info@f.com>',
+			'"g.com"',
+			'(h.com)',
+		]);
+		const names = entries.map((entry) => normalizeDomainName(entry));
+		expect(names.map((name) => (name.ok ? name.name : name.reason))).toEqual([
+			'a.com',
+			'b.com',
+			'c.com',
+			'd.com',
+			'e.com',
+			'f.com',
+			'g.com',
+			'h.com',
+		]);
+	});
+
+	test('a list separated by spaces loses no name to a display name; a word that is none is its own entry', () => {
+		expect(splitDomainList('a.com b.com Jane <jane@c.com>')).toEqual(['a.com', 'b.com', 'Jane <jane@c.com>']);
+		expect(splitDomainList(['x.com', 'Sales at acme.de <sales@acme.de>'])).toEqual([
+			'x.com',
+			'Sales',
+			'at',
+			'acme.de',
+			'<sales@acme.de>',
+		]);
+		// A `<` that opens nothing and text without `<` split as before.
+		expect(splitDomainList('a.com < b.com')).toEqual(['a.com', '<', 'b.com']);
+		expect(splitDomainList('"Doe, Jane"')).toEqual(['"Doe', 'Jane"']);
 	});
 });
 

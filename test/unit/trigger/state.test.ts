@@ -8,10 +8,13 @@ import {
 	SEEN_LIMIT,
 	STATE_VERSION,
 	loadState,
+	loadStoredState,
 	newestDataset,
 	planPoll,
 	saveState,
 	stateAfter,
+	storeState,
+	type StateStore,
 	type TriggerState,
 } from '../../../nodes/DomainDataTrigger/pollState';
 
@@ -208,6 +211,57 @@ describe('loadState / saveState', () => {
 		saveState(staticData, next);
 		next.seen.push('2025-06-23');
 		expect(staticData.seen).toEqual(['2025-06-30']);
+	});
+});
+
+describe('loadStoredState / storeState (whose state it is)', () => {
+	const SERVICE = 'https://api.domain-data.example';
+	const store = (node: IDataObject, global: IDataObject, nodeName = 'Trigger A'): StateStore => ({
+		node,
+		global,
+		nodeId: 'id-x',
+		nodeName,
+		service: SERVICE,
+	});
+	const older = state('2025-06-30', ['2025-06-30']);
+	const later = state('2025-07-21', ['2025-07-21', '2025-06-30']);
+
+	test('the node id and the service are saved with the state, in the node’s data and in the copy', () => {
+		const node: IDataObject = {};
+		const global: IDataObject = {};
+		storeState(store(node, global), older);
+		expect(node).toEqual({ ...older, nodeId: 'id-x', service: SERVICE });
+		expect(global).toEqual({ 'domainDataTrigger:id-x': { ...node, nodeName: 'Trigger A' } });
+		expect(loadStoredState(store(node, global))).toEqual(older);
+	});
+
+	test('the node’s data naming another node id or another service does not count', () => {
+		expect(loadStoredState(store({ ...later, nodeId: 'id-y', service: SERVICE }, {}))).toBeUndefined();
+		expect(loadStoredState(store({ ...later, nodeId: 'id-x', service: 'http://other.example' }, {}))).toBeUndefined();
+		// Swapped names: the copy this node wrote under its former name counts, not the later state of the other node.
+		const global = { 'domainDataTrigger:id-x': { ...older, nodeId: 'id-x', service: SERVICE, nodeName: 'Trigger B' } };
+		expect(loadStoredState(store({ ...later, nodeId: 'id-y', service: SERVICE }, global))).toEqual(older);
+	});
+
+	test('a copy naming another service does not count, whatever its name', () => {
+		const copy = { ...later, nodeId: 'id-x', service: 'http://other.example', nodeName: 'Trigger B' };
+		const own = { ...older, nodeId: 'id-x', service: SERVICE };
+		expect(loadStoredState(store(own, { 'domainDataTrigger:id-x': copy }))).toEqual(older);
+		expect(loadStoredState(store({}, { 'domainDataTrigger:id-x': copy }))).toBeUndefined();
+	});
+
+	test('states that name no node id and no service (earlier versions of the package) count', () => {
+		expect(loadStoredState(store({ ...older }, {}))).toEqual(older);
+		const global = { 'domainDataTrigger:id-x': { ...later, nodeName: 'Trigger B' } };
+		expect(loadStoredState(store({ ...older }, global))).toEqual(later);
+	});
+
+	test('under the copy’s name the node’s own state counts, even none; under another name the later of the two', () => {
+		const copy = { ...later, nodeId: 'id-x', service: SERVICE, nodeName: 'Trigger A' };
+		expect(loadStoredState(store({}, { 'domainDataTrigger:id-x': copy }))).toBeUndefined();
+		const own = { ...older, nodeId: 'id-x', service: SERVICE };
+		expect(loadStoredState(store(own, { 'domainDataTrigger:id-x': copy }))).toEqual(older);
+		expect(loadStoredState(store(own, { 'domainDataTrigger:id-x': copy }, 'Trigger C'))).toEqual(later);
 	});
 });
 

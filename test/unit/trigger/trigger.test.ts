@@ -89,6 +89,8 @@ describe('baseline', () => {
 			version: 1,
 			lastLabel: '2025-06-30',
 			seen: ['2025-06-30', '2025-06-23', '2025-06-16', '2025-06-09'],
+			nodeId: 'node-under-test',
+			service: sim.url,
 		});
 	});
 
@@ -96,7 +98,13 @@ describe('baseline', () => {
 		for (const { label } of sim.datasets()) sim.removeSnapshot(label);
 		const staticData: IDataObject = {};
 		expect(await poll(staticData)).toBeNull();
-		expect(staticData[STATE_KEY]).toEqual({ version: 1, lastLabel: null, seen: [] });
+		expect(staticData[STATE_KEY]).toEqual({
+			version: 1,
+			lastLabel: null,
+			seen: [],
+			nodeId: 'node-under-test',
+			service: sim.url,
+		});
 		sim.addSnapshot('2025-07-07');
 		const items = await poll(staticData);
 		expect(items?.map((item) => item.json)).toEqual([

@@ -1,12 +1,12 @@
 /** Dataset → Compare: what changed between two snapshots, in bounded memory (passes and order: helpers/compare/). */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { count, operationError, quoteFew } from '../../errors';
+import { asNodeError, count, operationError, quoteFew, withNote } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
 import { domainListReport } from '../../helpers/domainSet';
-import type { ChangeKind, CompareSpec, CompareStats, DomainChange } from '../../helpers/compare';
+import type { ChangeKind, CompareSpec, CompareStats, DomainChange, SnapshotSpool } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
 import { fieldOptions, type SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
@@ -140,9 +140,39 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 	return hints;
 }
 
+/**
+ * What the newer snapshot's spool left in n8n's binary data; nothing when none. Named apart from the Sub-Workflow
+ * output's own spool (`spooledBytes`, `spoolFiles`), which a Compare into a sub-workflow has as well.
+ */
+function spoolFields(spool: SnapshotSpool | undefined): IDataObject {
+	const written = spool?.written();
+	return written?.files ? { snapshotSpoolBytes: written.bytes, snapshotSpoolFiles: written.files } : {};
+}
+
+/**
+ * A failed Compare says what its spool left behind: n8n gives a node no way to delete binary data, so the files stay
+ * with the execution until n8n deletes it.
+ */
+async function* withSpoolNote(changes: AsyncIterable<IDataObject[]>, spool: SnapshotSpool, node: INode) {
+	try {
+		yield* changes;
+	} catch (error) {
+		const failure = asNodeError(node, error);
+		const { files, bytes } = spool.written();
+		if (files === 0) throw failure;
+		const size = `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+		throw withNote(
+			failure,
+			`The newer snapshot's spool (${files} file${files === 1 ? '' : 's'}, ${size}) stays in n8n's binary data ` +
+				'with this execution until n8n deletes the execution (a node cannot delete binary data).',
+		);
+	}
+}
+
 function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?: number): DatasetSource {
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();
+	let spool: SnapshotSpool | undefined;
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
 	// Names in neither snapshot are known once both were read whole (not when the Limit stopped the read).
 	const whole = () => stats.reads.length >= 2 && stats.reads.slice(0, 2).every((read) => read.complete);
@@ -152,14 +182,15 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
 		records: ({ guard }) => {
-			const spool = snapshotSpool.call(this, spec.itemIndex ?? 0, maxFileBytes);
-			return changesOf(compareSnapshots.call(this, { ...spec, guard, spool }, stats), counts);
+			spool = snapshotSpool.call(this, spec.itemIndex ?? 0, maxFileBytes);
+			const changes = changesOf(compareSnapshots.call(this, { ...spec, guard, spool }, stats), counts);
+			return withSpoolNote(changes, spool, this.getNode());
 		},
 		reads: () => stats.reads,
 		summary: () => {
 			const { unreadableDomains, namelessLines } = stats;
 			const unreadable = spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {};
-			return { ...counts, fields: spec.fields, ...unreadable, ...report().summary };
+			return { ...counts, fields: spec.fields, ...unreadable, ...report().summary, ...spoolFields(spool) };
 		},
 		hints: (empty) => [
 			...unreadableHints(stats),

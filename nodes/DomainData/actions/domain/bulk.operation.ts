@@ -11,6 +11,7 @@ import {
 	removeWwwOption,
 	requestDeadlineOption,
 } from '../common';
+import { errorJson } from '../perItem';
 import { readItemsThenLookUp } from './lookup';
 
 const properties: INodeProperties[] = [
@@ -89,12 +90,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return;
 		}
 		// With continue-on-fail a failed call costs only its own names: each comes out in its place with the error
-		// (routed to the error output when that is chosen), and every answer paid for is kept.
+		// (on the error output when that is chosen, without its name: see errorJson), and every answer paid for is kept.
 		for (const name of request.names) {
 			const domain = found.get(name);
 			const error = failed.get(name);
 			if (domain) output.push({ json: deepCopy(domain), pairedItem });
-			else if (error) output.push({ json: { name, error: error.message }, error, pairedItem });
+			else if (error) output.push({ json: errorJson(this, error.message, { name }), pairedItem });
 			else if (request.includeNotFound) output.push({ json: { name, found: false } as IDataObject, pairedItem });
 		}
 	});

@@ -1,10 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { asNodeError, describeValue, operationError } from '../../errors';
 import { DatasetLabels, LATEST_LABEL } from '../../helpers/datasets';
 import { normalizeDomainName } from '../../helpers/domainName';
-import { DomainSet, listedLines } from '../../helpers/domainSet';
+import { listedLines, readDomainList } from '../../helpers/domainSet';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
 import { readSnapshot } from '../../helpers/snapshotReader';
 import {
@@ -18,7 +18,9 @@ import {
 	requestDeadlineOption,
 } from '../common';
 import { datasetLabelProperty } from '../dataset/sharedParameters';
-import { type LookUp, type NodeError, readItemsThenLookUp } from './lookup';
+import type { CallLimits } from '../../transport';
+import { errorJson } from '../perItem';
+import { isUnread, type LookedUp, lookUp, type NodeError, readItems } from './lookup';
 
 const properties: INodeProperties[] = [
 	{
@@ -83,12 +85,18 @@ export const description = updateDisplayOptions({ show: { resource: ['domain'], 
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** The name an input item asks for and where its answer goes. */
+type EnrichOptions = DomainOptions & { source?: string; label?: unknown };
+
+/** Where an item's domain data comes from: bulk lookups, or the snapshot named by Dataset (`latest` when empty). */
+type Where = { source: 'lookup' } | { source: 'snapshot'; wantedLabel: string };
+
+/** The name an input item asks for, where its answer goes, and where it is looked up. */
 function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: number) {
 	const node = this.getNode();
 	const field = String(this.getNodeParameter('domainField', itemIndex, '')).trim();
 	const destination = String(this.getNodeParameter('destinationField', itemIndex, '')).trim();
-	const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions;
+	const options = this.getNodeParameter('options', itemIndex, {}) as EnrichOptions;
+	const where = readWhere(node, options, itemIndex);
 	if (!field) {
 		throw operationError(node, 'Domain Field is empty', {
 			itemIndex,
@@ -120,73 +128,130 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 				'such items through with an error.',
 		});
 	}
-	return { name: normalized.name, destination };
+	return { name: normalized.name, destination, where };
 }
 
-type EnrichOptions = DomainOptions & { source?: string; label?: unknown };
+function readWhere(node: INode, options: EnrichOptions, itemIndex: number): Where {
+	const source = String(options.source ?? 'lookup').trim() || 'lookup';
+	if (source === 'lookup') return { source };
+	if (source === 'snapshot') return { source, wantedLabel: String(options.label ?? '').trim() || LATEST_LABEL };
+	throw operationError(node, `The option "Source" must be lookup or snapshot, got ${describeValue(source)}`, {
+		itemIndex,
+		description: 'Choose Lookup (bulk calls, current data) or Snapshot (one stream read of a dated snapshot).',
+	});
+}
 
 /**
- * Source Snapshot: every name from one stream read of the chosen snapshot (only the listed names' lines are parsed;
- * it stops once all are found), each record with the snapshot's `label`. Memory: the names and their records.
+ * Every name from one stream read of the snapshot `label` (only the listed names' lines are parsed; it stops once all
+ * are found), each record with the snapshot's `label`. Records are taken one by one as they arrive, so that a read
+ * that fails later leaves only the names not yet found without an answer. Memory: the names and their records.
  */
-const lookUpInSnapshot: LookUp = async (context, names, continueOnFail) => {
-	const node = context.getNode();
-	const options = context.getNodeParameter('options', 0, {}) as EnrichOptions;
-	const limits = readCallLimits(node, options, 0, true);
+async function lookUpInSnapshot(
+	context: IExecuteFunctions,
+	names: string[],
+	read: { label: string; limits: CallLimits; itemIndex: number; continueOnFail: boolean },
+): Promise<LookedUp> {
 	const found = new Map<string, IDataObject>();
 	const failed = new Map<string, NodeError>();
-	if (names.length === 0) return { found, failed };
-	const listed = new DomainSet(names.length);
-	for (const name of names) listed.add(name);
+	// The names as a Domains filter holds them: a snapshot's name spelled otherwise (case, a final dot) still matches.
+	const listed = readDomainList(names);
+	const { label, limits, itemIndex } = read;
 	try {
-		const wanted = String(options.label ?? '').trim() || LATEST_LABEL;
-		const label = await new DatasetLabels(context).label(wanted, limits, 0);
 		const records = readSnapshot.call(context, {
 			label,
 			fields: DEFAULT_SNAPSHOT_FIELDS,
-			filter: { domains: { names: listed, rejected: { count: 0, examples: [] } } },
-			wanted: listedLines(listed),
+			filter: { domains: listed },
+			wanted: listedLines(listed.names),
 			limits,
-			itemIndex: 0,
+			itemIndex,
+			batchSize: 1,
 		});
-		for await (const batch of records) {
-			for (const record of batch) {
-				// A name listed twice by the snapshot: its first record counts.
-				if (!found.has(record.name as string)) found.set(record.name as string, { ...record, label });
-			}
+		for await (const [record] of records) {
+			const spelled = normalizeDomainName(record.name, { removeWww: false });
+			const name = spelled.ok ? spelled.name : (record.name as string);
+			// A name listed twice by the snapshot: its first record counts.
+			if (!found.has(name)) found.set(name, { ...record, label });
 			if (found.size === names.length) break;
 		}
 	} catch (error) {
-		const failure = asNodeError(node, error);
-		if (!continueOnFail) throw failure;
+		const failure = asNodeError(context.getNode(), error, itemIndex);
+		if (!read.continueOnFail) throw failure;
 		for (const name of names) if (!found.has(name)) failed.set(name, failure);
 	}
 	return { found, failed };
-};
+}
+
+type EnrichRequest = ReturnType<typeof planItem>;
+
+/** The names asked of one source (bulk lookups, or one snapshot), and the first item that asked (its options count). */
+type Group = { key: string; where: Where; label?: string; itemIndex: number; names: Set<string> };
+
+/**
+ * Groups the items' names by where they are looked up: the lookups, and each snapshot once, whatever Dataset asked
+ * for it (`latest` and its date are one read). An item whose Dataset cannot be resolved becomes `{ error }`.
+ */
+async function groupRequests(
+	this: IExecuteFunctions,
+	requests: Array<EnrichRequest | { error: NodeError }>,
+	continueOnFail: boolean,
+) {
+	const labels = new DatasetLabels(this);
+	const resolved = new Map<string, Promise<string>>();
+	const groups = new Map<string, Group>();
+	const keys: Array<string | undefined> = [];
+	for (const [itemIndex, request] of requests.entries()) {
+		keys.push(undefined);
+		if (isUnread(request)) continue;
+		const { where } = request;
+		let label: string | undefined;
+		if (where.source === 'snapshot') {
+			const options = this.getNodeParameter('options', itemIndex, {}) as EnrichOptions;
+			const limits = readCallLimits(this.getNode(), options, itemIndex, true);
+			if (!resolved.has(where.wantedLabel))
+				resolved.set(where.wantedLabel, labels.label(where.wantedLabel, limits, itemIndex));
+			try {
+				label = await resolved.get(where.wantedLabel)!;
+			} catch (error) {
+				if (!continueOnFail) throw asNodeError(this.getNode(), error, itemIndex);
+				requests[itemIndex] = { error: asNodeError(this.getNode(), error, itemIndex) };
+				continue;
+			}
+		}
+		const key = label === undefined ? 'lookup' : `snapshot ${label}`;
+		const group = groups.get(key) ?? { key, where, label, itemIndex, names: new Set<string>() };
+		groups.set(key, group);
+		group.names.add(request.name);
+		keys[itemIndex] = key;
+	}
+	return { groups: [...groups.values()], keys };
+}
+
+/** Looks up each group's names: one bulk lookup for all lookup items, one stream read per snapshot. */
+async function lookUpGroup(this: IExecuteFunctions, group: Group, continueOnFail: boolean): Promise<LookedUp> {
+	const names = [...group.names];
+	const { itemIndex, label } = group;
+	if (label === undefined) return await lookUp(this, names, continueOnFail, itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as EnrichOptions;
+	const limits = readCallLimits(this.getNode(), options, itemIndex, true);
+	return await lookUpInSnapshot(this, names, { label, limits, itemIndex, continueOnFail });
+}
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const read = (itemIndex: number) => planItem.call(this, items[itemIndex], itemIndex);
-	const options = this.getNodeParameter('options', 0, {}) as EnrichOptions;
-	const source = String(options.source ?? 'lookup').trim() || 'lookup';
-	if (source !== 'lookup' && source !== 'snapshot') {
-		const message = `The option "Source" must be lookup or snapshot, got ${describeValue(source)}`;
-		throw operationError(this.getNode(), message, {
-			description: 'Choose Lookup (bulk calls, current data) or Snapshot (one stream read of a dated snapshot).',
-		});
-	}
-	const lookUp = source === 'snapshot' ? lookUpInSnapshot : undefined;
-	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (plan) => [plan.name], lookUp);
-	// n8n's "Continue (using error output)" routes an item whose json is only `{ error }` and merges the input row
-	// back into it; with "Continue (regular output)" nothing merges it, so the row keeps its fields.
-	const toErrorOutput = this.getNode().onError === 'continueErrorOutput';
-	const failedItem = (item: INodeExecutionData, message: string): IDataObject =>
-		toErrorOutput ? { error: message } : { ...item.json, error: message };
+	const continueOnFail = this.continueOnFail();
+	const requests = readItems(this, items, (itemIndex) => planItem.call(this, items[itemIndex], itemIndex));
+	const { groups, keys } = await groupRequests.call(this, requests, continueOnFail);
+	const answers = new Map<string, LookedUp>();
+	for (const group of groups) answers.set(group.key, await lookUpGroup.call(this, group, continueOnFail));
+	// On the error output n8n merges the input row back into the error item; on the regular output the row keeps its
+	// fields beside the error.
+	const failedItem = (item: INodeExecutionData, message: string) => errorJson(this, message, item.json);
 
 	return requests.map((plan, itemIndex) => {
 		const item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
 		const passThrough = item.binary ? { binary: item.binary } : {};
-		if ('error' in plan) return { json: failedItem(item, plan.error.message), pairedItem, ...passThrough };
+		if (isUnread(plan)) return { json: failedItem(item, plan.error.message), pairedItem, ...passThrough };
+		const { found, failed } = answers.get(keys[itemIndex]!)!;
 		const failure = failed.get(plan.name);
 		if (failure) return { json: failedItem(item, failure.message), pairedItem, ...passThrough };
 		const domain = found.get(plan.name);

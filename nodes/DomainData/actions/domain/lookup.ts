@@ -57,11 +57,11 @@ function failsEveryCall(error: unknown): boolean {
  * the node, unless the node continues on fail: then the other calls are still made (except after a failure that every
  * call would meet), and `failed` holds each name without an answer with the error that left it so.
  */
-async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean) {
+export async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean, itemIndex = 0) {
 	const node = context.getNode();
-	const options = context.getNodeParameter('options', 0, {}) as DomainOptions;
-	const limit = readConcurrency(node, options, 0);
-	const limits = readCallLimits(node, options, 0);
+	const options = context.getNodeParameter('options', itemIndex, {}) as DomainOptions;
+	const limit = readConcurrency(node, options, itemIndex);
+	const limits = readCallLimits(node, options, itemIndex);
 	const batches = chunk(names, BULK_MAX_NAMES);
 	const found = new Map<string, IDataObject>();
 	const goOnAfter = continueOnFail ? (error: unknown) => !failsEveryCall(error) : undefined;
@@ -85,31 +85,45 @@ async function lookUp(context: IExecuteFunctions, names: string[], continueOnFai
 	return { found, failed };
 }
 
-/** How the names are looked up: bulk calls (the default), or another source of domains (Enrich from a snapshot). */
-export type LookUp = typeof lookUp;
+/** What a look-up gives: each name found, and each name left without an answer by a failure (Continue On Fail). */
+export type LookedUp = Awaited<ReturnType<typeof lookUp>>;
 
-/** Reads every input item first (a bad value stops the node before a credit is spent), then looks up each name once. */
-export async function readItemsThenLookUp<T>(
+/**
+ * Reads every input item first (a bad value stops the node before a credit is spent); an item that could not be read
+ * keeps its place as `{ error }` when the node continues on fail.
+ */
+export function readItems<T>(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
 	readItem: (itemIndex: number) => T,
-	namesOf: (request: T) => string[],
-	lookUpNames: LookUp = lookUp,
-) {
+): Array<T | { error: NodeError }> {
 	const node = context.getNode();
 	const continueOnFail = context.continueOnFail();
-	// An item that could not be read keeps its place as `{ error }` when the node continues on fail.
 	const requests: Array<T | { error: NodeError }> = [];
-	const distinct = new Set<string>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const request = readItem(itemIndex);
-			namesOf(request).forEach((name) => distinct.add(name));
-			requests.push(request);
+			requests.push(readItem(itemIndex));
 		} catch (error) {
 			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
 			requests.push({ error: asNodeError(node, error, itemIndex) });
 		}
 	}
-	return { requests, ...(await lookUpNames(context, [...distinct], continueOnFail)) };
+	return requests;
+}
+
+export function isUnread<T>(request: T | { error: NodeError }): request is { error: NodeError } {
+	return typeof request === 'object' && request !== null && 'error' in request;
+}
+
+/** Reads every input item, then looks up each distinct name once by bulk calls. */
+export async function readItemsThenLookUp<T>(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	readItem: (itemIndex: number) => T,
+	namesOf: (request: T) => string[],
+) {
+	const requests = readItems(context, items, readItem);
+	const distinct = new Set<string>();
+	for (const request of requests) if (!isUnread(request)) namesOf(request).forEach((name) => distinct.add(name));
+	return { requests, ...(await lookUp(context, [...distinct], context.continueOnFail())) };
 }

@@ -9,6 +9,15 @@ import { count, describeValue, quoteFew } from '../../errors';
 
 /** The filters the tool teaches a model and the simulator takes. */
 export const SEARCH_FILTERS = ['language', 'technology', 'category', 'tld1', 'maxRank'];
+/**
+ * The search filter that `key` names in another case ("Language": "language"), when `key` is not a filter's name
+ * itself: a service that takes the names as written refuses such a key, or ignores it.
+ */
+export function filterInOtherCase(key: string): string | undefined {
+	if (SEARCH_FILTERS.includes(key)) return undefined;
+	return SEARCH_FILTERS.find((name) => name.toLowerCase() === key.toLowerCase());
+}
+
 /** Filters nest no deeper than this: a JSON body of a service's filters is flat or nearly so. */
 const MAX_FILTER_DEPTH = 32;
 
@@ -77,20 +86,39 @@ function sameText(value: unknown, wanted: unknown): boolean | undefined {
 	return value.toLowerCase() === wanted.toLowerCase();
 }
 
+/** A filter the service did not apply: its key, the words for it, and the filter it means when in another case. */
+export interface UnappliedFilter {
+	name: string;
+	text: string;
+	/** The filter's name when `name` is that name in another case ("language" for "Language"). */
+	meant?: string;
+}
+
 /**
  * The filters sent that the service plainly did not apply: more than half of the domains it returned that the node
- * can check fail the filter (a service may match more loosely than the node checks, not mostly otherwise).
- * `filters` is the parameter as read (a JSON text or an object).
+ * can check fail the filter (a service may match more loosely than the node checks, not mostly otherwise). A key
+ * that is a filter's name in another case counts as not applied unless every domain that can be checked matches it
+ * (a service that read the name in any case). `filters` is the parameter as read (a JSON text or an object).
  */
-export function unappliedFilters(filters: unknown, domains: IDataObject[]): Array<{ name: string; text: string }> {
-	const unapplied: Array<{ name: string; text: string }> = [];
+export function unappliedFilters(filters: unknown, domains: IDataObject[]): UnappliedFilter[] {
+	const unapplied: UnappliedFilter[] = [];
 	for (const [name, wanted] of Object.entries(filtersObject(filters) ?? {})) {
-		const check = FILTER_CHECKS[name];
-		if (!check) continue;
-		const verdicts = domains.map((domain) => check(domain, wanted)).filter((verdict) => verdict !== undefined);
+		const meant = filterInOtherCase(name);
+		const checked = meant ?? name;
+		if (!Object.hasOwn(FILTER_CHECKS, checked)) continue;
+		const verdicts = domains
+			.map((domain) => FILTER_CHECKS[checked](domain, wanted))
+			.filter((verdict) => verdict !== undefined);
 		const misses = verdicts.filter((verdict) => !verdict).length;
-		if (verdicts.length === 0 || misses * 2 <= verdicts.length) continue;
 		const misfits = `${count(misses)} of ${count(verdicts.length)} domains returned do not match it`;
+		if (meant !== undefined) {
+			if (verdicts.length > 0 && misses === 0) continue;
+			const found = verdicts.length > 0 ? `; ${misfits}` : '';
+			const filter = `the filter ${describeValue(name)} ${describeValue(wanted)}`;
+			unapplied.push({ name, text: `${filter} (the filter is named "${meant}"${found})`, meant });
+			continue;
+		}
+		if (verdicts.length === 0 || misses * 2 <= verdicts.length) continue;
 		unapplied.push({ name, text: `the filter ${name} ${describeValue(wanted)} (${misfits})` });
 	}
 	return unapplied;

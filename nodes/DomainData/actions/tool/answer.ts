@@ -4,12 +4,14 @@
  * (what it holds, how many exist when the run knows, how to narrow, and that the records' texts are website content).
  *
  * Website content is data: titles, descriptions and other texts are written by the websites' owners, so the answer says
- * so, and every text of a record reaches the model cleaned (cleanText) and cut; workflow outputs keep them as they are.
+ * so, and every text of a record reaches the model cleaned and cut (cleanText.ts); workflow outputs keep them whole.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { clip, count, quoteFew } from '../../errors';
-import { unappliedFilters } from '../domain/searchFilters';
+import { count, describeValue, quoteFew } from '../../errors';
+import { getFieldValue } from '../domain/enrich.operation';
+import { type UnappliedFilter, unappliedFilters } from '../domain/searchFilters';
+import { cleanText } from './cleanText';
 
 export const TOOL_MAX_RECORDS = 20;
 /** Bytes of one tool answer (its JSON, as the model receives it). */
@@ -25,6 +27,8 @@ export interface BoundedRun {
 	filters?: unknown;
 	/** The hints the operation left for the editor's output pane (the answer tells the model those about its list). */
 	hints: string[];
+	/** Enrich Items' Destination Field (of item 0): where each record holds its domain data. */
+	destinationField?: string;
 }
 
 /** Per listing operation: the key of its records in the answer (also the summary's noun), and how to narrow. */
@@ -59,38 +63,30 @@ export const COMPACT_FIELDS_TEXT =
 	'name, rank, title, description, language, country, categories and technologies; ' +
 	`texts cut at ${MAX_TEXT} characters, lists at ${MAX_LIST} entries`;
 
-/**
- * Characters a model may misread or a reader cannot see: C0 and C1 controls (NUL, ESC, NEL…) and DEL, the soft
- * hyphen, zero-width characters, bidirectional marks, embeddings, overrides and isolates, invisible operators,
- * interlinear annotations, the byte-order mark, tag characters (U+E0000…U+E007F) and lone surrogates.
- */
-const HIDDEN = new RegExp(
-	[
-		'[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E]',
-		'[\\u2060-\\u206F\\uFEFF\\uFFF9-\\uFFFB]',
-		'\\uDB40[\\uDC00-\\uDC7F]',
-		'[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])',
-		'(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]',
-	].join('|'),
-	'g',
-);
-/** Line breaks (also U+2028 and U+2029) and tabs: a space. */
-const BREAKS = /[\t\n\r\u2028\u2029]+/g;
-
-/** A website's text as a model reads it: without hidden characters, line breaks as spaces, cut at `max`. */
-export function cleanText(text: string, max = MAX_FULL_TEXT): string {
-	return clip(text.replace(HIDDEN, '').replace(BREAKS, ' '), max);
+/** What a compact Enrich Items record holds: the input item's fields, and its domain data as a compact record. */
+function compactEnrichText(destination: string | undefined): string {
+	const where = destination ? ` in "${cleanText(destination, MAX_TEXT)}"` : '';
+	return (
+		`each input item's own fields (texts cut at ${MAX_TEXT} characters, lists at ${MAX_LIST} entries) and its domain ` +
+		`data${where} as a compact record: ${COMPACT_FIELDS_TEXT}`
+	);
 }
 
-/** Every text of a value cleaned and cut at `maxText`; lists cut at `maxList` entries. */
-function clean(value: unknown, maxText: number, maxList = Infinity): unknown {
+/**
+ * Every text and key of a value cleaned and cut at `maxText`; lists cut at `maxList` entries. `domain`, an object
+ * inside `value` (an Enrich Items record's domain data), becomes a compact domain record.
+ */
+function clean(value: unknown, maxText: number, maxList = Infinity, domain?: object): unknown {
 	if (typeof value === 'string') return cleanText(value, maxText);
+	if (domain !== undefined && value === domain) return compactRecord(value as IDataObject);
 	if (Array.isArray(value)) {
-		const kept = value.slice(0, maxList).map((entry) => clean(entry, maxText, maxList));
+		const kept = value.slice(0, maxList).map((entry) => clean(entry, maxText, maxList, domain));
 		return value.length > maxList ? [...kept, `… ${value.length - maxList} more`] : kept;
 	}
 	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, clean(entry, maxText, maxList)]));
+		return Object.fromEntries(
+			Object.entries(value).map(([key, entry]) => [cleanText(key, maxText), clean(entry, maxText, maxList, domain)]),
+		);
 	}
 	return value;
 }
@@ -121,13 +117,13 @@ function takePaging(records: IDataObject[]): { total?: number; more: boolean } |
 	return { total: typeof paging.total === 'number' ? paging.total : undefined, more: paging.hasMore === true };
 }
 
-/** Takes out of the records the fields that all of them hold with the same value, to be said once. */
+/** Takes out of the records the fields that all of them hold with the same value, to be said once (cleaned). */
 function hoistShared(records: IDataObject[]): IDataObject {
 	const shared: IDataObject = {};
 	for (const field of SHARED_FIELDS) {
 		const value = records[0]?.[field];
 		if (value === undefined || !records.every((record) => record[field] === value)) continue;
-		shared[field] = value;
+		shared[field] = clean(value, MAX_TEXT) as IDataObject[keyof IDataObject];
 		for (const record of records) delete record[field];
 	}
 	return shared;
@@ -140,17 +136,23 @@ function changeCounts(records: IDataObject[]): string {
 	return [...counts].map(([change, n]) => `${count(n)} ${change}`).join(', ');
 }
 
+const changes = (n: number) => `${count(n)} change${n === 1 ? '' : 's'}`;
+
 /**
- * Compare's first sentence. When the run went to the end the counts per kind are those of the comparison; when it
- * stopped at the bound they are not known, and the changes shown are the first found (removals are found while the
- * older snapshot is read, additions and changes after it): said plainly, so that no model reads them as a sample.
+ * Compare's first sentence. When the run went to the end the counts per kind are those of the comparison (`found`);
+ * when it stopped at the bound they are not known, and the changes shown are the first found (removals are found while
+ * the older snapshot is read, additions and changes after it): said plainly, so that no model reads them as a sample.
  */
-function compareSentence(shown: IDataObject[], more: boolean): string {
-	if (shown.length === 0) return 'No change found.';
-	const changes = `${count(shown.length)} change${shown.length === 1 ? '' : 's'}`;
-	if (!more) return `${changes} in all (${changeCounts(shown)}), ${shown.length === 1 ? '' : 'all '}shown.`;
+function compareSentence(found: IDataObject[], shown: IDataObject[], more: boolean): string {
+	if (found.length === 0) return 'No change found.';
+	if (!more) {
+		const all = `${changes(found.length)} in all (${changeCounts(found)})`;
+		if (shown.length < found.length) return `${all}, ${count(shown.length)} shown.`;
+		return `${all}, ${found.length === 1 ? '' : 'all '}shown.`;
+	}
+	const counts = shown.length > 0 ? ` (${changeCounts(shown)})` : '';
 	return (
-		`${changes} shown (${changeCounts(shown)}): the first ones found, not a sample of every ` +
+		`${changes(shown.length)} shown${counts}: the first ones found, not a sample of every ` +
 		'kind, since removals are found first and additions and other changes after them; how many changes of each ' +
 		'kind exist is not known from this call.'
 	);
@@ -166,49 +168,93 @@ function domainListNotes(hints: string[]): string[] {
 		.map((hint) => `${cleanText(hint.replace('of the filter "Domains"', 'of the domains given'), 600)}.`);
 }
 
-type Facts = { total?: number; more: boolean; left: number; compact: boolean; run: BoundedRun; unapplied: string[] };
+type Facts = {
+	total?: number;
+	more: boolean;
+	left: number;
+	compact: boolean;
+	run: BoundedRun;
+	unapplied: UnappliedFilter[];
+	/** The records within TOOL_MAX_RECORDS (before any was left out for TOOL_MAX_BYTES); compact ones in words. */
+	within: IDataObject[];
+	compactText: string;
+};
+
+const MAX_FILTER_TEXT = 300;
+
+/** `a, b and c`, or the first few and how many more: filters a model sent may be many. */
+function fewOf(texts: string[], noun: string): string {
+	const named = texts.slice(0, 5);
+	const rest = texts.length - named.length;
+	return rest > 0 ? `${named.join(', ')} and ${count(rest)} more ${noun}` : named.join(' and ');
+}
+
+/** The search filters the service did not apply: the records are not matches, and what the model can do. */
+function unappliedSentences(unapplied: UnappliedFilter[], key: string): string[] {
+	if (unapplied.length === 0) return [];
+	const texts = unapplied.map((filter) => cleanText(filter.text, MAX_FILTER_TEXT));
+	const parts = [
+		`They are not matches: the service did not apply ${fewOf(texts, 'filters')}, so these ${key} are ` +
+			`what it returned without ${unapplied.length === 1 ? 'that filter' : 'those filters'}.`,
+	];
+	const renamed = unapplied.filter(({ meant }) => meant !== undefined);
+	const instead = renamed.map(({ name, meant }) => `"${meant}" in place of "${cleanText(name, 40)}"`);
+	if (renamed.length > 0) parts.push(`Call this tool again with ${fewOf(instead, 'filters')}.`);
+	if (renamed.length < unapplied.length)
+		parts.push('Tell the user that this filter is not available, or try another one.');
+	return parts;
+}
+
+/** The names a Bulk Get left out, each cleaned and cut: a model may send names of any length. */
+function namesLeftSentence(namesLeft: unknown[]): string {
+	const show = (name: unknown) => cleanText(typeof name === 'string' ? name : describeValue(name), MAX_TEXT);
+	const names = quoteFew(namesLeft, namesLeft.length, show);
+	const left = count(namesLeft.length);
+	return `Only the first ${TOOL_MAX_RECORDS} names were looked up; not looked up (${left}): ${names}.`;
+}
 
 function summarize(operation: string, shown: IDataObject[], facts: Facts): string {
 	const { key, narrow } = LISTINGS[operation];
 	const of = facts.total !== undefined ? ` of ${count(facts.total)}` : '';
 	const parts =
-		operation === 'compare' ? [compareSentence(shown, facts.more)] : [`${count(shown.length)}${of} ${key} shown.`];
-	if (facts.unapplied.length > 0) {
-		parts.push(
-			`They are not matches: the service did not apply ${facts.unapplied.join(' and ')}, so these ${key} are ` +
-				'what it returned without that filter. Tell the user that this filter is not available, or try another one.',
-		);
-	}
+		operation === 'compare'
+			? [compareSentence(facts.within, shown, facts.more)]
+			: [`${count(shown.length)}${of} ${key} shown.`];
+	parts.push(...unappliedSentences(facts.unapplied, key));
 	if (operation === 'stream' || operation === 'compare') parts.push(...domainListNotes(facts.run.hints));
 	if (facts.more)
 		parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. To narrow, ${narrow}.`);
 	if (facts.left > 0)
 		parts.push(`${count(facts.left)} more were left out to keep the answer under ${TOOL_MAX_BYTES / 1024} KB.`);
-	const { namesLeft } = facts.run;
-	if (namesLeft.length > 0) {
-		const listed = quoteFew(namesLeft, namesLeft.length, String);
-		parts.push(
-			`Only the first ${TOOL_MAX_RECORDS} names were looked up; not looked up (${count(namesLeft.length)}): ${listed}.`,
-		);
-	}
+	if (facts.run.namesLeft.length > 0) parts.push(namesLeftSentence(facts.run.namesLeft));
 	if (facts.run.itemsLeft > 0) {
 		parts.push(`Only the first ${TOOL_MAX_RECORDS} items were enriched; ${count(facts.run.itemsLeft)} were not.`);
 	}
-	if (facts.compact) parts.push(`Records are compact: ${COMPACT_FIELDS_TEXT}.`);
+	if (facts.compact) parts.push(`Records are compact: ${facts.compactText}.`);
 	if (operation !== 'list' && shown.length > 0) parts.push(WEBSITE_TEXT_IS_DATA);
 	return parts.join(' ');
 }
 
-/** Whole records (texts cleaned) while they fit TOOL_MAX_BYTES, else (or when asked) compact ones; as many as fit. */
-function fit(
-	records: IDataObject[],
-	mode: RecordsMode,
-	build: (shown: IDataObject[], compact: boolean) => IDataObject,
-): IDataObject {
+/** An Enrich Items record made compact: the item's own fields cleaned and cut, its domain data a compact record. */
+function compactEnrichRecord(destination: string | undefined): (record: IDataObject) => IDataObject {
+	return (record) => {
+		const domain = destination ? getFieldValue(record, destination) : undefined;
+		const isObject = domain !== null && typeof domain === 'object' && !Array.isArray(domain);
+		return clean(record, MAX_TEXT, MAX_LIST, isObject ? domain : undefined) as IDataObject;
+	};
+}
+
+type Build = (shown: IDataObject[], compact: boolean) => IDataObject;
+
+/**
+ * Whole records (texts cleaned) while they fit TOOL_MAX_BYTES, else (or when asked) compact ones; as many as fit, down
+ * to `least` (a listing may show none, and says how many were left out).
+ */
+function fit(records: IDataObject[], mode: RecordsMode, build: Build, compactOf = compactRecord, least = 0) {
 	const whole = records.map((record) => clean(record, MAX_FULL_TEXT) as IDataObject);
 	const compact = mode === 'compact' || answerBytes(build(whole, false)) > TOOL_MAX_BYTES;
-	let shown = compact ? records.map(compactRecord) : whole;
-	while (shown.length > 1 && answerBytes(build(shown, compact)) > TOOL_MAX_BYTES) shown = shown.slice(0, -1);
+	let shown = compact ? records.map((record) => compactOf(record)) : whole;
+	while (shown.length > least && answerBytes(build(shown, compact)) > TOOL_MAX_BYTES) shown = shown.slice(0, -1);
 	return build(shown, compact);
 }
 
@@ -225,10 +271,11 @@ function lookupAnswer(record: IDataObject, mode: RecordsMode): IDataObject {
 		};
 	}
 	const summary = `Data about ${name} from the Domain Data index. ${WEBSITE_TEXT_IS_DATA}`;
-	return fit([record], mode, ([shown], compact) => ({
+	const build: Build = ([shown], compact) => ({
 		summary: compact ? `${summary} The record is compact: ${COMPACT_FIELDS_TEXT}.` : summary,
 		...shown,
-	}));
+	});
+	return fit([record], mode, build, compactRecord, 1);
 }
 
 export function toolAnswer(operation: string, records: IDataObject[], mode: RecordsMode, run: BoundedRun): IDataObject {
@@ -240,10 +287,13 @@ export function toolAnswer(operation: string, records: IDataObject[], mode: Reco
 	const within = records.slice(0, TOOL_MAX_RECORDS);
 	const shared = hoistShared(within);
 	const unapplied = operation === 'search' ? unappliedFilters(run.filters, within) : [];
-	const facts = { total: paging?.total, more, run, unapplied: unapplied.map((filter) => filter.text) };
-	return fit(within, mode, (shown, compact) => ({
+	const enrich = operation === 'enrich';
+	const compactText = enrich ? compactEnrichText(run.destinationField) : COMPACT_FIELDS_TEXT;
+	const facts = { total: paging?.total, more, run, unapplied, within, compactText };
+	const build: Build = (shown, compact) => ({
 		summary: summarize(listed, shown, { ...facts, left: within.length - shown.length, compact }),
 		...shared,
 		[LISTINGS[listed].key]: shown,
-	}));
+	});
+	return fit(within, mode, build, enrich ? compactEnrichRecord(run.destinationField) : compactRecord);
 }

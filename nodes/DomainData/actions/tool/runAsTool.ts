@@ -16,8 +16,9 @@ import { asNodeError, operationError, redact } from '../../errors';
 import { splitDomainList } from '../../helpers/domainName';
 import { credentialSecret, isTransientError } from '../../transport';
 import type { OperationExecute } from '../perItem';
-import { filtersObject, SEARCH_FILTERS } from '../domain/searchFilters';
-import { type BoundedRun, cleanText, type RecordsMode, toolAnswer, TOOL_MAX_RECORDS } from './answer';
+import { filterInOtherCase, filtersObject, SEARCH_FILTERS } from '../domain/searchFilters';
+import { type BoundedRun, type RecordsMode, toolAnswer, TOOL_MAX_RECORDS } from './answer';
+import { cleanText } from './cleanText';
 
 const MAX_ERROR_CHARS = 600;
 /** Where the model cannot help (key, credits, plan) it is told to tell the user. */
@@ -56,13 +57,29 @@ const TELL_THE_USER = 'Tell the user that the Domain Data tool could not answer 
 /** Outputs that would answer with a file or run a sub-workflow: a tool answers with data instead. */
 const OUTPUTS_REFUSED: Record<string, string> = { file: 'an NDJSON file', subWorkflow: 'a sub-workflow' };
 
-/** The filters of a search the service refused, named in its words: one sentence, nothing unrelated after it. */
+const quotedKey = (key: string) => `"${cleanText(key, 40)}"`;
+
+/**
+ * The filters of a search the service refused, named in its words: one sentence, nothing unrelated after it. A key
+ * that is a filter's name in another case ("Language") is refused with the others, and the sentence gives its name.
+ */
 function rejectedFilterText(reason: string, filters: unknown): string | undefined {
 	const sent = Object.keys(filtersObject(filters) ?? {});
 	const named = sent.filter((key) => reason.includes(`"${key}"`) || reason.includes(`'${key}'`));
-	const rejected = named.length > 0 ? named : sent.filter((key) => !SEARCH_FILTERS.includes(key));
+	const unknown = sent.filter((key) => !SEARCH_FILTERS.includes(key));
+	const renamed = unknown.filter((key) => filterInOtherCase(key) !== undefined);
+	const rejected = named.length > 0 ? [...new Set([...named, ...renamed])] : unknown;
 	if (rejected.length === 0) return undefined;
-	const quoted = rejected.map((key) => `"${cleanText(key, 40)}"`).join(' and ');
+	const quoted = rejected.map(quotedKey).join(' and ');
+	if (renamed.length > 0) {
+		const instead = renamed.map((key) => `"${filterInOtherCase(key)}" in place of ${quotedKey(key)}`);
+		const dropped = rejected.filter((key) => !renamed.includes(key));
+		const without = dropped.length > 0 ? `, without ${dropped.map(quotedKey).join(' and ')}` : '';
+		return (
+			`The service does not take the filter ${quoted}: call this tool again with ${instead.join(' and ')}${without}; ` +
+			`the filters it takes are ${SEARCH_FILTERS.join(', ')} (for a country, use its language or tld1).`
+		);
+	}
 	const others = SEARCH_FILTERS.filter((key) => !rejected.includes(key)).join(', ');
 	return (
 		`The service does not take the filter ${quoted}: call this tool again without it, with the filters it takes ` +
@@ -195,6 +212,8 @@ export async function runAsTool(
 	const run: BoundedRun = { namesLeft: [], itemsLeft: 0, hints: [] };
 	try {
 		refuseOutput.call(this, operation);
+		// Where Enrich Items puts the domain data, for the answer's compact records (item 0's, as the bound reads it).
+		if (operation === 'enrich') run.destinationField = String(this.getNodeParameter('destinationField', 0, '')).trim();
 		const output = await execute.call(
 			withBounds(this, boundedParameters(operation, run), run),
 			boundedItems(operation, items, run),

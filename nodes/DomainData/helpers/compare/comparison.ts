@@ -56,6 +56,8 @@ export interface SnapshotSpool {
 	keep(ndjson: AsyncIterable<Uint8Array>): Promise<boolean>;
 	/** The kept lines as sent, one file of whole lines at a time, in order. */
 	files(): AsyncIterable<Uint8Array>;
+	/** What it has written into n8n's binary data so far (also when keeping failed part way). */
+	written(): { files: number; bytes: number };
 }
 
 export interface CompareStats {

@@ -3,11 +3,12 @@
  * "Max File Size" (n8n's database mode refuses larger files and holds each file in memory while it writes it). A
  * part ends at a line's end, so each part holds whole records, and together they hold each record once.
  */
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { asNodeError, count, withNote } from '../../../errors';
+import { asNodeError, count, describeValue, operationError, withNote } from '../../../errors';
 import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/streams';
 import type { OutputParameters } from '../output';
+import { LineParts, type PartTally } from './lineParts';
 import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
 
 /**
@@ -40,12 +41,6 @@ function serialised(records: AsyncIterable<IDataObject[]>) {
 	return { bytes: serialiser.pieces(), records: () => serialiser.records };
 }
 
-function lineCount(piece: Uint8Array): number {
-	let lines = 0;
-	for (let at = piece.indexOf(NEWLINE); at !== -1; at = piece.indexOf(NEWLINE, at + 1)) lines++;
-	return lines;
-}
-
 /** The `name` of an NDJSON line (undefined when it has none). */
 function nameOf(line: Uint8Array): string | undefined {
 	try {
@@ -56,92 +51,26 @@ function nameOf(line: Uint8Array): string | undefined {
 	}
 }
 
-/** One part as it is written: its records, plain bytes, and its first and last line. */
-interface PartTally {
-	records: number;
-	plainBytes: number;
-	firstLine?: Uint8Array;
-	lastPiece?: Uint8Array;
-}
-
-/**
- * Cuts NDJSON pieces (each ending a line) into parts of whole lines, after skipping `skip` lines. A piece that does
- * not fit in a part is split at its last line that fits; a part takes at least one line, however long.
- */
-class LineParts {
-	private readonly iterator: AsyncIterator<Uint8Array>;
-	private carried?: Uint8Array;
-	private ended = false;
-	private toSkip: number;
-
-	constructor(source: AsyncIterable<Uint8Array>, skip: number) {
-		this.iterator = source[Symbol.asyncIterator]();
-		this.toSkip = skip;
-	}
-
-	/** The next piece past the skipped lines, or undefined at the end. */
-	async piece(): Promise<Uint8Array | undefined> {
-		while (true) {
-			let piece = this.carried;
-			this.carried = undefined;
-			if (!piece) {
-				const step = this.ended ? undefined : await this.iterator.next();
-				if (!step || step.done) {
-					this.ended = true;
-					return undefined;
-				}
-				piece = step.value;
-			}
-			let start = 0;
-			while (this.toSkip > 0 && start < piece.byteLength) {
-				const end = piece.indexOf(NEWLINE, start);
-				start = end === -1 ? piece.byteLength : end + 1;
-				this.toSkip--;
-			}
-			if (start < piece.byteLength) return start === 0 ? piece : piece.subarray(start);
-		}
-	}
-
-	/** The pieces of one part, starting with `first`, while `room()` (bytes) lets them in. */
-	async *part(first: Uint8Array | undefined, room: () => number, tally: PartTally): AsyncGenerator<Uint8Array> {
-		for (let piece: Uint8Array | undefined = first; piece; piece = await this.piece()) {
-			let taken = piece;
-			if (piece.byteLength > room()) {
-				// The lines that fit, or the first line when the part is still empty.
-				const fits = room() > 0 ? piece.lastIndexOf(NEWLINE, room() - 1) : -1;
-				const end = fits !== -1 ? fits + 1 : tally.records === 0 ? piece.indexOf(NEWLINE) + 1 : 0;
-				if (end > 0 && end < piece.byteLength) this.carried = piece.subarray(end);
-				else if (end === 0) this.carried = piece;
-				if (end === 0) return;
-				taken = piece.subarray(0, end);
-			}
-			if (tally.records === 0) tally.firstLine = taken.subarray(0, taken.indexOf(NEWLINE));
-			tally.records += lineCount(taken);
-			tally.plainBytes += taken.byteLength;
-			tally.lastPiece = taken;
-			yield taken;
-			if (this.carried) return;
-		}
-	}
-
-	async close(): Promise<void> {
-		if (!this.ended) await this.iterator.return?.();
-	}
-}
-
 /** The last line of a piece that ends a line. */
 function lastLineOf(piece: Uint8Array): Uint8Array {
 	return piece.subarray(piece.lastIndexOf(NEWLINE, piece.byteLength - 2) + 1, piece.byteLength - 1);
 }
 
-/** A run that stopped at a part: the parts done, and where to go on. */
-function withPartsNote(error: unknown, parts: number, records: number, skipRecords: number): unknown {
-	const done = skipRecords + records;
+/**
+ * A run that stopped at a part: the parts done, and where to go on. The complete parts reach the next node only as
+ * items of a node that continues on fail: without that, n8n outputs nothing of a failed node, so going on after them
+ * would lose their records, and the way on is to run it again from where this run started.
+ */
+function withPartsNote(error: unknown, parts: number, records: number, skipRecords: number, kept: boolean): unknown {
 	if (parts === 0 || !(error instanceof Error)) return error;
-	const which = parts === 1 ? 'Part 1 is' : `Parts 1-${parts} are`;
-	const note =
-		`${which} complete (${count(records)} records${skipRecords > 0 ? ` after the ${count(skipRecords)} skipped` : ''}` +
-		`). To go on from there, run it again with the option "Skip Records" set to ${done}.`;
+	const complete =
+		`${parts === 1 ? 'Part 1 is' : `Parts 1-${parts} are`} complete (${count(records)} records` +
+		`${skipRecords > 0 ? ` after the ${count(skipRecords)} skipped` : ''})`;
+	const note = kept
+		? `${complete}. To go on from there, run it again with the option "Skip Records" set to ${skipRecords + records}.`
+		: `${complete}, but a node that stops on an error outputs nothing, so no part reached the next node. To get ` +
+			`every record, run it again with "Skip Records" left at ${skipRecords}; to keep the complete parts of a ` +
+			'failed run and go on after them, set the node\'s Settings → On Error to "Continue".';
 	return withNote(error as Error & { description?: string | null }, note);
 }
 
@@ -163,9 +92,12 @@ export async function toFile(
 	const extension = `.ndjson${gzip ? '.gz' : ''}`;
 	const base = skipRecords > 0 ? `${source.fileName}.from-${skipRecords + 1}` : source.fileName;
 	const ndjson = source.ndjson?.() ?? serialised(source.records({}));
-	const lines = new LineParts(ndjson.bytes, skipRecords);
 	const items: INodeExecutionData[] = [];
 	let records = 0;
+	const tooLarge = (line: Uint8Array): never => {
+		throw recordTooLargeError(this.getNode(), source, { line, position: skipRecords + records + 1, output, itemIndex });
+	};
+	const lines = new LineParts(ndjson.bytes, skipRecords, tooLarge);
 	try {
 		// The first part is stored even without a record: an empty file, as always.
 		for (let first = await lines.piece(); items.length === 0 || first; first = await lines.piece()) {
@@ -204,10 +136,47 @@ export async function toFile(
 	} catch (error) {
 		await lines.close().catch(() => undefined);
 		run.failed.set(itemIndex, { ...source.labels, parts: items.length, records, skipRecords: skipRecords + records });
-		throw withPartsNote(asNodeError(this.getNode(), error, itemIndex), items.length, records, skipRecords);
+		const failure = asNodeError(this.getNode(), error, itemIndex);
+		throw withPartsNote(failure, items.length, records, skipRecords, this.continueOnFail());
 	}
-	finish(items, source, output, records);
-	addHints.call(this, source, records);
+	finish(items, source, output, { records, skipped: lines.skipped });
+	addHints.call(this, source, records, skippedAllHint(skipRecords, lines.skipped, source));
+}
+
+/** Skip Records at or past the end of the selection: the file is empty, and the hint says why. */
+function skippedAllHint(asked: number, skipped: number, source: DatasetSource): string | undefined {
+	if (asked === 0 || skipped === asked) return undefined;
+	const what = source.labels.baseLabel === undefined ? 'records' : 'changes';
+	const selection = `the ${count(skipped)} ${what} of this selection`;
+	return `Skip Records (${count(asked)}) is more than ${selection}: the file is empty`;
+}
+
+/** A record (or change) larger than a part may be: named with its place and size, and the Max File Size it needs. */
+function recordTooLargeError(
+	node: INode,
+	source: DatasetSource,
+	record: { line: Uint8Array; position: number; output: OutputParameters; itemIndex: number },
+) {
+	const { line, position, output, itemIndex } = record;
+	const { label, baseLabel } = source.labels;
+	const gzip = output.compression === 'gzip';
+	const name = nameOf(line);
+	const which =
+		baseLabel === undefined
+			? `Record ${count(position)} of the dataset "${label}"`
+			: `Change ${count(position)} of the comparison of "${label}" with "${baseLabel}"`;
+	const maxMb = output.file!.maxBytes / 1024 / 1024;
+	const neededMb = Math.ceil((line.byteLength + 1 + (gzip ? GZIP_HELD_BACK : 0)) / 1024 / 1024);
+	const message =
+		`${which}${name === undefined ? '' : ` (${describeValue(name)})`} is ${sizeText(line.byteLength + 1)}, more ` +
+		`than a part of Max File Size (${maxMb} MB) can hold`;
+	const room = gzip ? ' (with gzip, a part keeps 1 MB free for what the compressor holds back)' : '';
+	return operationError(node, message, {
+		itemIndex,
+		description:
+			`Each part holds whole records, so a part must fit the largest one${room}. Set Max File Size to ${neededMb} ` +
+			'MB or more, or leave out of Fields what makes this record large.',
+	});
 }
 
 function partSuffix(part: number): string {
@@ -236,7 +205,12 @@ function renameFirstPart(item: INodeExecutionData, field: string, base: string, 
  * The facts known at the end: one file keeps the shape it always had (no part facts); parts tell their count, and
  * each carries the source's summary.
  */
-function finish(items: INodeExecutionData[], source: DatasetSource, output: OutputParameters, records: number): void {
+function finish(
+	items: INodeExecutionData[],
+	source: DatasetSource,
+	output: OutputParameters,
+	{ records, skipped }: { records: number; skipped: number },
+): void {
 	const facts = { ...source.summary(), ...factsOfReads(source, output) };
 	if (items.length === 1) {
 		const { json } = items[0];
@@ -245,7 +219,7 @@ function finish(items: INodeExecutionData[], source: DatasetSource, output: Outp
 			delete json[key];
 		}
 		Object.assign(json, facts, uncompressed === undefined ? {} : { uncompressedBytes: uncompressed });
-		if (output.file!.skipRecords > 0) json.skippedRecords = output.file!.skipRecords;
+		if (output.file!.skipRecords > 0) json.skippedRecords = skipped;
 		return;
 	}
 	for (const { json } of items) Object.assign(json, { parts: items.length, totalRecords: records }, facts);

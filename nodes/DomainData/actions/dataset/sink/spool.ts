@@ -209,11 +209,12 @@ export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFil
 	const size = maxFileBytes === undefined ? SEGMENT_BYTES : Math.min(SEGMENT_BYTES, maxFileBytes - PIECE_ROOM);
 	const { helpers } = this;
 	let files: IBinaryData[] = [];
+	let spool: SpoolFiles | undefined;
 	return {
 		keep: async (ndjson) => {
 			const pieces = ndjson[Symbol.asyncIterator]();
 			const source: PieceSource = { piece: async () => (await pieces.next()).value as Uint8Array | undefined };
-			const spool = new SpoolFiles(this, itemIndex, size);
+			spool = new SpoolFiles(this, itemIndex, size);
 			try {
 				for (let first = await source.piece(); first; first = await source.piece()) {
 					const file = await spool.write(source, first);
@@ -232,6 +233,11 @@ export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFil
 		},
 		files: async function* () {
 			for (const file of files) yield await helpers.getBinaryDataBuffer(itemIndex, file);
+		},
+		// Files without an id are held in memory (binary data mode `default`): nothing stays behind in storage.
+		written: () => {
+			const stored = spool?.files.filter((file) => file.id) ?? [];
+			return { files: stored.length, bytes: stored.length > 0 ? spool!.bytes : 0 };
 		},
 	};
 }

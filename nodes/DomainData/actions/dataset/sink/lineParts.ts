@@ -1,0 +1,92 @@
+/** NDJSON pieces cut into parts of whole lines under a size: what the File output stores as one file each. */
+const NEWLINE = 0x0a;
+
+function lineCount(piece: Uint8Array): number {
+	let lines = 0;
+	for (let at = piece.indexOf(NEWLINE); at !== -1; at = piece.indexOf(NEWLINE, at + 1)) lines++;
+	return lines;
+}
+
+/** One part as it is written: its records, plain bytes, and its first and last line. */
+export interface PartTally {
+	records: number;
+	plainBytes: number;
+	firstLine?: Uint8Array;
+	lastPiece?: Uint8Array;
+}
+
+/**
+ * Cuts NDJSON pieces (each ending a line) into parts of whole lines, after skipping `skip` lines. A piece that does
+ * not fit in a part is split at its last line that fits; a line that does not fit even in an empty part is handed to
+ * `tooLarge`, which throws: no part is ever over its size.
+ */
+export class LineParts {
+	private readonly iterator: AsyncIterator<Uint8Array>;
+	private carried?: Uint8Array;
+	private ended = false;
+	private toSkip: number;
+
+	constructor(
+		source: AsyncIterable<Uint8Array>,
+		private readonly skip: number,
+		private readonly tooLarge: (line: Uint8Array) => never,
+	) {
+		this.iterator = source[Symbol.asyncIterator]();
+		this.toSkip = skip;
+	}
+
+	/** Lines skipped so far: fewer than asked once the source ended before them. */
+	get skipped(): number {
+		return this.skip - this.toSkip;
+	}
+
+	/** The next piece past the skipped lines, or undefined at the end. */
+	async piece(): Promise<Uint8Array | undefined> {
+		while (true) {
+			let piece = this.carried;
+			this.carried = undefined;
+			if (!piece) {
+				const step = this.ended ? undefined : await this.iterator.next();
+				if (!step || step.done) {
+					this.ended = true;
+					return undefined;
+				}
+				piece = step.value;
+			}
+			let start = 0;
+			while (this.toSkip > 0 && start < piece.byteLength) {
+				const end = piece.indexOf(NEWLINE, start);
+				start = end === -1 ? piece.byteLength : end + 1;
+				this.toSkip--;
+			}
+			if (start < piece.byteLength) return start === 0 ? piece : piece.subarray(start);
+		}
+	}
+
+	/** The pieces of one part, starting with `first`, while `room()` (bytes) lets them in. */
+	async *part(first: Uint8Array | undefined, room: () => number, tally: PartTally): AsyncGenerator<Uint8Array> {
+		for (let piece: Uint8Array | undefined = first; piece; piece = await this.piece()) {
+			let taken = piece;
+			if (piece.byteLength > room()) {
+				// The lines that fit; none in an empty part: the first line is larger than a part may be.
+				const fits = room() > 0 ? piece.lastIndexOf(NEWLINE, room() - 1) : -1;
+				if (fits === -1 && tally.records === 0) this.tooLarge(piece.subarray(0, piece.indexOf(NEWLINE)));
+				const end = fits + 1;
+				if (end > 0 && end < piece.byteLength) this.carried = piece.subarray(end);
+				else if (end === 0) this.carried = piece;
+				if (end === 0) return;
+				taken = piece.subarray(0, end);
+			}
+			if (tally.records === 0) tally.firstLine = taken.subarray(0, taken.indexOf(NEWLINE));
+			tally.records += lineCount(taken);
+			tally.plainBytes += taken.byteLength;
+			tally.lastPiece = taken;
+			yield taken;
+			if (this.carried) return;
+		}
+	}
+
+	async close(): Promise<void> {
+		if (!this.ended) await this.iterator.return?.();
+	}
+}
