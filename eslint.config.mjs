@@ -1,6 +1,8 @@
 // Lint what n8n's verification lints: the n8n Cloud rule set of @n8n/eslint-plugin-community-nodes and the
 // community, credentials and nodes sets of eslint-plugin-n8n-nodes-base on the shipped code and package.json
 // (what `n8n-node lint` and @n8n/scan-community-package apply); ordinary TypeScript rules everywhere else.
+// The layers of the shipped code and import cycles are dependency-cruiser's (.dependency-cruiser.cjs), dead exports
+// and unused files knip's (knip.jsonc); `npm run lint` runs all three.
 import tseslint from 'typescript-eslint';
 import communityNodes from '@n8n/eslint-plugin-community-nodes';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
@@ -24,34 +26,8 @@ const errorConstructors = {
 };
 const errorsModule = 'nodes/DomainData/errors.ts';
 
-// Layers point one way: errors.ts and parameters.ts at the bottom (n8n-workflow only, and parameters.ts on
-// errors.ts), then transport/, helpers/, actions/, the nodes. Nothing below actions/ imports actions/, and
-// nothing outside transport/ reaches past its index (service errors come from there, parameter errors from
-// errors.ts). A file matched by several blocks below gets the last one's patterns, so each block lists all of its own.
-const bottomLayer = ['nodes/DomainData/errors.ts', 'nodes/DomainData/parameters.ts'];
-const importsOfActions = {
-	regex: '(^|/)actions(/|$)',
-	message: 'transport/ and helpers/ sit below actions/: move the shared piece down instead.',
-};
-const transportInternals = {
-	regex: '(^|/)transport/.',
-	message: 'Import the transport through its index (transport/); errors of parameters come from errors.ts.',
-};
-// The trigger is a second node on DomainData's layers: besides those, it shares only the editor definitions of
-// actions/ (the option lists of common.ts, dataset/fieldOptions.ts, dataset/output.ts), never an operation, a
-// resource, the router or the per-item runner; DomainData does not import its trigger.
-const triggerOwnActions = {
-	regex: '(^|/)actions/(?!(common|dataset/fieldOptions|dataset/output)$)',
-	message: 'The trigger shares the editor definitions of actions/ (common, dataset/fieldOptions, dataset/output) only.',
-};
-const importsOfTrigger = {
-	regex: '(^|/)DomainDataTrigger(/|$)',
-	message: 'DomainData does not depend on its trigger.',
-};
-const restrictImports = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
-
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs', '.cache/**', 'tmp/**'] },
+	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs', '.cache/**', 'tmp/**'] },
 	...tseslint.configs.recommended.map((config) => ({ ...config, files: ['**/*.ts'] })),
 	{
 		files: ['**/*.ts'],
@@ -93,29 +69,5 @@ export default tseslint.config(
 		files: shipped,
 		ignores: [errorsModule],
 		rules: { 'no-restricted-syntax': ['error', errorConstructors] },
-	},
-	{
-		files: shipped,
-		ignores: ['nodes/DomainData/transport/**'],
-		rules: restrictImports(transportInternals, importsOfTrigger),
-	},
-	{
-		files: ['nodes/DomainDataTrigger/**/*.ts'],
-		rules: restrictImports(transportInternals, triggerOwnActions),
-	},
-	{
-		files: ['nodes/DomainData/helpers/**/*.ts'],
-		rules: restrictImports(importsOfActions, transportInternals, importsOfTrigger),
-	},
-	{
-		files: ['nodes/DomainData/transport/**/*.ts'],
-		rules: restrictImports(importsOfActions, importsOfTrigger),
-	},
-	{
-		files: bottomLayer,
-		rules: restrictImports({
-			regex: '^\\.\\.?/(?!errors$)',
-			message: 'errors.ts and parameters.ts are the bottom layer: they import n8n-workflow and ./errors only.',
-		}),
 	},
 );

@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 
 export const SECTION_NAMES = [
 	'stream',
@@ -41,40 +42,57 @@ export interface Arguments {
 
 const USAGE = `Usage: npm run bench -- [--tiny [--n8n]] [--profile] [--out file.md] [--only ${SECTION_NAMES.join(',')}] [--size records] [--targets] [--runs name,name]`;
 
-export function parseArguments(argv: string[]): Arguments {
-	const known = ['--tiny', '--n8n', '--profile', '--out', '--only', '--size', '--targets', '--runs'];
-	const takesValue = ['--out', '--only', '--size', '--runs'];
-	for (let i = 0; i < argv.length; i++) {
-		if (!known.includes(argv[i])) throw new Error(`Unknown argument ${argv[i]}. ${USAGE}`);
-		if (takesValue.includes(argv[i])) {
-			const value = argv[i + 1];
-			if (value === undefined || value.startsWith('--')) throw new Error(`${argv[i]} needs a value. ${USAGE}`);
-			i++;
+const OPTIONS = {
+	tiny: { type: 'boolean' },
+	n8n: { type: 'boolean' },
+	profile: { type: 'boolean' },
+	targets: { type: 'boolean' },
+	out: { type: 'string' },
+	only: { type: 'string' },
+	size: { type: 'string' },
+	runs: { type: 'string' },
+} as const;
+
+/** The flags of `argv`; a bad one fails in the bench's words (unknown argument, needs a value), with the usage. */
+function readFlags(argv: string[]) {
+	try {
+		return parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
+	} catch (error) {
+		const { code, message } = error as NodeJS.ErrnoException;
+		// parseArgs quotes the argument first: "Unknown option '--fast'", "Option '--out <value>' argument missing".
+		const argument = /'([^' ]+)/.exec(message)?.[1];
+		if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+			throw new Error(`Unknown argument ${argument}. ${USAGE}`);
 		}
+		if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+			const what = message.includes('does not take an argument') ? 'takes no value' : 'needs a value';
+			throw new Error(`${argument} ${what}. ${USAGE}`);
+		}
+		throw error;
 	}
-	const value = (flag: string) => {
-		const index = argv.indexOf(flag);
-		return index === -1 ? undefined : argv[index + 1];
-	};
-	const tiny = argv.includes('--tiny');
+}
+
+export function parseArguments(argv: string[]): Arguments {
+	const values = readFlags(argv);
+	const tiny = values.tiny === true;
 	const byDefault = SECTION_NAMES.filter((name) => !ONLY_WHEN_NAMED.includes(name));
-	const only = (value('--only') ?? byDefault.join(',')).split(',').filter(Boolean);
+	const only = (values.only ?? byDefault.join(',')).split(',').filter(Boolean);
 	for (const name of only) {
 		if (!(SECTION_NAMES as readonly string[]).includes(name)) {
 			throw new Error(`Unknown section ${name}; known: ${SECTION_NAMES.join(', ')}`);
 		}
 	}
-	const sizeText = value('--size');
+	const sizeText = values.size;
 	const size = sizeText === undefined ? undefined : Number(sizeText);
 	if (size !== undefined && !(Number.isInteger(size) && size >= 10)) {
 		throw new Error(`--size needs a whole number of records, 10 or more (got ${sizeText}). ${USAGE}`);
 	}
-	const runs = value('--runs')
+	const runs = values.runs
 		?.split(',')
 		.map((run) => run.trim())
 		.filter(Boolean);
 	if (runs?.length === 0) throw new Error(`--runs needs one or more run names. ${USAGE}`);
-	const given = value('--out');
+	const given = values.out;
 	const out = given
 		? resolve(given)
 		: tiny
@@ -82,11 +100,11 @@ export function parseArguments(argv: string[]): Arguments {
 			: COMMITTED_REPORT;
 	return {
 		tiny,
-		n8n: !tiny || argv.includes('--n8n'),
+		n8n: !tiny || values.n8n === true,
 		out,
 		only,
-		profile: argv.includes('--profile'),
-		...(argv.includes('--targets') ? { targetsOnly: true } : {}),
+		profile: values.profile === true,
+		...(values.targets ? { targetsOnly: true } : {}),
 		...(size === undefined ? {} : { size }),
 		...(runs === undefined ? {} : { runs }),
 	};

@@ -11,6 +11,8 @@
  *
  * docs/performance.md states the result (Compare's memory per domain); every other page links there.
  */
+import { parseArgs } from 'node:util';
+
 import { DomainTable } from '../nodes/DomainData/helpers/compare/domainTable';
 import { KeptRecords } from '../nodes/DomainData/helpers/compare/domainTable';
 import { formatNumber } from './lib/stats';
@@ -43,8 +45,26 @@ function bytesPerDomain(domains: number, keepsRank: boolean): number {
 	return held / domains;
 }
 
+const USAGE = 'Usage: node --expose-gc -r ts-node/register/transpile-only bench/compare-memory.ts [domains ...]';
+
+/** The numbers of domains to measure: the arguments, each a whole number of 1 or more; no flags. */
+function sizesOf(argv: string[]): number[] {
+	let positionals: string[];
+	try {
+		({ positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: {} }));
+	} catch (error) {
+		throw new Error(`${(error as Error).message}\n${USAGE}`);
+	}
+	return positionals.map((text) => {
+		const size = Number(text);
+		if (!Number.isInteger(size) || size < 1)
+			throw new Error(`A size is a whole number of domains, not ${text}.\n${USAGE}`);
+		return size;
+	});
+}
+
 function main(): void {
-	const sizes = process.argv.slice(2).map(Number);
+	const sizes = sizesOf(process.argv.slice(2));
 	const rows = [];
 	for (const domains of sizes.length ? sizes : [1_000_000, 5_000_000]) {
 		const plain = bytesPerDomain(domains, false);
@@ -58,4 +78,9 @@ function main(): void {
 	console.log(rows.join('\n'));
 }
 
-main();
+try {
+	main();
+} catch (error) {
+	console.error(error instanceof Error ? error.message : error);
+	process.exitCode = 1;
+}

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 
 import { KEYS, startSimulator, type Simulator } from '../test/simulator';
 import { startModel, type StandInModel } from './model/server';
@@ -40,43 +41,53 @@ interface DemoOptions {
 
 const USAGE = `usage: npm run demo [-- --fresh] [--n8n ${NEWEST_N8N_VERSION}] [--port 5678] [--sim-port 8787] [--model-port 8788] [--domains 100000] [--snapshots 6]`;
 
-function parseArguments(argv: string[]): DemoOptions {
-	const options: DemoOptions = {
-		fresh: false,
-		n8nVersion: NEWEST_N8N_VERSION,
-		port: 5678,
-		simPort: 8787,
-		modelPort: 8788,
-		domains: 100_000,
-		snapshots: 6,
-	};
-	for (let i = 0; i < argv.length; i++) {
-		const flag = argv[i];
-		if (flag === '--help' || flag === '-h') {
-			console.log(USAGE);
-			process.exit(0);
-		}
-		if (flag === '--fresh') {
-			options.fresh = true;
-			continue;
-		}
-		if (flag === '--n8n') {
-			const version = argv[++i] ?? '';
-			if (!/^\d+\.\d+\.\d+$/.test(version))
-				throw new Error(`--n8n needs a version such as ${NEWEST_N8N_VERSION}\n${USAGE}`);
-			options.n8nVersion = version;
-			continue;
-		}
-		const value = Number(argv[++i]);
-		if (!Number.isInteger(value) || value < 0) throw new Error(`${flag} needs a whole number\n${USAGE}`);
-		if (flag === '--port') options.port = value;
-		else if (flag === '--sim-port') options.simPort = value;
-		else if (flag === '--model-port') options.modelPort = value;
-		else if (flag === '--domains') options.domains = value;
-		else if (flag === '--snapshots') options.snapshots = value;
-		else throw new Error(`unknown option ${flag}\n${USAGE}`);
+const FLAGS = {
+	help: { type: 'boolean', short: 'h' },
+	fresh: { type: 'boolean' },
+	n8n: { type: 'string' },
+	port: { type: 'string' },
+	'sim-port': { type: 'string' },
+	'model-port': { type: 'string' },
+	domains: { type: 'string' },
+	snapshots: { type: 'string' },
+} as const;
+
+function readFlags(argv: string[]) {
+	try {
+		return parseArgs({ args: argv, options: FLAGS, strict: true }).values;
+	} catch (error) {
+		// parseArgs names the flag and what is wrong with it (unknown, a value missing or given to a switch).
+		throw new Error(`${(error as Error).message}\n${USAGE}`);
 	}
-	return options;
+}
+
+function parseArguments(argv: string[]): DemoOptions {
+	const flags = readFlags(argv);
+	if (flags.help) {
+		console.log(USAGE);
+		process.exit(0);
+	}
+	const version = flags.n8n ?? NEWEST_N8N_VERSION;
+	if (!/^\d+\.\d+\.\d+$/.test(version))
+		throw new Error(`--n8n needs a version such as ${NEWEST_N8N_VERSION}\n${USAGE}`);
+	const whole = (flag: keyof typeof FLAGS, fallback: number): number => {
+		const text = flags[flag];
+		if (typeof text !== 'string') return fallback;
+		const value = Number(text);
+		if (text.trim() === '' || !Number.isInteger(value) || value < 0) {
+			throw new Error(`--${flag} needs a whole number\n${USAGE}`);
+		}
+		return value;
+	};
+	return {
+		fresh: flags.fresh === true,
+		n8nVersion: version,
+		port: whole('port', 5678),
+		simPort: whole('sim-port', 8787),
+		modelPort: whole('model-port', 8788),
+		domains: whole('domains', 100_000),
+		snapshots: whole('snapshots', 6),
+	};
 }
 
 /** The bearer token of the MCP example's trigger in the demo (make your own for a reachable n8n). */

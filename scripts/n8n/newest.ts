@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 
 import { cleanNpmEnv } from './install';
 import { compareVersions, NEWEST_N8N_VERSION } from './versions';
@@ -57,13 +57,39 @@ async function resolves(version: string): Promise<{ ok: boolean; reason?: string
 	}
 }
 
-async function main(): Promise<void> {
-	const args = process.argv.slice(2);
-	const option = (name: string, fallback: number) => {
-		const index = args.indexOf(name);
-		return index >= 0 ? Number(args[index + 1]) : fallback;
+const USAGE = 'usage: npm run n8n:newest [-- --major 2] [--tries 5]';
+
+const FLAGS = { help: { type: 'boolean', short: 'h' }, major: { type: 'string' }, tries: { type: 'string' } } as const;
+
+function readFlags(argv: string[]) {
+	try {
+		return parseArgs({ args: argv, options: FLAGS, strict: true }).values;
+	} catch (error) {
+		// parseArgs names the flag and what is wrong with it (unknown, a value missing or given to a switch).
+		throw new Error(`${(error as Error).message}\n${USAGE}`);
+	}
+}
+
+/** The major version to look in and how many of its newest releases to try. */
+function parseArguments(argv: string[]): { major: number; tries: number } {
+	const values = readFlags(argv);
+	if (values.help) {
+		console.log(USAGE);
+		process.exit(0);
+	}
+	const whole = (flag: 'major' | 'tries', fallback: number, least: number): number => {
+		const value = values[flag] === undefined ? fallback : Number(values[flag]);
+		if (!Number.isInteger(value) || value < least) {
+			throw new Error(`--${flag} needs a whole number of ${least} or more, not ${values[flag]}\n${USAGE}`);
+		}
+		return value;
 	};
-	const candidates = (await releases(option('--major', 2))).slice(0, option('--tries', 5));
+	return { major: whole('major', 2, 0), tries: whole('tries', 5, 1) };
+}
+
+async function main(): Promise<void> {
+	const { major, tries } = parseArguments(process.argv.slice(2));
+	const candidates = (await releases(major)).slice(0, tries);
 	for (const version of candidates) {
 		process.stdout.write(`n8n ${version}: `);
 		const result = await resolves(version);

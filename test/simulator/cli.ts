@@ -3,54 +3,59 @@
  *   npx ts-node --transpile-only test/simulator/cli.ts --port 8787 --domains 100000 [--seed N] [--snapshots N] [--latency MS] [--link-bytes-per-second N] [--host H]
  * (npm run simulator -- --port 8787 --domains 100000). Prints the base URL and the keys.
  */
+import { parseArgs } from 'node:util';
+
 import { KEYS, PLANS, startSimulator, type SimulatorOptions } from './index';
 
 const USAGE =
 	'usage: cli.ts [--port N] [--host H] [--domains N] [--seed N] [--snapshots N] [--latency MS] [--link-bytes-per-second N]';
 
-function parseArguments(argv: string[]): SimulatorOptions {
-	const options: SimulatorOptions = { port: 8787 };
-	for (let i = 0; i < argv.length; i++) {
-		const flag = argv[i];
-		if (flag === '--help' || flag === '-h') {
-			console.log(USAGE);
-			process.exit(0);
-		}
-		const value = argv[++i];
-		if (value === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
-		const number = Number(value);
-		const needNumber = () => {
-			if (!Number.isInteger(number) || number < 0)
-				throw new Error(`${flag} must be a non-negative integer, got "${value}"`);
-			return number;
-		};
-		switch (flag) {
-			case '--port':
-				options.port = needNumber();
-				break;
-			case '--host':
-				options.host = value;
-				break;
-			case '--domains':
-				options.domains = needNumber();
-				break;
-			case '--seed':
-				options.seed = needNumber();
-				break;
-			case '--snapshots':
-				options.snapshots = needNumber();
-				break;
-			case '--latency':
-				options.latencyMs = needNumber();
-				break;
-			case '--link-bytes-per-second':
-				options.linkBytesPerSecond = needNumber();
-				break;
-			default:
-				throw new Error(`unknown option ${flag}\n${USAGE}`);
-		}
+const FLAGS = {
+	help: { type: 'boolean', short: 'h' },
+	port: { type: 'string' },
+	host: { type: 'string' },
+	domains: { type: 'string' },
+	seed: { type: 'string' },
+	snapshots: { type: 'string' },
+	latency: { type: 'string' },
+	'link-bytes-per-second': { type: 'string' },
+} as const;
+
+function readFlags(argv: string[]) {
+	try {
+		return parseArgs({ args: argv, options: FLAGS, strict: true }).values;
+	} catch (error) {
+		// parseArgs names the flag and what is wrong with it (unknown, a value missing or given to a switch).
+		throw new Error(`${(error as Error).message}\n${USAGE}`);
 	}
-	return options;
+}
+
+function parseArguments(argv: string[]): SimulatorOptions {
+	const flags = readFlags(argv);
+	if (flags.help) {
+		console.log(USAGE);
+		process.exit(0);
+	}
+	/** A flag's whole number of 0 or more; undefined when the flag is not given. */
+	const whole = (flag: keyof typeof FLAGS): number | undefined => {
+		const value = flags[flag];
+		if (typeof value !== 'string') return undefined;
+		const number = Number(value);
+		if (!Number.isInteger(number) || number < 0) {
+			throw new Error(`--${flag} must be a non-negative integer, got "${value}"`);
+		}
+		return number;
+	};
+	// startSimulator takes an option left undefined as not given.
+	return {
+		port: whole('port') ?? 8787,
+		host: flags.host,
+		domains: whole('domains'),
+		seed: whole('seed'),
+		snapshots: whole('snapshots'),
+		latencyMs: whole('latency'),
+		linkBytesPerSecond: whole('link-bytes-per-second'),
+	};
 }
 
 async function main(): Promise<void> {
