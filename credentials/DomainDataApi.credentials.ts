@@ -6,9 +6,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-// resolveBaseUrl's rules (transport/request.ts; test/unit/credential keeps the two in step) as an n8n expression that
-// refuses with the node's words before anything is sent. An expression cannot throw an error of its own: `extend` on
-// null throws one named after its second argument (n8n appends "can't be used on null value").
+// resolveBaseUrl's rules (transport/request.ts) as an n8n expression that refuses with the node's words before anything
+// is sent; test/unit/credential/credential.test.ts checks that the two agree on each rule docs/operations.md and the
+// Base URL's description state. An expression cannot throw an error of its own: `extend` on null throws one named
+// after its second argument (n8n appends "can't be used on null value").
 const BASE_URL_EXPRESSION = [
 	'={{ (() => {',
 	'const refuse = (problem) => extend(null, problem + ". The Test sent nothing: this Base URL", []);',

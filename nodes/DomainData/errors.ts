@@ -128,6 +128,13 @@ export function quoteFew(values: readonly unknown[], total = values.length, show
 	return rest > 0 ? `${named} and ${count(rest)} more` : named;
 }
 
+/** A message as the start of a longer sentence: without the white space and full stops at its end. */
+export function withoutFinalStops(message: string): string {
+	let end = message.length;
+	while (end > 0 && (message.charAt(end - 1) === '.' || message.charAt(end - 1).trim() === '')) end--;
+	return message.slice(0, end);
+}
+
 /** Adds a sentence to an error's description (what was done before it failed, how to go on). */
 export function withNote<E extends { description?: string | null }>(error: E, note: string): E {
 	error.description = error.description ? `${error.description} ${note}` : note;
@@ -161,15 +168,41 @@ export function buildApiError(node: INode, parts: ErrorParts): NodeApiError {
 	return error;
 }
 
+/**
+ * What a tool's answer says after this failure, set where the error is made (actions/tool/runAsTool.ts maps it to
+ * words): `description`, the description is written for a model and passed on; `domainList`, the Domains filter a
+ * model may fill holds no domain; `searchFilters`, the service refused a search whose filters had the keys
+ * `filterKeys`.
+ */
+export type ToolHelp = 'description' | 'domainList' | 'searchFilters';
+const TOOL_HELPS: readonly string[] = ['description', 'domainList', 'searchFilters'];
+
 /** A NodeOperationError (a parameter or a state the user can fix). */
 export function operationError(
 	node: INode,
 	message: string,
-	options: { description?: string; itemIndex?: number } = {},
+	options: { description?: string; itemIndex?: number; toolHelp?: ToolHelp } = {},
 ): NodeOperationError {
-	const error = new NodeOperationError(node, message, options);
+	const { toolHelp, ...parts } = options;
+	const error = new NodeOperationError(node, message, parts);
 	error.message = message;
 	if (options.description !== undefined) error.description = options.description;
+	if (toolHelp) error.context.toolHelp = toolHelp;
+	return error;
+}
+
+/** The ToolHelp an error was made with (and the filter keys of `searchFilters`), if any. */
+export function toolHelpOf(error: unknown): { help?: ToolHelp; filterKeys: string[] } {
+	const context = (error as { context?: { toolHelp?: unknown; filterKeys?: unknown } } | undefined)?.context;
+	const help = TOOL_HELPS.includes(String(context?.toolHelp)) ? (context!.toolHelp as ToolHelp) : undefined;
+	const keys = Array.isArray(context?.filterKeys) ? context.filterKeys.map(String) : [];
+	return { help, filterKeys: keys };
+}
+
+/** Marks a service's refusal of a search (a 400) with the filter keys sent, for the tool's words. */
+export function withSearchFilterKeys<E extends NodeApiError | NodeOperationError>(error: E, keys: string[]): E {
+	error.context.toolHelp = 'searchFilters';
+	error.context.filterKeys = keys;
 	return error;
 }
 

@@ -4,6 +4,7 @@ import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { count, operationError } from '../errors';
 import { readPositiveNumber, readWholeNumber } from '../parameters';
 import { type CallLimits, DEFAULT_CALL_LIMITS, DEFAULT_MAX_ATTEMPTS, MAX_TIMER_MS } from '../transport';
+import type { ToolBounds } from './perItem';
 
 export const maxAttemptsOption: INodeProperties = {
 	displayName: 'Max Attempts',
@@ -99,10 +100,23 @@ export function returnAllOrLimit(): INodeProperties[] {
 	];
 }
 
-export function readLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
-	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) return undefined;
-	const limit = this.getNodeParameter('limit', itemIndex, 50);
-	return readWholeNumber(this.getNode(), limit, 'parameter "Limit"', { itemIndex });
+/**
+ * Return All / Limit of one item. A tool (`tool`) reads at most its records, plus one where only a record more than it
+ * shows tells that there are more (`tellsMore`; Search learns it from the cursor); a Limit below the bound is the
+ * user's, and shown whole.
+ */
+export function readLimit(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	tool?: ToolBounds,
+	tellsMore = true,
+): number | undefined {
+	if (!tool && (this.getNodeParameter('returnAll', itemIndex, false) as boolean)) return undefined;
+	const limit = readWholeNumber(this.getNode(), this.getNodeParameter('limit', itemIndex, 50), 'parameter "Limit"', {
+		itemIndex,
+	});
+	if (!tool) return limit;
+	return Math.min(limit, tool.records) + (tellsMore && limit >= tool.records ? 1 : 0);
 }
 
 export const optionsCollection = (options: INodeProperties[]): INodeProperties => ({

@@ -21,5 +21,5 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	// n8n gives the tool version of a node the type `<package>.<name>Tool`.
 	if (this.getNode().type.endsWith('Tool')) return [await runAsTool.call(this, operation, handler.execute)];
-	return [await handler.execute.call(this, this.getInputData())];
+	return [(await handler.execute.call(this, this.getInputData())).items];
 }

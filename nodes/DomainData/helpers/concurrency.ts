@@ -6,9 +6,7 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 	return pieces;
 }
 
-interface PoolOutcome<R> {
-	/** By task index; undefined for tasks that failed or never started. */
-	results: Array<R | undefined>;
+interface PoolOutcome {
 	failures: Map<number, unknown>;
 	/** The first failure. */
 	error?: unknown;
@@ -29,14 +27,14 @@ type PoolOptions = { limit: number; goOnAfter?: (error: unknown) => boolean };
 /**
  * Runs `task` over `count` indexes, `limit` at a time. After a failure no new task starts unless `goOnAfter` allows
  * it (each call costs credits, and what failed one, such as used-up credits, fails the next); those under way finish.
+ * A task keeps what it finds itself: the outcome tells only which tasks failed or never ran.
  */
-export async function runPool<R>(
+export async function runPool(
 	count: number,
 	options: PoolOptions | number,
-	task: (index: number, control: TaskControl) => Promise<R>,
-): Promise<PoolOutcome<R>> {
+	task: (index: number, control: TaskControl) => Promise<unknown>,
+): Promise<PoolOutcome> {
 	const { limit, goOnAfter } = typeof options === 'number' ? { limit: options, goOnAfter: undefined } : options;
-	const results: Array<R | undefined> = new Array(count).fill(undefined);
 	const done: boolean[] = new Array(count).fill(false);
 	const failures = new Map<number, unknown>();
 	/** Tasks in trouble, with the promise that settles when they do. */
@@ -50,7 +48,7 @@ export async function runPool<R>(
 		const settled = new Promise<void>((resolve) => (settle = resolve));
 		const control: TaskControl = { holdOthers: () => void holding.set(index, settled) };
 		try {
-			results[index] = await task(index, control);
+			await task(index, control);
 			done[index] = true;
 		} catch (caught) {
 			failures.set(index, caught);
@@ -74,5 +72,5 @@ export async function runPool<R>(
 	const workers = Math.max(1, Math.min(Math.floor(limit) || 1, count));
 	await Promise.all(Array.from({ length: workers }, worker));
 	const notDone = [...done.keys()].filter((index) => !done[index]);
-	return { results, failures, error: failures.values().next().value, stoppedBy, notDone };
+	return { failures, error: failures.values().next().value, stoppedBy, notDone };
 }

@@ -16,7 +16,7 @@ const LABELS_IN_ERRORS = 5;
 
 const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** The one date rule: a real calendar date written YYYY-MM-DD (not `2025-02-29`); as strings they sort as dates. */
+/** A label's date: a real calendar date written YYYY-MM-DD (not `2025-02-29`); as strings they sort as dates. */
 export function isCalendarDate(label: unknown): label is string {
 	const match = typeof label === 'string' && DATE_LABEL.exec(label);
 	if (!match) return false;

@@ -1,4 +1,8 @@
-/** A name, URL, email address or Unicode name as the service indexes it: lower-case ASCII, punycode, no final dot. */
+/**
+ * A name, URL, email address or Unicode name as the service indexes it: lower-case ASCII, punycode, no final dot; and
+ * the name of an NDJSON line read from its raw text, which the line selectors (LineSelector) judge lines by.
+ */
+import type { IDataObject } from 'n8n-workflow';
 
 type NormalizedName = { ok: true; name: string } | { ok: false; reason: string };
 
@@ -130,6 +134,14 @@ function namedEntries(text: string): string[] {
 }
 
 // The name of an NDJSON line read from its raw text, before (or instead of) parsing it.
+
+/**
+ * A reader's verdict on the line `text.slice(start, end)` of a block (snapshotReader.ts asks it after the resume,
+ * blank-line and API-key checks, before parsing): true to parse it (also when unsure); false to decline it (counted,
+ * and it keeps the resume point, but it is neither a record nor malformed); or the record that stands for it, handed
+ * out unparsed. The Domains filter's selector and Compare's are built on the raw names below.
+ */
+export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
 export const NAME_FIRST = '{"name":"';
 const QUOTE = 0x22;

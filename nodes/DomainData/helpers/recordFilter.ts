@@ -7,7 +7,8 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { operationError, quoteFew } from '../errors';
 import { readWholeNumber } from '../parameters';
 import { normalizeDomainName } from './domainName';
-import { type DomainList, NOT_LISTED, readDomainList } from './domainSet';
+import { NOT_LISTED } from './domainSet';
+import { type DomainList, readDomainList } from './domainsFilter';
 import type { SnapshotField } from './snapshotFields';
 
 export interface RecordFilter {
@@ -187,6 +188,7 @@ function readDomainsFilter(node: INode, value: unknown, itemIndex: number): Doma
 	const holds = wrong > 0 ? `only entries that are not domain names: ${quoteFew(examples, wrong)}` : 'no entry';
 	throw operationError(node, `The filter "Domains" holds ${holds}`, {
 		itemIndex,
+		toolHelp: 'domainList',
 		description:
 			'Give domain names, URLs or email addresses separated by commas, spaces or new lines, or an array from an ' +
 			"expression, for example {{ $('Accounts').all().map(item => item.json.website) }}. Remove the filter to " +

@@ -10,9 +10,10 @@ import { buildApiError, containsSecret, count, holdsSecret, maskServiceText } fr
 import { operationError } from '../errors';
 import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
 import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
-import { type LineSelector, mayHoldLongInteger, parseJsonExact, withoutMembers } from '../transport';
+import { mayHoldLongInteger, parseJsonExact, withoutMembers } from '../transport';
 import { DEFAULT_BATCH_SIZE, rebatch } from './streams';
 import { listDatasets, unknownLabelError } from './datasets';
+import type { LineSelector } from './domainName';
 import { compileRecordFilter, fieldsReadBy, type RecordFilter } from './recordFilter';
 import { type SnapshotField, toCanonicalFields, withFields } from './snapshotFields';
 
@@ -31,12 +32,8 @@ export function createReadStats(label = '') {
 		/** Malformed lines skipped (with onMalformed 'skip'), and the first of their 1-based line numbers. */
 		skippedLines: 0,
 		skippedLineNumbers: [] as number[],
-		blankLines: 0,
-		/** Stream requests sent (1 + reconnects), and times it was asked again after a drop. */
-		requests: 0,
+		/** Times the stream was asked again after a drop. */
 		reconnects: 0,
-		/** NDJSON bytes handed out by readSnapshotBytes and readSnapshotBlocks. */
-		bytes: 0,
 		/** True once the stream ended or the limit was reached (false if the caller stopped early). */
 		complete: false,
 	};
@@ -78,7 +75,7 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 	const requestFields = withFields(canonical.fields, fieldsReadBy(options.filter));
 	const filterOnlyFields = requestFields.filter((field) => !canonical.fields.includes(field));
 	return {
-		// The options stay an object of their own: copied into this one, they made the per-line loop 5 % slower.
+		// The options stay an object of their own: copied into this one, they slow the per-line loop (by 5 %, measured).
 		options,
 		context,
 		limits: options.limits ?? DEFAULT_CALL_LIMITS,
@@ -210,11 +207,9 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 			const message = `Line ${stats.lines} of the dataset "${label}" contains the API key of the credential`;
 			throw serviceDataError(read, message, KEY_ECHO_DESCRIPTION);
 		}
-		if (verdict === BLANK) {
-			stats.blankLines++;
-		} else if (verdict instanceof NotARecord) {
+		if (verdict instanceof NotARecord) {
 			skipMalformed(read, block.line(index), verdict.problem);
-		} else {
+		} else if (verdict !== BLANK) {
 			// A record or a declined line: either way, the snapshot has records.
 			read.recordLines++;
 			if (verdict !== DECLINED && (!read.predicate || read.predicate(verdict))) {
@@ -231,7 +226,6 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 	}
 	if (read.output === 'records') return records.length > 0 ? { records, bytes: [] } : undefined;
 	const bytes = read.reencode ? trimmed.map((line) => utf8.encode(line + '\n')) : block.keptBytes(taken, leftOut);
-	for (const piece of bytes) stats.bytes += piece.length;
 	return bytes.length > 0 ? { records: read.output === 'both' ? records : [], bytes } : undefined;
 }
 

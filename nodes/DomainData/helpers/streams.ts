@@ -13,7 +13,7 @@ import { joinBytes } from '../transport';
 export const DEFAULT_BATCH_SIZE = 1000;
 
 /**
- * The one batching loop: arrays of any size into arrays of `size` (the last may be shorter), without the first `skip`
+ * Batching: arrays of any size into arrays of `size` (the last may be shorter), without the first `skip`
  * elements. An incoming array of the right size is handed on as it is: a source that already batches costs nothing.
  */
 export async function* rebatch<T>(source: AsyncIterable<T[]>, size: number, skip = 0): AsyncGenerator<T[]> {

@@ -1,6 +1,7 @@
 /**
- * The one place where the package talks HTTP: JSON requests (`apiRequest`) and NDJSON streams (`readNdjsonStream`)
- * under one retry policy, with errors that say what to do and never hold the API key (docs/service-interface.md).
+ * The package's requests to the Domain Data service: JSON requests (`apiRequest`) and NDJSON streams
+ * (`readNdjsonStream`) under one retry policy, with errors that say what to do and never hold the API key
+ * (docs/service-interface.md).
  */
 import { send } from './send';
 import type { ApiRequest, DomainDataFunctions } from './request';
@@ -9,7 +10,7 @@ import type { ApiRequest, DomainDataFunctions } from './request';
 export { KEY_ECHO_DESCRIPTION, unexpectedAnswerError } from './failures';
 export { cursorValue, mayHoldLongInteger, parseJsonExact, withoutMembers } from './json';
 export { MAX_TIMER_MS } from './idle';
-export { classifyNetworkCode, DEFAULT_MAX_ATTEMPTS, isTransientError, type RetryTiming } from './retry';
+export { classifyNetworkCode, DEFAULT_MAX_ATTEMPTS, isTransientError } from './retry';
 export {
 	cancelSignal,
 	credentialSecret,
@@ -19,7 +20,8 @@ export {
 	type CallLimits,
 	type DomainDataFunctions,
 } from './request';
-export { excerpt, type Hash64, hash64, Hasher64, joinBytes, type LineSelector } from './ndjson';
+export { type Hash64, hash64, Hasher64 } from './hash';
+export { excerpt, joinBytes } from './ndjson';
 export { readNdjsonStream, type LineRange, type NdjsonStreamOptions } from './ndjsonSource';
 
 /** Sends a JSON request and returns the service's answer, a JSON object. */

@@ -2,11 +2,8 @@
  * Splits an NDJSON body that arrives as byte chunks into lines, on bytes before decoding: '\n' never occurs inside
  * a multi-byte UTF-8 character, so the complete lines of a chunk are decoded in one call and a character cut by a
  * chunk boundary is carried over with the rest of its line. A line longer than a chunk is kept as pieces and joined
- * once when its end arrives; nothing else is copied, and no string is made per line. Lines (and names in them) are
- * told apart by one 64-bit hash: the resume's fingerprint here, Compare's tables above.
+ * once when its end arrives; nothing else is copied, and no string is made per line.
  */
-import type { IDataObject } from 'n8n-workflow';
-
 import { clip } from '../errors';
 
 /** A line longer than this is refused instead of growing memory without bound (records are ~1 KB). */
@@ -19,13 +16,6 @@ const NO_BYTES = new Uint8Array(0);
 /** Bytes that are not valid UTF-8 become U+FFFD (as TextDecoder makes them), in items and files alike. */
 const REPLACEMENT_CHARACTER = '\uFFFD';
 const utf8 = new TextEncoder();
-
-/**
- * A reader's verdict on the line `text.slice(start, end)` of a block, asked after the resume, blank-line and API-key
- * checks, before parsing: true to parse it (also when unsure); false to decline it (counted, and it keeps the resume
- * point, but it is neither a record nor malformed); or the record that stands for it, handed out unparsed.
- */
-export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
 /** The complete lines one chunk (or the end of the body) completed. */
 export class LineBlock {
@@ -217,74 +207,4 @@ export function bytesPerLine(pieces: readonly Uint8Array[]): Uint8Array[] {
 /** A short, single-line excerpt of a line for error messages. */
 export function excerpt(line: string, length = 80): string {
 	return clip(line.replace(/\s+/g, ' '), length + 1);
-}
-
-/**
- * cyrb53 with both 32-bit lanes kept: the one 64-bit string hash of the package (a community node may not use Node's
- * crypto). For a million names the chance that two share a hash is about 3 in 10^8.
- */
-const imul = Math.imul;
-
-// cyrb53's constants as int32 values: a constant above 2^31 is a heap number and keeps the loop in floating point.
-const SEED1 = 0xdeadbeef | 0;
-const SEED2 = 0x41c6ce57 | 0;
-const M1 = 2654435761 | 0;
-const M2 = 1597334677 | 0;
-const F1 = 2246822507 | 0;
-const F2 = 3266489909 | 0;
-
-export type Hash64 = { hi: number; lo: number };
-
-/** The hash fed in pieces (`reset`, then `text`, `code`, `word` in any order, then `digest`): no string is built. */
-export class Hasher64 {
-	private h1 = SEED1;
-	private h2 = SEED2;
-
-	reset(): this {
-		this.h1 = SEED1;
-		this.h2 = SEED2;
-		return this;
-	}
-
-	text(text: string, start = 0, end = text.length): this {
-		let { h1, h2 } = this;
-		for (let i = start; i < end; i++) {
-			const code = text.charCodeAt(i);
-			h1 = imul(h1 ^ code, M1);
-			h2 = imul(h2 ^ code, M2);
-		}
-		this.h1 = h1;
-		this.h2 = h2;
-		return this;
-	}
-
-	/** One UTF-16 code unit (a separator). */
-	code(code: number): this {
-		this.h1 = imul(this.h1 ^ code, M1);
-		this.h2 = imul(this.h2 ^ code, M2);
-		return this;
-	}
-
-	/** A 32-bit number, as two code units. */
-	word(value: number): this {
-		return this.code(value & 0xffff).code(value >>> 16);
-	}
-
-	digest(out: Hash64): Hash64 {
-		let { h1, h2 } = this;
-		h1 = imul(h1 ^ (h1 >>> 16), F1);
-		h1 ^= imul(h2 ^ (h2 >>> 13), F2);
-		h2 = imul(h2 ^ (h2 >>> 16), F1);
-		h2 ^= imul(h1 ^ (h1 >>> 13), F2);
-		out.hi = h2 >>> 0;
-		out.lo = h1 >>> 0;
-		return out;
-	}
-}
-
-const shared = new Hasher64();
-
-/** Hashes `text.slice(start, end)` into `out` (unsigned halves) and returns `out`. */
-export function hash64(text: string, out: Hash64, start = 0, end = text.length): Hash64 {
-	return shared.reset().text(text, start, end).digest(out);
 }

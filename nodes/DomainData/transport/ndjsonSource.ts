@@ -1,12 +1,13 @@
 /**
- * One snapshot stream read to the end whatever the network does, in memory bounded by a chunk: the one place that
- * asks a stream again. After a drop, the same request skips the lines handed out, checked by their fingerprint
- * (docs/dataset.md, "Resume after a dropped connection"), under one retry budget for the whole read.
+ * One snapshot stream read to the end whatever the network does, in memory bounded by a chunk. After a drop, the
+ * same request is sent again and skips the lines handed out, checked by their fingerprint (docs/dataset.md, "Resume
+ * after a dropped connection"), under one retry budget for the whole read; no other code asks a stream again.
  */
 import { asNodeError, buildApiError, count, redact } from '../errors';
 import { isUndecodableBody, undecodableBodyError } from './failures';
 import { IdleTimeoutError } from './idle';
-import { Hasher64, type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
+import { Hasher64 } from './hash';
+import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { type ApiRequest, type CallLimits, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
 import { isTransientError, networkErrorCode, networkFailureLabel, RetryBudget } from './retry';
 import { ndjsonBody, send } from './send';
@@ -22,8 +23,10 @@ export interface NdjsonStreamOptions extends Pick<ApiRequest, 'qs' | 'itemIndex'
 	/** The errors for the service's "not found" and for a cancelled execution (the caller knows more). */
 	notFound: () => Promise<Error>;
 	cancelled: () => Error;
-	/** Stream requests sent, and how many of them resumed after a drop. */
-	counts?: { requests: number; reconnects: number };
+	/** Counts the stream requests that resumed after a drop. */
+	counts?: { reconnects: number };
+	/** The retry budget of the whole read; when absent, one from `limits` and the execution's cancel signal. */
+	budget?: RetryBudget;
 }
 
 interface Source {
@@ -45,11 +48,10 @@ export async function* readNdjsonStream(this: DomainDataFunctions, options: Ndjs
 	const secret = await credentialSecret.call(this);
 	const source: Source = { context: this, options, signal, secret, handled: 0, fingerprint, damaged: new Set() };
 	// One budget for the whole read: the transport's retries and the resumes below spend it together.
-	const budget = new RetryBudget(options.limits, signal);
+	const budget = options.budget ?? new RetryBudget(options.limits, signal);
 	for (;;) {
 		const handledBefore = source.handled;
 		const body = await open(source, budget);
-		if (options.counts) options.counts.requests++;
 		const failure = yield* readResponse(source, body);
 		if (failure === undefined) return;
 		if (source.handled > handledBefore) budget.progress();

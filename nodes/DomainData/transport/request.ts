@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 
 import { operationError } from '../errors';
-import { DEFAULT_MAX_ATTEMPTS, type RetryBudget, type RetryTiming } from './retry';
+import { DEFAULT_MAX_ATTEMPTS, type RetryBudget } from './retry';
 
 export type DomainDataFunctions = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
@@ -14,8 +14,6 @@ export interface CallLimits {
 	idleTimeoutMs: number;
 	/** A JSON answer not whole this long after the request was sent counts as failed (one that trickles). */
 	deadlineMs: number;
-	/** Tests only: shorter waits between tries than the shipped RETRY_TIMING. */
-	retryTiming?: RetryTiming;
 }
 
 /** The limits of calls made without an item's options (the dataset dropdown), and the defaults of the options. */
@@ -83,7 +81,7 @@ export function encodePath(this: DomainDataFunctions, request: ApiRequest): stri
 	return path;
 }
 
-/** The signal of a cancelled execution (the one lookup; older n8n versions offer none). */
+/** The signal of a cancelled execution (older n8n versions offer none). */
 export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
 	return (context as { getExecutionCancelSignal?: () => AbortSignal | undefined }).getExecutionCancelSignal?.();
 }

@@ -1,7 +1,7 @@
 /**
- * The one retry policy (docs/operations.md#retries-and-the-base-url): which failures are tried again (statuses,
- * and requests that got no whole answer: refused, dropped, silent), how long to wait, how many requests one read
- * may make. Every call is a read, so a retry changes nothing on the service.
+ * The retry policy of every request (docs/operations.md#retries-and-the-base-url): which failures are tried again
+ * (statuses, and requests that got no whole answer: refused, dropped, silent), how long to wait, how many requests
+ * one read may make. Every call is a read, so a retry changes nothing on the service.
  */
 import { sleep, sleepWithAbort } from 'n8n-workflow';
 
@@ -13,7 +13,7 @@ export interface RetryTiming {
 	maxRetryAfterMs: number;
 }
 
-/** The timing of the shipped node; tests pass a faster one. */
+/** The waits between requests (docs/operations.md). */
 export const RETRY_TIMING: Readonly<RetryTiming> = Object.freeze({
 	baseDelayMs: 500,
 	maxDelayMs: 30_000,
@@ -159,15 +159,17 @@ export class RetryBudget {
 	/** What the service asked for, when the last wait was cut to `maxRetryAfterMs`. */
 	private cappedRequestMs?: number;
 
-	readonly timing: RetryTiming;
-
-	/** `limits.maxAttempts` comes checked: readCallLimits refuses what a user typed wrong. */
+	/**
+	 * `limits.maxAttempts` comes checked: readCallLimits refuses what a user typed wrong. `timing`: RETRY_TIMING in
+	 * the node; a budget made elsewhere and handed to a request (ApiRequest's and readNdjsonStream's `budget`) may
+	 * wait otherwise.
+	 */
 	constructor(
-		limits: { maxAttempts: number; retryTiming?: RetryTiming },
+		limits: { maxAttempts: number },
 		readonly signal?: AbortSignal,
+		readonly timing: Readonly<RetryTiming> = RETRY_TIMING,
 	) {
 		this.maxAttempts = limits.maxAttempts;
-		this.timing = limits.retryTiming ?? RETRY_TIMING;
 	}
 
 	/** Counts a request about to be sent; returns its number in the current run (1 for the first). */

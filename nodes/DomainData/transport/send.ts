@@ -25,6 +25,7 @@ import {
 	header,
 	resolveTarget,
 	type ApiRequest,
+	type CallLimits,
 	type DomainDataFunctions,
 } from './request';
 import { classifyNetworkCode, networkErrorCode, networkFailureLabel, RETRYABLE_STATUSES, RetryBudget } from './retry';
@@ -48,6 +49,18 @@ interface Failed {
 	retryAfter?: string;
 }
 
+type SendMode = { stream: boolean; allowNotFound?: boolean };
+
+/** What stays the same across the tries of one request. */
+type Sending = {
+	node: INode;
+	request: ApiRequest;
+	mode: SendMode;
+	url: string;
+	limits: CallLimits;
+	context: FailureContext;
+};
+
 /**
  * Sends `request` until a 2xx answer comes (a stream's body as chunks, a JSON answer read and parsed) or the retry
  * budget says to stop, then throws the error that names what to do (`allowNotFound`: undefined for the service's 404).
@@ -55,13 +68,12 @@ interface Failed {
 export async function send(
 	this: DomainDataFunctions,
 	request: ApiRequest,
-	mode: { stream: boolean; allowNotFound?: boolean },
+	mode: SendMode,
 ): Promise<Answer | undefined> {
 	const node = this.getNode();
 	const target = await resolveTarget.call(this, request.itemIndex);
 	const path = encodePath.call(this, request);
 	const limits = request.limits ?? DEFAULT_CALL_LIMITS;
-	const { idleTimeoutMs, deadlineMs } = limits;
 	const budget = request.budget ?? new RetryBudget(limits, cancelSignal(this));
 	const context: FailureContext = {
 		method: request.method,
@@ -72,65 +84,13 @@ export async function send(
 		badRequestDescription: request.badRequestDescription,
 		secret: target.secret,
 	};
+	const sending: Sending = { node, request, mode, url: target.root + path, limits, context };
 
 	for (;;) {
 		const attempt = budget.startRequest();
-		// A fresh options object per try: n8n's helpers add headers and remove empty bodies in place.
-		const options: IHttpRequestOptions = {
-			method: request.method,
-			url: target.root + path,
-			qs: request.qs,
-			body: requestBody(request.body),
-			json: false,
-			encoding: 'stream',
-			headers: { accept: mode.stream ? 'application/x-ndjson, application/json' : 'application/json' },
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			// The bearer key stays with the service's own address, also when a proxy redirects elsewhere.
-			sendCredentialsOnCrossOriginRedirect: false,
-			// n8n's client applies `timeout` to a silent socket even while a stream's body is paused: a stream gets an hour
-			// or more (it only frees an abandoned socket); withIdleTimeout counts silence only while a chunk is awaited.
-			timeout: mode.stream ? Math.min(MAX_TIMER_MS, Math.max(idleTimeoutMs, 60 * 60_000)) : idleTimeoutMs,
-		};
-		if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
-
-		const sentAt = Date.now();
-		let response: IN8nHttpFullResponse | undefined;
-		let failed: Failed | undefined;
-		try {
-			const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
-			const waitMs = mode.stream ? idleTimeoutMs : deadlineMs;
-			// A late answer is closed: the node no longer waits for it.
-			response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, (late) =>
-				(late?.body as { destroy?: () => void } | undefined)?.destroy?.(),
-			);
-		} catch (error) {
-			// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
-			failed = { code: networkErrorCode(error) };
-		}
-		if (response) {
-			const { statusCode: status, headers } = response;
-			const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
-			const body = isAsyncIterable(response.body)
-				? withIdleTimeout(response.body, idleTimeoutMs, deadline)
-				: response.body;
-			if (status >= 200 && status < 300) {
-				const answer: Answer = { status, headers, body, context };
-				if (mode.stream) return answer;
-				failed = await readJsonAnswer(node, answer);
-				if (!failed) return answer;
-			} else {
-				const contentType = header(headers, 'content-type');
-				failed = {
-					answer: { status, statusText: response.statusMessage, body: await readHead(body), contentType },
-					retryAfter: header(headers, 'retry-after'),
-				};
-			}
-		} else {
-			// No answer in time: named as n8n's own timeout names it (a stream), or as the missed deadline.
-			failed ??= mode.stream ? { code: 'ECONNABORTED' } : { idle: new RequestDeadlineError(deadlineMs) };
-		}
-
+		const tried = await tryOnce.call(this, sending);
+		if ('answer' in tried) return tried.answer;
+		const { failed } = tried;
 		const kind = failed.idle ? 'dropped' : classifyNetworkCode(failed.code);
 		const wait = budget.afterFailure({
 			label: failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? networkFailureLabel(failed.code)),
@@ -138,15 +98,7 @@ export async function send(
 			unreachable: !failed.answer && kind === 'unreachable',
 			retryAfter: failed.retryAfter,
 		});
-
-		if (wait === undefined) {
-			if (failed.idle instanceof RequestDeadlineError) throw deadlineError(node, failed.idle.ms, context);
-			if (!failed.answer) throw networkError(node, failed.idle ? 'ETIMEDOUT' : failed.code, context);
-			// Only the service's own "not found" means "not in the index"; another server's 404 page stays an error.
-			const { status, body, contentType } = failed.answer;
-			if (status === 404 && mode.allowNotFound && readServiceMessage(body, contentType).fromService) return undefined;
-			throw statusError(node, failed.answer, context);
-		}
+		if (wait === undefined) return givenUp(failed, sending);
 
 		this.logger.debug(
 			`Domain Data: ${failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? failed.code)} on ` +
@@ -155,6 +107,75 @@ export async function send(
 		request.onRetry?.();
 		await budget.wait(wait);
 	}
+}
+
+/** One try of a request: the 2xx answer (a JSON one read whole), or what went wrong. */
+async function tryOnce(
+	this: DomainDataFunctions,
+	{ node, request, mode, url, limits, context }: Sending,
+): Promise<{ answer: Answer } | { failed: Failed }> {
+	const { idleTimeoutMs, deadlineMs } = limits;
+	// A fresh options object per try: n8n's helpers add headers and remove empty bodies in place.
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url,
+		qs: request.qs,
+		body: requestBody(request.body),
+		json: false,
+		encoding: 'stream',
+		headers: { accept: mode.stream ? 'application/x-ndjson, application/json' : 'application/json' },
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// The bearer key stays with the service's own address, also when a proxy redirects elsewhere.
+		sendCredentialsOnCrossOriginRedirect: false,
+		// n8n's client applies `timeout` to a silent socket even while a stream's body is paused: a stream gets an hour
+		// or more (it only frees an abandoned socket); withIdleTimeout counts silence only while a chunk is awaited.
+		timeout: mode.stream ? Math.min(MAX_TIMER_MS, Math.max(idleTimeoutMs, 60 * 60_000)) : idleTimeoutMs,
+	};
+	if (request.body !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
+
+	const sentAt = Date.now();
+	let response: IN8nHttpFullResponse | undefined;
+	try {
+		const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
+		const waitMs = mode.stream ? idleTimeoutMs : deadlineMs;
+		// A late answer is closed: the node no longer waits for it.
+		response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, (late) =>
+			(late?.body as { destroy?: () => void } | undefined)?.destroy?.(),
+		);
+	} catch (error) {
+		// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
+		return { failed: { code: networkErrorCode(error) } };
+	}
+	if (!response) {
+		// No answer in time: named as n8n's own timeout names it (a stream), or as the missed deadline.
+		return { failed: mode.stream ? { code: 'ECONNABORTED' } : { idle: new RequestDeadlineError(deadlineMs) } };
+	}
+	const { statusCode: status, headers } = response;
+	const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
+	const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleTimeoutMs, deadline) : response.body;
+	if (status < 200 || status >= 300) {
+		const contentType = header(headers, 'content-type');
+		return {
+			failed: {
+				answer: { status, statusText: response.statusMessage, body: await readHead(body), contentType },
+				retryAfter: header(headers, 'retry-after'),
+			},
+		};
+	}
+	const answer: Answer = { status, headers, body, context };
+	const failed = mode.stream ? undefined : await readJsonAnswer(node, answer);
+	return failed ? { failed } : { answer };
+}
+
+/** The end of a request the budget gives up on: the error that names what to do, or undefined for an allowed 404. */
+function givenUp(failed: Failed, { node, mode, context }: Sending): undefined {
+	if (failed.idle instanceof RequestDeadlineError) throw deadlineError(node, failed.idle.ms, context);
+	if (!failed.answer) throw networkError(node, failed.idle ? 'ETIMEDOUT' : failed.code, context);
+	// Only the service's own "not found" means "not in the index"; another server's 404 page stays an error.
+	const { status, body, contentType } = failed.answer;
+	if (status === 404 && mode.allowNotFound && readServiceMessage(body, contentType).fromService) return undefined;
+	throw statusError(node, failed.answer, context);
 }
 
 /**

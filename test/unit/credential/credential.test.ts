@@ -3,8 +3,10 @@
  * way n8n's CredentialsTester runs it (a RoutingNode over the test request, then the same mapping of
  * failures to the message the editor shows) against the simulator over real HTTP.
  */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 import type {
 	ICredentialDataDecryptedObject,
@@ -49,13 +51,9 @@ const noNodeTypes = {
 	getKnownTypes: () => ({}),
 } as unknown as INodeTypes;
 
-describe('the base URL expression of the test request', () => {
-	const workflow = new Workflow({
-		nodes: [],
-		connections: {},
-		active: false,
-		nodeTypes: noNodeTypes,
-	});
+/** The Test's Base URL expression as n8n resolves it for `baseUrl` (a refusal throws). */
+function resolveExpression(baseUrl: string): unknown {
+	const workflow = new Workflow({ nodes: [], connections: {}, active: false, nodeTypes: noNodeTypes });
 	const node = {
 		id: 'n',
 		name: 'Temp-Node',
@@ -64,16 +62,17 @@ describe('the base URL expression of the test request', () => {
 		position: [0, 0] as [number, number],
 		parameters: {},
 	};
-	const resolve = (baseUrl: string) =>
-		workflow.expression.getSimpleParameterValue(
-			node,
-			credentialType.test.request.baseURL as string,
-			'internal',
-			{ $credentials: { baseUrl, apiKey: 'k' } },
-			undefined,
-			'',
-		);
+	return workflow.expression.getSimpleParameterValue(
+		node,
+		credentialType.test.request.baseURL as string,
+		'internal',
+		{ $credentials: { baseUrl, apiKey: 'k' } },
+		undefined,
+		'',
+	);
+}
 
+describe('the base URL expression of the test request', () => {
 	test.each([
 		'https://api.domain-data.example',
 		'https://api.domain-data.example/',
@@ -88,7 +87,7 @@ describe('the base URL expression of the test request', () => {
 	])('%j resolves as the transport resolves it', (baseUrl) => {
 		const resolved = resolveBaseUrl(baseUrl);
 		if (!resolved.ok) throw new Error(resolved.problem);
-		expect(resolve(baseUrl)).toBe(resolved.root);
+		expect(resolveExpression(baseUrl)).toBe(resolved.root);
 	});
 
 	// What the node refuses, the Test refuses with the node's words (n8n appends its own few words).
@@ -106,7 +105,64 @@ describe('the base URL expression of the test request', () => {
 	])('%j is refused as the transport refuses it', (baseUrl) => {
 		const resolved = resolveBaseUrl(baseUrl);
 		if (resolved.ok) throw new Error(`the transport accepts ${baseUrl}`);
-		expect(() => resolve(baseUrl)).toThrow(resolved.problem);
+		expect(() => resolveExpression(baseUrl)).toThrow(resolved.problem);
+	});
+});
+
+/**
+ * Each rule of the Base URL as docs/operations.md ("Base URL", in "Retries and the Base URL") and the credential's
+ * description state it, with addresses that show it: the Test's expression and the transport's resolveBaseUrl agree
+ * on every one (the same API root, or a refusal in the same words). `words`: how the docs name the rule.
+ */
+const DOCUMENTED_RULES: Array<{ words: string; accepted?: string[]; refused?: string[] }> = [
+	{
+		words: 'Enter the address of the service (`https://api.domain-data.example`)',
+		accepted: ['https://api.domain-data.example', 'https://API.Domain-Data.example:443', 'http://127.0.0.1:8787'],
+	},
+	{
+		words: 'a trailing slash',
+		accepted: ['https://api.domain-data.example/', 'https://proxy.example/domain-data/'],
+	},
+	{
+		words: '`/json/api/v1` is accepted',
+		accepted: [
+			'https://api.domain-data.example/json/api/v1',
+			'https://api.domain-data.example/json/api/v1/',
+			'http://proxy.example/domain-data/json/api/v1',
+		],
+	},
+	{
+		words: 'Only `http://` and `https://` addresses are accepted',
+		accepted: ['http://api.domain-data.example', 'HTTPS://api.domain-data.example'],
+		refused: ['ftp://api.domain-data.example', 'ws://api.domain-data.example', 'api.domain-data.example', '//api.x'],
+	},
+	{ words: 'without a user name', refused: ['https://user@api.domain-data.example'] },
+	{
+		words: 'password',
+		refused: ['https://user:pass@api.domain-data.example', 'https://:pass@api.domain-data.example'],
+	},
+	{ words: 'query', refused: ['https://api.domain-data.example/?token=abc', 'https://api.domain-data.example?x=1'] },
+	{ words: 'fragment', refused: ['https://api.domain-data.example/#x', 'https://api.domain-data.example#top'] },
+];
+
+describe('the Base URL rules the docs state: the Test and the transport agree on each', () => {
+	test("docs/operations.md and the credential's description state these rules", () => {
+		const docs = readFileSync(join(__dirname, '../../../docs/operations.md'), 'utf8');
+		const paragraph = docs.slice(docs.indexOf('**Base URL.**')).split('\n\n')[0].replace(/\s+/g, ' ');
+		for (const { words } of DOCUMENTED_RULES) expect(paragraph).toContain(words);
+		const description = credentialType.properties.find((property) => property.name === 'baseUrl')?.description;
+		expect(description).toContain('https://api.domain-data.example. A trailing slash or a trailing /json/api/v1');
+	});
+
+	const cases = DOCUMENTED_RULES.flatMap(({ words, accepted = [], refused = [] }) => [
+		...accepted.map((baseUrl) => ({ words, baseUrl, ok: true })),
+		...refused.map((baseUrl) => ({ words, baseUrl, ok: false })),
+	]);
+	test.each(cases)('$words: $baseUrl', ({ baseUrl, ok }) => {
+		const resolved = resolveBaseUrl(baseUrl);
+		expect(resolved.ok).toBe(ok);
+		if (resolved.ok) expect(resolveExpression(baseUrl)).toBe(resolved.root);
+		else expect(() => resolveExpression(baseUrl)).toThrow(resolved.problem);
 	});
 });
 

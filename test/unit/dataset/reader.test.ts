@@ -60,12 +60,10 @@ describe('readSnapshot', () => {
 			records: 2500,
 			skippedLines: 0,
 			skippedLineNumbers: [],
-			blankLines: 0,
-			requests: 1,
 			reconnects: 0,
-			bytes: 0,
 			complete: true,
 		});
+		expect(sim.calls('stream')).toHaveLength(1);
 		expect(sim.calls('stream')[0].query).toEqual({ fields: 'name,rank', limit: '2500' });
 	});
 
@@ -81,10 +79,10 @@ describe('readSnapshot', () => {
 			records: 2999,
 			skippedLines: 1,
 			skippedLineNumbers: [10],
-			requests: 2,
 			reconnects: 1,
 			complete: true,
 		});
+		expect(sim.calls('stream')).toHaveLength(2);
 	});
 
 	it('stops at `limit` matching records and closes the connection instead of reading the rest', async () => {
@@ -169,10 +167,10 @@ describe('readSnapshot', () => {
 			records: 2000,
 			skippedLines: 1,
 			skippedLineNumbers: [7],
-			requests: 3,
 			reconnects: 2,
 			complete: true,
 		});
+		expect(sim.calls('stream')).toHaveLength(3);
 		// With a selector, the service's `limit` would count declined lines too: it is not sent.
 		expect(sim.calls('stream').map((call) => call.query)).toEqual(Array(3).fill({ fields: 'name' }));
 	});

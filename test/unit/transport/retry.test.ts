@@ -3,14 +3,13 @@
  * requests one read makes. "Max Attempts" is the most requests one read makes in a row without progress,
  * whatever failed; a stream's resume after a drop spends the same budget as the transport's retries.
  * The simulator's request log counts the calls; a small local server plays what the simulator cannot
- * (alternating failures, Retry-After values that ask for no wait). Timing is injected (fast backoff).
+ * (alternating failures, Retry-After values that ask for no wait). Each read gets a retry budget of its own with
+ * fast waits (RetryBudget's timing), passed as the request's or the stream's `budget`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { IDataObject } from 'n8n-workflow';
-
-import { readSnapshot } from '../../../nodes/DomainData/helpers/snapshotReader';
-import { apiRequest, DEFAULT_CALL_LIMITS, type RetryTiming } from '../../../nodes/DomainData/transport';
+import { apiRequest, DEFAULT_CALL_LIMITS, readNdjsonStream } from '../../../nodes/DomainData/transport';
+import { RetryBudget, type RetryTiming } from '../../../nodes/DomainData/transport/retry';
 import { closedPort, startLocalServer } from '../../harness/localServer';
 import { createExecuteContext } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
@@ -33,12 +32,13 @@ async function context(baseUrl: string) {
 }
 
 /** One JSON read (Domain → Get) with the given budget. */
-async function jsonRead(baseUrl: string, maxAttempts: number, retryTiming = FAST): Promise<Outcome> {
+async function jsonRead(baseUrl: string, maxAttempts: number, timing = FAST): Promise<Outcome> {
 	try {
 		await apiRequest.call(await context(baseUrl), {
 			method: 'GET',
 			path: ['domain', sim.index.domainAt(1).name],
-			limits: { ...DEFAULT_CALL_LIMITS, maxAttempts, retryTiming },
+			limits: { ...DEFAULT_CALL_LIMITS, maxAttempts },
+			budget: new RetryBudget({ maxAttempts }, undefined, timing),
 		});
 		return { records: 1 };
 	} catch (error) {
@@ -46,20 +46,19 @@ async function jsonRead(baseUrl: string, maxAttempts: number, retryTiming = FAST
 	}
 }
 
-/** One stream read (Dataset → Stream's reader) with the given budget. */
-async function streamRead(
-	baseUrl: string,
-	maxAttempts: number,
-	extra: { idleTimeoutMs?: number } = {},
-): Promise<Outcome> {
+/** One stream read (the resumable source under Dataset → Stream's reader) with the given budget; records: lines. */
+async function streamRead(baseUrl: string, maxAttempts: number): Promise<Outcome> {
 	let records = 0;
 	try {
-		const batches = readSnapshot.call(await context(baseUrl), {
+		const lines = readNdjsonStream.call(await context(baseUrl), {
 			label: LABEL,
-			fields: ['name', 'rank'],
-			limits: { ...DEFAULT_CALL_LIMITS, maxAttempts, retryTiming: FAST, ...extra },
+			qs: { fields: 'name,rank' },
+			limits: { ...DEFAULT_CALL_LIMITS, maxAttempts },
+			budget: new RetryBudget({ maxAttempts }, undefined, FAST),
+			notFound: async () => new Error(`no dataset ${LABEL}`),
+			cancelled: () => new Error('cancelled'),
 		});
-		for await (const batch of batches as AsyncIterable<IDataObject[]>) records += batch.length;
+		for await (const { block, from } of lines) records += block.count - from;
 		return { records };
 	} catch (error) {
 		return { error: error as Outcome['error'], records };

@@ -18,7 +18,13 @@ import {
 	type NdjsonStreamOptions,
 } from '../../../nodes/DomainData/transport';
 import { readServiceMessage } from '../../../nodes/DomainData/transport/failures';
-import { RETRY_TIMING, backoffDelay, parseRetryAfter, planWait } from '../../../nodes/DomainData/transport/retry';
+import {
+	backoffDelay,
+	parseRetryAfter,
+	planWait,
+	RETRY_TIMING,
+	RetryBudget,
+} from '../../../nodes/DomainData/transport/retry';
 import { createExecuteContext } from '../../harness/n8n';
 import { useSimulator } from '../../harness/simulator';
 import { KEYS } from '../../simulator';
@@ -330,10 +336,10 @@ describe('retries and their timing', () => {
 	});
 
 	test('an absurd Retry-After is capped, and the error says so', async () => {
-		// The 60 s cap, shortened for the test through the injected timing.
-		const retryTiming = { ...RETRY_TIMING, maxRetryAfterMs: 1500 };
+		// The 60 s cap, shortened for the test in the timing of the request's own retry budget.
+		const budget = new RetryBudget({ maxAttempts: 2 }, undefined, { ...RETRY_TIMING, maxRetryAfterMs: 1500 });
 		sim.setFaults({ requests: [{ status: 429, count: 5, retryAfter: 3600 }] });
-		const error = await failure(getRequest('example.com', { maxAttempts: 2, retryTiming }));
+		const error = await failure({ ...getRequest('example.com', { maxAttempts: 2 }), budget });
 		expect(sim.calls()).toHaveLength(2);
 		expect(gaps()[0]).toBeGreaterThanOrEqual(1500);
 		expect(error.description).toContain(
@@ -444,9 +450,9 @@ describe('readNdjsonStream', () => {
 		return context;
 	}
 
-	/** Reads a stream to its end: its lines, and the requests it counted. */
+	/** Reads a stream to its end: its lines, and the resumes it counted. */
 	async function readLines(options: Partial<NdjsonStreamOptions> = {}, apiKey = SECRET) {
-		const counts = { requests: 0, reconnects: 0 };
+		const counts = { reconnects: 0 };
 		const lines: string[] = [];
 		const context = await streamContext(apiKey);
 		const notFound = async () => {
@@ -485,7 +491,8 @@ describe('readNdjsonStream', () => {
 		expect(lines).toEqual([0, 1, 2].map((i) => sim.index.lineAt(i, 'latest', 'name,rank')));
 		expect(sim.calls('stream')[0].path).toBe(`${API}/historical/domain/latest`);
 		expect(sim.calls('stream')[0].query).toEqual({ limit: '3', fields: 'name,rank' });
-		expect(counts).toEqual({ requests: 1, reconnects: 0 });
+		expect(counts).toEqual({ reconnects: 0 });
+		expect(sim.calls('stream')).toHaveLength(1);
 	});
 
 	test('the opening is retried (503, reset) with the same rules', async () => {
@@ -535,7 +542,7 @@ describe('readNdjsonStream', () => {
 		});
 		// Resumed (only a transient failure is): every line once, in two requests.
 		expect(lines).toEqual(Array.from({ length: 50 }, (_, i) => sim.index.lineAt(i, 'latest', 'name,rank')));
-		expect(counts).toEqual({ requests: 2, reconnects: 1 });
+		expect(counts).toEqual({ reconnects: 1 });
 		expect(sim.calls('stream')).toHaveLength(2);
 		expect(isTransientError(new Error('something else'))).toBe(false);
 		expect(isTransientError(undefined)).toBe(false);

@@ -33,7 +33,6 @@ function trickle(res: ServerResponse, contentType: string, first: string, piece:
 }
 
 const requestsTo = (path: RegExp) => server!.received.filter((request) => path.test(request.url)).length;
-const FAST_RETRY = { baseDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 100 };
 
 test('a JSON answer that trickles (Get): each try ends at the Request Deadline, then a clear error', async () => {
 	server = await startLocalServer((_req, res) => trickle(res, 'application/json', '{"domain": {"name": "a.com"}', ' '));
@@ -125,7 +124,7 @@ test('a reader that pauses longer than the idle timeout between batches keeps it
 	const read = readSnapshot.call(context, {
 		label: LABEL,
 		fields: ['name', 'title'],
-		limits: { ...DEFAULT_CALL_LIMITS, idleTimeoutMs: 1000, retryTiming: FAST_RETRY },
+		limits: { ...DEFAULT_CALL_LIMITS, idleTimeoutMs: 1000 },
 		batchSize: 1000,
 	});
 	for await (const batch of read) {

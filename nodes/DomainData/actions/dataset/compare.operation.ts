@@ -5,14 +5,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { asNodeError, count, operationError, quoteFew, withNote } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
-import { domainListReport } from '../../helpers/domainSet';
+import { domainListReport } from '../../helpers/domainsFilter';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange, SnapshotSpool } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
 import { fieldOptions, type SnapshotField } from '../../helpers/snapshotFields';
 import { returnAllOrLimit } from '../common';
-import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
+import type { ToolBounds } from '../perItem';
+import { outputProperties, type OutputWording, readOptionsCollection } from './output';
+import { readOutputParameters } from './outputPlan';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
+import { notHeldBy } from './sink/source';
 import { snapshotSpool } from './sink/spool';
 
 const OUTPUT_WORDING: OutputWording = {
@@ -176,7 +179,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
 	// Names in neither snapshot are known once both were read whole (not when the Limit stopped the read).
 	const whole = () => stats.reads.length >= 2 && stats.reads.slice(0, 2).every((read) => read.complete);
-	const report = () => domainListReport(spec.filter?.domains, whole(), `in neither "${label}" nor "${baseLabel}"`);
+	const report = () => domainListReport(spec.filter?.domains, whole(), notHeldBy({ label, baseLabel }));
 	return {
 		labels: { label, baseLabel },
 		fileName: `changes-${baseLabel}-${label}`,
@@ -200,9 +203,10 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 	};
 }
 
-function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
+function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels, tool?: ToolBounds): ItemPlan {
 	const node = this.getNode();
-	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_COMPARED_FIELDS);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_COMPARED_FIELDS, options, tool);
 	const baseLabel = String(this.getNodeParameter('baseLabel', itemIndex, PREVIOUS_LABEL) ?? '');
 	const fields = selection.fields.filter((field) => field !== 'name');
 	if (fields.length === 0) {
@@ -213,8 +217,7 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		});
 	}
 	const kinds = readKinds.call(this, itemIndex);
-	const output = readOutputParameters.call(this, itemIndex, CHANGE_KEYS);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const output = readOutputParameters.call(this, itemIndex, CHANGE_KEYS, OUTPUT_WORDING, options, tool);
 	const minRankMove = readWholeNumber(node, options.minRankMove, 'option "Ignore Rank Moves Smaller Than"', {
 		itemIndex,
 		fallback: 1,
@@ -225,7 +228,9 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, limits, itemIndex };
 		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed }, output.file?.maxBytes);
 	};
-	return { output, limit, open };
+	// Rank moves below the threshold are no change only when rank is compared.
+	const compared = { fields, ...(fields.includes('rank') ? { minRankMove } : {}) };
+	return { output, limit, open, facts: () => ({ compared }) };
 }
 
 export const execute = deliverEach(OUTPUT_WORDING, plan);

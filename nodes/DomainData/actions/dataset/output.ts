@@ -1,19 +1,16 @@
-/** The output of Stream and Compare (Items, Batches, File, Sub-Workflow): its fields, and how one item reads them. */
-import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+/** The output of Stream and Compare (Items, Batches, File, Sub-Workflow): its fields in the editor. */
+import type { INodeProperties } from 'n8n-workflow';
 
-import { operationError } from '../../errors';
-import { readWholeNumber } from '../../parameters';
 import { DEFAULT_BATCH_SIZE } from '../../helpers/streams';
-import type { MalformedLineHandling } from '../../helpers/snapshotReader';
 import { idleTimeoutOption, maxAttemptsOption, optionsCollection, requestDeadlineOption } from '../common';
 
-const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
+export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
 /** Half of n8n's database binary data mode's default cap per file (512 MiB), which collects each file in memory. */
-const DEFAULT_MAX_FILE_MB = 64;
+export const DEFAULT_MAX_FILE_MB = 64;
 /** A gzip part keeps 1 MB for what its compressor holds back (../sink/file.ts): 2 MB leaves room for records. */
-const MIN_MAX_FILE_MB = 2;
-const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
-const OUTPUTS = ['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT] as const;
+export const MIN_MAX_FILE_MB = 2;
+export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
+export const OUTPUTS = ['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT] as const;
 
 /** How an operation names its items ("record(s)", "change(s)"), a Batches item's JSON and the File's use. */
 export type OutputWording = { one: string; many: string; batchShape: string; fileUse: string };
@@ -81,8 +78,9 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 			description:
 				`A larger selection comes as several files (parts, one item each), each ${words.many} whole and once. ` +
 				"Keep it under the binary data mode's limit per file: n8n's database mode refuses files over " +
-				'N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (512 MB by default) and holds each file in memory, several ' +
-				'times over, while it writes it. A large value gives one file (filesystem and S3 modes).',
+				'N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE (512 MB by default), and it and the S3 mode hold each file in ' +
+				'memory, several times over, while they write it. A large value gives one file in filesystem mode. With ' +
+				'gzip a part stops about 1 MB short of the size (what the compressor may hold back).',
 			displayOptions: { show: { output: ['file'] } },
 		},
 		{
@@ -175,113 +173,4 @@ export function readOptionsCollection(words: OutputWording, fileExample: string,
 		},
 		onMalformedLineOption,
 	]);
-}
-
-export interface OutputParameters {
-	output: (typeof OUTPUTS)[number];
-	batchSize: number;
-	binaryPropertyName: string;
-	compression: 'none' | 'gzip';
-	maxRecords: number;
-	onMalformed: MalformedLineHandling;
-	subWorkflow?: SubWorkflowTarget;
-	file?: FileTarget;
-}
-
-/** How the File output cuts and resumes: parts of at most `maxBytes`, after the first `skipRecords` records. */
-type FileTarget = { maxBytes: number; skipRecords: number };
-
-/** Where the Sub-Workflow output sends the records of one item (`batchInfoField`: '' for none). */
-export type SubWorkflowTarget = { workflowId: string; skipRecords: number; batchInfoField: string };
-
-/** One item's output parameters, checked before any call; `recordKeys`: keys the batch information must not take. */
-export function readOutputParameters(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	recordKeys: readonly string[],
-): OutputParameters {
-	const node = this.getNode();
-	const output = this.getNodeParameter('output', itemIndex, 'items') as OutputParameters['output'];
-	if (!OUTPUTS.includes(output)) {
-		const message = `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`;
-		throw operationError(node, message, { itemIndex });
-	}
-	const batched = output === 'batches' || output === SUB_WORKFLOW_OUTPUT;
-	const size = batched ? this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE) : DEFAULT_BATCH_SIZE;
-	const batchSize = readWholeNumber(node, size, 'parameter "Batch Size"', { itemIndex });
-	const binaryField = output === 'file' ? this.getNodeParameter('binaryPropertyName', itemIndex, 'data') : 'data';
-	const binaryPropertyName = String(binaryField).trim();
-	if (!binaryPropertyName) {
-		throw operationError(node, 'The parameter "Put Output File in Field" is empty', {
-			itemIndex,
-			description: 'Give the name of the binary field that receives the file, for example "data".',
-		});
-	}
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	return {
-		output,
-		batchSize,
-		binaryPropertyName,
-		compression: options.compression === 'gzip' ? 'gzip' : 'none',
-		maxRecords: readWholeNumber(node, options.maxRecords, 'option "Max Records in Memory"', {
-			itemIndex,
-			fallback: DEFAULT_MAX_RECORDS_IN_MEMORY,
-		}),
-		onMalformed: options.onMalformedLine === 'skip' ? 'skip' : 'error',
-		subWorkflow:
-			output === SUB_WORKFLOW_OUTPUT ? readSubWorkflowTarget.call(this, itemIndex, options, recordKeys) : undefined,
-		file: output === 'file' ? readFileTarget.call(this, itemIndex, options) : undefined,
-	};
-}
-
-function readSkipRecords(this: IExecuteFunctions, itemIndex: number, options: IDataObject): number {
-	return readWholeNumber(this.getNode(), options.skipRecords, 'option "Skip Records"', {
-		itemIndex,
-		min: 0,
-		fallback: 0,
-		description: 'Use the number that the error of the stopped run names, or 0 to send everything.',
-	});
-}
-
-function readFileTarget(this: IExecuteFunctions, itemIndex: number, options: IDataObject): FileTarget {
-	const size = this.getNodeParameter('maxFileSize', itemIndex, DEFAULT_MAX_FILE_MB);
-	const megabytes = readWholeNumber(this.getNode(), size, 'parameter "Max File Size (MB)"', {
-		itemIndex,
-		min: MIN_MAX_FILE_MB,
-		fallback: DEFAULT_MAX_FILE_MB,
-		description:
-			`Enter a whole number of MB, ${MIN_MAX_FILE_MB} or more: under the limit per file of n8n's binary data ` +
-			'mode (database mode: 512 MB by default), or a large one for a single file.',
-	});
-	// MB as n8n counts its limit (its "512 MB" is 512 MiB).
-	return { maxBytes: megabytes * 1024 * 1024, skipRecords: readSkipRecords.call(this, itemIndex, options) };
-}
-
-function readSubWorkflowTarget(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	options: IDataObject,
-	recordKeys: readonly string[],
-): SubWorkflowTarget {
-	const node = this.getNode();
-	const chosen = this.getNodeParameter('workflowId', itemIndex, '') as INodeParameterResourceLocator | string;
-	const workflowId = String((typeof chosen === 'object' && chosen !== null ? chosen.value : chosen) ?? '').trim();
-	if (!workflowId) {
-		throw operationError(node, 'The parameter "Workflow" is empty', {
-			itemIndex,
-			description:
-				"Choose the workflow to run for each batch from the list, or give its ID (it is in the workflow's URL).",
-		});
-	}
-	const skipRecords = readSkipRecords.call(this, itemIndex, options);
-	const batchInfoField = String(options.batchInfoField ?? '').trim();
-	// A key of the record would be overwritten, and one of Object.prototype is dropped or turns into the prototype.
-	if (batchInfoField && (recordKeys.includes(batchInfoField) || batchInfoField in Object.prototype)) {
-		const message = `The option "Put Batch Info in Field" names a field the records already use: "${batchInfoField}"`;
-		throw operationError(node, message, {
-			itemIndex,
-			description: `Choose another name, for example "batch". The records hold: ${recordKeys.join(', ')}.`,
-		});
-	}
-	return { workflowId, skipRecords, batchInfoField };
 }

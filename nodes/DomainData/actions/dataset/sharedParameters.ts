@@ -4,7 +4,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { operationError } from '../../errors';
 import { hasCriteria, parseRecordFilter, type RecordFilterParameters } from '../../helpers/recordFilter';
 import { selectedFields, type SnapshotField } from '../../helpers/snapshotFields';
+import { splitDomainList } from '../../helpers/domainName';
 import { readCallLimits, readLimit } from '../common';
+import type { ToolBounds } from '../perItem';
 
 /** The `label` dropdown ("Latest" and the dated labels); `role` says which snapshot it is. */
 export function datasetLabelProperty(role: string): INodeProperties {
@@ -60,9 +62,9 @@ export function filtersProperty(description: string): INodeProperties {
 				description:
 					'Keep only the records of these domains: names, URLs or email addresses, read as Domain → Get reads ' +
 					'them (case, "www.", Unicode names), separated by commas, spaces or new lines, or an array from an ' +
-					'expression. Up to 1,000,000 names (about 40 bytes each); records of other domains are not even ' +
-					'parsed. Entries that are not a domain are left out and reported in the output, as are listed ' +
-					'domains that no snapshot holds.',
+					'expression. No cap on their number: each name takes about 20 bytes plus its length (a million ' +
+					'tested); records of other domains are not even parsed. Entries that are not a domain are left out ' +
+					'and reported in the output (blank ones ignored), as are listed domains that no snapshot holds.',
 			},
 			{
 				displayName: 'Language Codes',
@@ -102,8 +104,26 @@ export function filtersProperty(description: string): INodeProperties {
 	};
 }
 
-/** Reads and checks label, fields, Return All / Limit, filters and the read options of one item. */
-export function readSelectionParameters(this: IExecuteFunctions, itemIndex: number, defaultFields: SnapshotField[]) {
+/** Filters without a Domains filter that names nothing: a model that leaves it empty means every domain. */
+function withoutEmptyDomains(filters: RecordFilterParameters): RecordFilterParameters {
+	if (!filters || typeof filters !== 'object' || !('domains' in filters)) return filters;
+	if (splitDomainList(filters.domains).length > 0) return filters;
+	const others = { ...filters };
+	delete others.domains;
+	return others;
+}
+
+/**
+ * Reads and checks label, fields, Return All / Limit, filters and the read `options` of one item; within a tool's
+ * bounds (`tool`), where an empty Domains filter means every domain.
+ */
+export function readSelectionParameters(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	defaultFields: SnapshotField[],
+	options: IDataObject,
+	tool?: ToolBounds,
+) {
 	const node = this.getNode();
 	const label = String(this.getNodeParameter('label', itemIndex, '') ?? '').trim();
 	if (!label) {
@@ -114,10 +134,10 @@ export function readSelectionParameters(this: IExecuteFunctions, itemIndex: numb
 	}
 	const fields = selectedFields(this.getNodeParameter('fields', itemIndex, defaultFields), defaultFields);
 	if (!fields.ok) throw operationError(node, `The parameter "Fields" is not valid: ${fields.message}`, { itemIndex });
-	const limit = readLimit.call(this, itemIndex);
-	const filterParameters = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
+	const limit = readLimit.call(this, itemIndex, tool);
+	const asSet = this.getNodeParameter('filters', itemIndex, {}) as RecordFilterParameters;
+	const filterParameters = tool ? withoutEmptyDomains(asSet) : asSet;
 	const filter = parseRecordFilter(node, filterParameters, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return {
 		label,
 		fields: fields.fields,

@@ -1,16 +1,19 @@
 /** Dataset → Stream: one snapshot's records, as items, batches, an NDJSON file or sub-workflow runs. */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { count } from '../../errors';
 import type { DatasetLabels } from '../../helpers/datasets';
-import { domainListReport, listedLines } from '../../helpers/domainSet';
+import { domainListReport, listedLines } from '../../helpers/domainsFilter';
 import { DEFAULT_SNAPSHOT_FIELDS, fieldOptions } from '../../helpers/snapshotFields';
 import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/snapshotReader';
 import { returnAllOrLimit } from '../common';
-import { outputProperties, type OutputWording, readOptionsCollection, readOutputParameters } from './output';
+import type { ToolBounds } from '../perItem';
+import { outputProperties, type OutputWording, readOptionsCollection } from './output';
+import { readOutputParameters } from './outputPlan';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
+import { notHeldBy } from './sink/source';
 
 const OUTPUT_WORDING: OutputWording = {
 	one: 'record',
@@ -43,21 +46,23 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['stream'] } }, properties);
 
-function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels): ItemPlan {
-	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_SNAPSHOT_FIELDS);
-	const output = readOutputParameters.call(this, itemIndex, [...selection.fields, 'label']);
+function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels, tool?: ToolBounds): ItemPlan {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const selection = readSelectionParameters.call(this, itemIndex, DEFAULT_SNAPSHOT_FIELDS, options, tool);
+	const recordKeys = [...selection.fields, 'label'];
+	const output = readOutputParameters.call(this, itemIndex, recordKeys, OUTPUT_WORDING, options, tool);
 	const { fields, limit, filter, limits } = selection;
-	const options = { fields, limit, filter, limits, onMalformed: output.onMalformed, itemIndex };
+	const reading = { fields, limit, filter, limits, onMalformed: output.onMalformed, itemIndex };
 	// The snapshot as the sink reads it: records, or the NDJSON bytes as the service sent them (File).
 	const open = async (): Promise<DatasetSource> => {
 		const label = await labels.label(selection.label, limits, itemIndex);
 		const stats = createReadStats(label);
 		const listed = filter?.domains;
-		const read = { ...options, label, stats, wanted: listed && listedLines(listed.names) };
+		const read = { ...reading, label, stats, wanted: listed && listedLines(listed.names) };
 		// Names no line held are known only once every line was read (not when the Limit stopped the read).
 		const report = () => {
 			const whole = stats.complete && (limit === undefined || stats.records < limit);
-			return domainListReport(listed, whole, `not in the dataset "${label}"`);
+			return domainListReport(listed, whole, notHeldBy({ label }));
 		};
 		return {
 			labels: { label },
@@ -81,7 +86,13 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels)
 		};
 	};
 	// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
-	return { output, limit, limitIsCount: !filter, open };
+	// The read went to the snapshot's end unless the Limit (or the tool's bound) stopped it.
+	const facts = (source: DatasetSource) => {
+		const [stats] = source.reads();
+		const toEnd = stats.complete && (limit === undefined || stats.records < limit);
+		return { snapshotRead: { lines: stats.lines, toEnd, filtered: filter !== undefined } };
+	};
+	return { output, limit, limitIsCount: !filter, open, facts };
 }
 
 export const execute = deliverEach(OUTPUT_WORDING, plan);

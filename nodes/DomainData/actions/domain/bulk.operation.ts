@@ -11,8 +11,8 @@ import {
 	removeWwwOption,
 	requestDeadlineOption,
 } from '../common';
-import { errorJson } from '../perItem';
-import { readItemsThenLookUp } from './lookup';
+import { continuesOnFail, errorJson, type OperationExecute, type ToolBounds } from '../perItem';
+import { isUnread, lookUp, type NodeError, readItems, readLookupCalls } from './lookup';
 
 const properties: INodeProperties[] = [
 	{
@@ -54,16 +54,21 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['bulk'] } }, properties);
 
-/** What one input item asks for: its distinct names in the order given. */
-function readItemRequest(this: IExecuteFunctions, itemIndex: number) {
-	const value = this.getNodeParameter('domains', itemIndex);
+/**
+ * What one input item asks for: its distinct names in the order given, and how to call. A tool looks up the first
+ * names within its bound (the others are told, `namesLeft`) and returns the names not in the index.
+ */
+function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds) {
+	const node = this.getNode();
+	const entries = splitDomainList(this.getNodeParameter('domains', itemIndex));
 	const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & {
 		ignoreInvalid?: boolean;
 		includeNotFound?: boolean;
 	};
+	const asked = tool ? entries.slice(0, tool.records) : entries;
 	const names = new Set<string>();
 	const invalid: string[] = [];
-	for (const entry of splitDomainList(value)) {
+	for (const entry of asked) {
 		const normalized = normalizeDomainName(entry, { removeWww: options.removeWww });
 		if (normalized.ok) names.add(normalized.name);
 		else if (!options.ignoreInvalid) invalid.push(`${describeValue(entry)} (${normalized.reason})`);
@@ -71,22 +76,34 @@ function readItemRequest(this: IExecuteFunctions, itemIndex: number) {
 	if (invalid.length > 0) {
 		const shown = quoteFew(invalid, invalid.length, String);
 		const values = invalid.length === 1 ? 'A value is' : `${count(invalid.length)} values are`;
-		throw operationError(this.getNode(), `${values} not a domain name, URL or email address: ${shown}`, {
+		throw operationError(node, `${values} not a domain name, URL or email address: ${shown}`, {
 			itemIndex,
 			description: 'Correct or remove these values, or turn on Options → Ignore Invalid Names to leave them out.',
 		});
 	}
-	return { names: [...names], includeNotFound: options.includeNotFound === true };
+	return {
+		names: [...names],
+		namesLeft: entries.slice(asked.length),
+		includeNotFound: tool !== undefined || options.includeNotFound === true,
+		calls: readLookupCalls(node, options, itemIndex),
+	};
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const read = readItemRequest.bind(this);
-	const { requests, found, failed } = await readItemsThenLookUp(this, items, read, (request) => request.names);
+export const execute: OperationExecute = async function (items, tool) {
+	const continueOnFail = continuesOnFail(this, tool);
+	const requests = readItems(this, items, (itemIndex) => planItem.call(this, itemIndex, tool), continueOnFail);
+	const read = requests.filter((request) => !isUnread(request)) as Array<ReturnType<typeof planItem>>;
+	const names = new Set(read.flatMap((request) => request.names));
+	// One lookup for all items: the calls of the first item that could be read.
+	const calls = read[0]?.calls;
+	const { found, failed } = calls
+		? await lookUp(this, [...names], { ...calls, continueOnFail })
+		: { found: new Map<string, IDataObject>(), failed: new Map<string, NodeError>() };
 	const output: INodeExecutionData[] = [];
 	requests.forEach((request, itemIndex) => {
 		const pairedItem = { item: itemIndex };
-		if ('error' in request) {
-			output.push({ json: { error: request.error.message }, pairedItem });
+		if (isUnread(request)) {
+			output.push({ json: errorJson(this, request.error.message), pairedItem });
 			return;
 		}
 		// With continue-on-fail a failed call costs only its own names: each comes out in its place with the error
@@ -99,5 +116,5 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			else if (request.includeNotFound) output.push({ json: { name, found: false } as IDataObject, pairedItem });
 		}
 	});
-	return output;
-}
+	return { items: output, facts: { namesLeft: read.flatMap((request) => request.namesLeft) } };
+};

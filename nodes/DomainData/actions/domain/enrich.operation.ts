@@ -4,7 +4,7 @@ import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 import { asNodeError, describeValue, operationError } from '../../errors';
 import { DatasetLabels, LATEST_LABEL } from '../../helpers/datasets';
 import { normalizeDomainName } from '../../helpers/domainName';
-import { listedLines, readDomainList } from '../../helpers/domainSet';
+import { listedLines, readDomainList } from '../../helpers/domainsFilter';
 import { DEFAULT_SNAPSHOT_FIELDS } from '../../helpers/snapshotFields';
 import { readSnapshot } from '../../helpers/snapshotReader';
 import {
@@ -13,14 +13,13 @@ import {
 	idleTimeoutOption,
 	maxAttemptsOption,
 	optionsCollection,
-	readCallLimits,
 	removeWwwOption,
 	requestDeadlineOption,
 } from '../common';
 import { datasetLabelProperty } from '../dataset/sharedParameters';
 import type { CallLimits } from '../../transport';
-import { errorJson } from '../perItem';
-import { isUnread, type LookedUp, lookUp, type NodeError, readItems } from './lookup';
+import { continuesOnFail, errorJson, type OperationExecute } from '../perItem';
+import { isUnread, type LookedUp, lookUp, type NodeError, readItems, readLookupCalls } from './lookup';
 
 const properties: INodeProperties[] = [
 	{
@@ -128,7 +127,9 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 				'such items through with an error.',
 		});
 	}
-	return { name: normalized.name, destination, where };
+	// Snapshot reads offer Idle Timeout; the calls of a group are those of its first item.
+	const calls = readLookupCalls(node, options, itemIndex, where.source === 'snapshot');
+	return { name: normalized.name, destination, where, calls };
 }
 
 function readWhere(node: INode, options: EnrichOptions, itemIndex: number): Where {
@@ -184,7 +185,7 @@ async function lookUpInSnapshot(
 type EnrichRequest = ReturnType<typeof planItem>;
 
 /** The names asked of one source (bulk lookups, or one snapshot), and the first item that asked (its options count). */
-type Group = { key: string; where: Where; label?: string; itemIndex: number; names: Set<string> };
+type Group = { key: string; label?: string; itemIndex: number; calls: EnrichRequest['calls']; names: Set<string> };
 
 /**
  * Groups the items' names by where they are looked up: the lookups, and each snapshot once, whatever Dataset asked
@@ -202,13 +203,11 @@ async function groupRequests(
 	for (const [itemIndex, request] of requests.entries()) {
 		keys.push(undefined);
 		if (isUnread(request)) continue;
-		const { where } = request;
+		const { where, calls } = request;
 		let label: string | undefined;
 		if (where.source === 'snapshot') {
-			const options = this.getNodeParameter('options', itemIndex, {}) as EnrichOptions;
-			const limits = readCallLimits(this.getNode(), options, itemIndex, true);
 			if (!resolved.has(where.wantedLabel))
-				resolved.set(where.wantedLabel, labels.label(where.wantedLabel, limits, itemIndex));
+				resolved.set(where.wantedLabel, labels.label(where.wantedLabel, calls.limits, itemIndex));
 			try {
 				label = await resolved.get(where.wantedLabel)!;
 			} catch (error) {
@@ -218,7 +217,7 @@ async function groupRequests(
 			}
 		}
 		const key = label === undefined ? 'lookup' : `snapshot ${label}`;
-		const group = groups.get(key) ?? { key, where, label, itemIndex, names: new Set<string>() };
+		const group = groups.get(key) ?? { key, label, itemIndex, calls, names: new Set<string>() };
 		groups.set(key, group);
 		group.names.add(request.name);
 		keys[itemIndex] = key;
@@ -229,16 +228,15 @@ async function groupRequests(
 /** Looks up each group's names: one bulk lookup for all lookup items, one stream read per snapshot. */
 async function lookUpGroup(this: IExecuteFunctions, group: Group, continueOnFail: boolean): Promise<LookedUp> {
 	const names = [...group.names];
-	const { itemIndex, label } = group;
-	if (label === undefined) return await lookUp(this, names, continueOnFail, itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as EnrichOptions;
-	const limits = readCallLimits(this.getNode(), options, itemIndex, true);
-	return await lookUpInSnapshot(this, names, { label, limits, itemIndex, continueOnFail });
+	const { itemIndex, label, calls } = group;
+	if (label === undefined) return await lookUp(this, names, { ...calls, continueOnFail });
+	return await lookUpInSnapshot(this, names, { label, limits: calls.limits, itemIndex, continueOnFail });
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const continueOnFail = this.continueOnFail();
-	const requests = readItems(this, items, (itemIndex) => planItem.call(this, items[itemIndex], itemIndex));
+export const execute: OperationExecute = async function (items, tool) {
+	const continueOnFail = continuesOnFail(this, tool);
+	const plan = (itemIndex: number) => planItem.call(this, items[itemIndex], itemIndex);
+	const requests = readItems(this, items, plan, continueOnFail);
 	const { groups, keys } = await groupRequests.call(this, requests, continueOnFail);
 	const answers = new Map<string, LookedUp>();
 	for (const group of groups) answers.set(group.key, await lookUpGroup.call(this, group, continueOnFail));
@@ -246,7 +244,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	// fields beside the error.
 	const failedItem = (item: INodeExecutionData, message: string) => errorJson(this, message, item.json);
 
-	return requests.map((plan, itemIndex) => {
+	const output = requests.map((plan, itemIndex) => {
 		const item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
 		const passThrough = item.binary ? { binary: item.binary } : {};
@@ -258,7 +256,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		const value: IDataObject = domain ? deepCopy(domain) : { name: plan.name, found: false };
 		return { json: setFieldValue(item.json, plan.destination, value), pairedItem, ...passThrough };
 	});
-}
+	const first = requests.find((request) => !isUnread(request)) as EnrichRequest | undefined;
+	return { items: output, facts: { destinationField: first?.destination, enrichSource: first?.where.source } };
+};
 
 // Item fields by name or dot path ("company.website", "contacts[0].email"), as n8n's own nodes accept them.
 

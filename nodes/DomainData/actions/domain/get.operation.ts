@@ -16,7 +16,7 @@ import {
 	requestDeadlineOption,
 } from '../common';
 import { addHint } from '../dataset/sink/source';
-import { forEachItem } from '../perItem';
+import { forEachItem, type OperationExecute, type ToolBounds } from '../perItem';
 
 /** From this many input items, a hint points at Bulk Get and Enrich Items (100 names a call). */
 const MANY_ITEMS = 100;
@@ -67,28 +67,42 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+/** What one item asks: the name (as given and as the index holds it), the options, the limits of its call. */
+function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds) {
 	const node = this.getNode();
-	// Items that ask for the same name share one call: null = not in the index.
-	const answers = new Map<string, IDataObject | null>();
-	/** Names whose lookup ahead failed: their items fail with that error, without a second call. */
-	const failures = new Map<string, unknown>();
-	const readItem = (itemIndex: number) => {
-		const value = this.getNodeParameter('domain', itemIndex);
-		const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & { onNotFound?: string };
-		const limits = readCallLimits(node, options, itemIndex);
-		const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
-		if (!normalized.ok) {
-			throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
-				itemIndex,
-				description:
-					'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
-			});
-		}
-		return { value, options, name: normalized.name, limits };
+	const value = this.getNodeParameter('domain', itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & { onNotFound?: string };
+	const limits = readCallLimits(node, options, itemIndex);
+	const normalized = normalizeDomainName(value, { removeWww: options.removeWww });
+	if (!normalized.ok) {
+		throw operationError(node, `The domain ${describeValue(value)} is not valid: ${normalized.reason}`, {
+			itemIndex,
+			description:
+				'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
+		});
+	}
+	return {
+		value,
+		name: normalized.name,
+		limits,
+		concurrency: readConcurrency(node, options, itemIndex),
+		// A name not in the index is an answer for a model, not a failure.
+		returnNotFound: tool !== undefined || options.onNotFound === 'returnNotFound',
 	};
-	const lookUp = async ({ name, limits }: ReturnType<typeof readItem>, itemIndex: number, onRetry?: () => void) => {
-		const answer = (await apiRequestOrNotFound.call(this, {
+}
+
+type GetPlan = ReturnType<typeof planItem>;
+
+/** The lookups of one run: each name asked once, its answer (null: not in the index) or the failure of its call. */
+class Lookups {
+	readonly answers = new Map<string, IDataObject | null>();
+	/** Names whose lookup ahead failed: their items fail with that error, without a second call. */
+	readonly failures = new Map<string, unknown>();
+
+	constructor(private readonly context: IExecuteFunctions) {}
+
+	async lookUp({ name, limits }: GetPlan, itemIndex: number, onRetry?: () => void): Promise<void> {
+		const answer = (await apiRequestOrNotFound.call(this.context, {
 			method: 'GET',
 			path: ['domain', name],
 			limits,
@@ -97,60 +111,73 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		})) as { domain?: unknown } | undefined;
 		const found = answer?.domain;
 		if (answer && (!found || typeof found !== 'object' || Array.isArray(found))) {
-			throw unexpectedAnswerError(node, 'the lookup answer has no "domain" object', itemIndex);
+			throw unexpectedAnswerError(this.context.getNode(), 'the lookup answer has no "domain" object', itemIndex);
 		}
-		answers.set(name, (found as IDataObject | undefined) ?? null);
-	};
+		this.answers.set(name, (found as IDataObject | undefined) ?? null);
+	}
 
-	// With Concurrency above 1, the distinct names of readable items are looked up ahead, a few at a time (the
-	// first failure stops that; the item loop below then meets it in order, or asks again after Continue On Fail).
-	const concurrency = items.length > 1 ? readConcurrency(node, this.getNodeParameter('options', 0, {}), 0) : 1;
-	/** The items read ahead (each item's parameters are read once). */
-	const read: Array<ReturnType<typeof readItem>> = [];
-	if (concurrency > 1) {
-		/** The first item that asks for each name, up to the first item that cannot be read. */
+	/**
+	 * With Concurrency above 1, the distinct names of the items that can be read are looked up ahead, a few at a time
+	 * (the first failure stops that; the item loop then meets it in order, or asks again after Continue On Fail).
+	 * Returns the items read ahead, up to the first item that cannot be read.
+	 */
+	async ahead(count: number, plan: (itemIndex: number) => GetPlan): Promise<GetPlan[]> {
+		const read: GetPlan[] = [];
+		/** The first item that asks for each name. */
 		const firstAsking = new Map<string, number>();
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		for (let itemIndex = 0; itemIndex < count; itemIndex++) {
 			try {
-				read[itemIndex] = readItem(itemIndex);
+				read[itemIndex] = plan(itemIndex);
 			} catch {
 				break;
 			}
 			if (!firstAsking.has(read[itemIndex].name)) firstAsking.set(read[itemIndex].name, itemIndex);
 		}
+		const concurrency = read[0]?.concurrency ?? 1;
+		if (concurrency <= 1) return read;
 		const planned = [...firstAsking.values()];
 		const outcome = await runPool(planned.length, concurrency, (index, control) =>
-			lookUp(read[planned[index]], planned[index], () => control.holdOthers()),
+			this.lookUp(read[planned[index]], planned[index], () => control.holdOthers()),
 		);
-		for (const [index, error] of outcome.failures) failures.set(read[planned[index]].name, error);
+		for (const [index, error] of outcome.failures) this.failures.set(read[planned[index]].name, error);
+		return read;
 	}
+}
 
-	const output = await forEachItem.call(this, items, async (itemIndex, output) => {
-		const request = read[itemIndex] ?? readItem(itemIndex);
-		const { value, options, name } = request;
-		if (failures.has(name)) throw failures.get(name);
-		if (!answers.has(name)) await lookUp(request, itemIndex);
-		const domain = answers.get(name);
-
-		if (!domain && options.onNotFound !== 'returnNotFound') {
-			const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
-			throw buildApiError(node, {
-				httpCode: '404',
-				itemIndex,
-				message: `The domain "${name}"${asked} is not in the index`,
-				description:
-					'The Domain Data index holds ranked websites, and this name is not one of them. Check the spelling, or set ' +
-					'Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
-			});
-		}
-		output.push({ json: domain ? deepCopy(domain) : { name, found: false }, pairedItem: { item: itemIndex } });
+/** The domain an item asked for, or the not-found error (a 404 of the lookup) unless it returns not-found items. */
+function answerOf(this: IExecuteFunctions, lookups: Lookups, plan: GetPlan, itemIndex: number): IDataObject {
+	const { value, name } = plan;
+	const domain = lookups.answers.get(name);
+	if (domain) return deepCopy(domain);
+	if (plan.returnNotFound) return { name, found: false };
+	const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
+	throw buildApiError(this.getNode(), {
+		httpCode: '404',
+		itemIndex,
+		message: `The domain "${name}"${asked} is not in the index`,
+		description:
+			'The Domain Data index holds ranked websites, and this name is not one of them. Check the spelling, or set ' +
+			'Options → On Not Found to "Return Not-Found Item" to go on with { name, found: false }.',
 	});
+}
+
+export const execute: OperationExecute = async function (items, tool) {
+	const lookups = new Lookups(this);
+	const plan = (itemIndex: number) => planItem.call(this, itemIndex, tool);
+	const read = items.length > 1 ? await lookups.ahead(items.length, plan) : [];
+	const run = async (itemIndex: number, output: INodeExecutionData[]) => {
+		const request = read[itemIndex] ?? plan(itemIndex);
+		if (lookups.failures.has(request.name)) throw lookups.failures.get(request.name);
+		if (!lookups.answers.has(request.name)) await lookups.lookUp(request, itemIndex);
+		output.push({ json: answerOf.call(this, lookups, request, itemIndex), pairedItem: { item: itemIndex } });
+	};
+	const output = await forEachItem.call(this, items, run, tool);
 	if (items.length >= MANY_ITEMS) {
 		addHint(
 			this,
-			`${count(items.length)} items asked for one domain each (${count(answers.size)} lookups): Bulk Get, or ` +
+			`${count(items.length)} items asked for one domain each (${count(lookups.answers.size)} lookups): Bulk Get, or ` +
 				'Enrich Items for names in a field of the items, asks for 100 names a call.',
 		);
 	}
-	return output;
-}
+	return { items: output, facts: {} };
+};

@@ -2,12 +2,12 @@
  * Bulk lookup shared by Bulk Get and Enrich Items: every distinct name once, 100 names a call, a few calls at a
  * time, answers matched to the names by name (the service does not keep the order, and may spell a name otherwise).
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError } from '../../errors';
 import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
-import { apiRequest, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
+import { apiRequest, type CallLimits, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
 import { type DomainOptions, readCallLimits, readConcurrency } from '../common';
 
 const BULK_MAX_NAMES = 100;
@@ -52,16 +52,29 @@ function failsEveryCall(error: unknown): boolean {
 	return typeof code === 'string' && classifyNetworkCode(code) !== 'dropped';
 }
 
+/** How a lookup calls: a few calls at a time under the limits of the item that set them; Continue On Fail or not. */
+export interface LookupCalls {
+	concurrency: number;
+	limits: CallLimits;
+	continueOnFail: boolean;
+}
+
+/** The Concurrency and call limits of one item's options (Bulk Get, Enrich Items). */
+export function readLookupCalls(node: INode, options: DomainOptions, itemIndex: number, offersIdleTimeout = false) {
+	return {
+		concurrency: readConcurrency(node, options, itemIndex),
+		limits: readCallLimits(node, options, itemIndex, offersIdleTimeout),
+	};
+}
+
 /**
  * Looks up `names`. While a call is tried again no new call starts. A call that finally fails stops the lookup and
  * the node, unless the node continues on fail: then the other calls are still made (except after a failure that every
  * call would meet), and `failed` holds each name without an answer with the error that left it so.
  */
-export async function lookUp(context: IExecuteFunctions, names: string[], continueOnFail: boolean, itemIndex = 0) {
+export async function lookUp(context: IExecuteFunctions, names: string[], calls: LookupCalls) {
 	const node = context.getNode();
-	const options = context.getNodeParameter('options', itemIndex, {}) as DomainOptions;
-	const limit = readConcurrency(node, options, itemIndex);
-	const limits = readCallLimits(node, options, itemIndex);
+	const { continueOnFail, concurrency: limit, limits } = calls;
 	const batches = chunk(names, BULK_MAX_NAMES);
 	const found = new Map<string, IDataObject>();
 	const goOnAfter = continueOnFail ? (error: unknown) => !failsEveryCall(error) : undefined;
@@ -96,9 +109,9 @@ export function readItems<T>(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
 	readItem: (itemIndex: number) => T,
+	continueOnFail: boolean,
 ): Array<T | { error: NodeError }> {
 	const node = context.getNode();
-	const continueOnFail = context.continueOnFail();
 	const requests: Array<T | { error: NodeError }> = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
@@ -113,17 +126,4 @@ export function readItems<T>(
 
 export function isUnread<T>(request: T | { error: NodeError }): request is { error: NodeError } {
 	return typeof request === 'object' && request !== null && 'error' in request;
-}
-
-/** Reads every input item, then looks up each distinct name once by bulk calls. */
-export async function readItemsThenLookUp<T>(
-	context: IExecuteFunctions,
-	items: INodeExecutionData[],
-	readItem: (itemIndex: number) => T,
-	namesOf: (request: T) => string[],
-) {
-	const requests = readItems(context, items, readItem);
-	const distinct = new Set<string>();
-	for (const request of requests) if (!isUnread(request)) namesOf(request).forEach((name) => distinct.add(name));
-	return { requests, ...(await lookUp(context, [...distinct], context.continueOnFail())) };
 }

@@ -7,8 +7,42 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { count, describeValue, quoteFew } from '../../errors';
 
-/** The filters the tool teaches a model and the simulator takes. */
-export const SEARCH_FILTERS = ['language', 'technology', 'category', 'tld1', 'maxRank'];
+type FilterCheck = (domain: IDataObject, wanted: unknown) => boolean | undefined;
+
+/**
+ * The filters the tool teaches a model and the simulator takes, in the order they are named: how a model is told each
+ * one, and how it reads on a domain object (true when it matches, undefined when it cannot tell).
+ */
+const FILTERS: Record<string, { taught: string; check: FilterCheck }> = {
+	language: { taught: 'language (ISO 639-1, e.g. "de")', check: (domain, wanted) => sameText(domain.language, wanted) },
+	technology: {
+		taught: 'technology (e.g. "Shopify")',
+		// A domain without technologies has none (the interface: "can be missing from a domain object that has none").
+		check: (domain, wanted) =>
+			typeof wanted === 'string' && wanted !== ''
+				? Array.isArray(domain.technologies) && domain.technologies.some((entry) => sameText(entry, wanted))
+				: undefined,
+	},
+	category: {
+		taught: 'category (a path such as "/Shopping")',
+		check: (domain, wanted) =>
+			typeof wanted === 'string' && wanted !== '' && Array.isArray(domain.categories)
+				? domain.categories.some((entry) => String(entry).toLowerCase().startsWith(wanted.toLowerCase()))
+				: undefined,
+	},
+	tld1: { taught: 'tld1 (e.g. "example.co.uk")', check: (domain, wanted) => sameText(domain.tld1, wanted) },
+	maxRank: {
+		taught: 'maxRank (e.g. 1000)',
+		check: (domain, wanted) =>
+			typeof wanted === 'number' && typeof domain.rank === 'number' ? domain.rank <= wanted : undefined,
+	},
+};
+
+export const SEARCH_FILTERS = Object.keys(FILTERS);
+/** The filters as a model is taught them: `language (ISO 639-1, e.g. "de"), technology (…), …`. */
+export const SEARCH_FILTERS_TAUGHT = Object.values(FILTERS)
+	.map((filter) => filter.taught)
+	.join(', ');
 /**
  * The search filter that `key` names in another case ("Language": "language"), when `key` is not a filter's name
  * itself: a service that takes the names as written refuses such a key, or ignores it.
@@ -64,23 +98,6 @@ export function filtersNamed(filters: IDataObject): string {
 	return keys.length === 0 ? 'none set' : `${keys.length === 1 ? 'the key' : 'the keys'} ${quoteFew(keys)}`;
 }
 
-/** How each filter the node can check reads on a domain object: true when it matches, undefined when it cannot tell. */
-const FILTER_CHECKS: Record<string, (domain: IDataObject, wanted: unknown) => boolean | undefined> = {
-	language: (domain, wanted) => sameText(domain.language, wanted),
-	tld1: (domain, wanted) => sameText(domain.tld1, wanted),
-	// A domain object without technologies has none (the interface: "can be missing from a domain object that has none").
-	technology: (domain, wanted) =>
-		typeof wanted === 'string' && wanted !== ''
-			? Array.isArray(domain.technologies) && domain.technologies.some((entry) => sameText(entry, wanted))
-			: undefined,
-	category: (domain, wanted) =>
-		typeof wanted === 'string' && wanted !== '' && Array.isArray(domain.categories)
-			? domain.categories.some((entry) => String(entry).toLowerCase().startsWith(wanted.toLowerCase()))
-			: undefined,
-	maxRank: (domain, wanted) =>
-		typeof wanted === 'number' && typeof domain.rank === 'number' ? domain.rank <= wanted : undefined,
-};
-
 function sameText(value: unknown, wanted: unknown): boolean | undefined {
 	if (typeof value !== 'string' || typeof wanted !== 'string' || wanted === '') return undefined;
 	return value.toLowerCase() === wanted.toLowerCase();
@@ -105,9 +122,9 @@ export function unappliedFilters(filters: unknown, domains: IDataObject[]): Unap
 	for (const [name, wanted] of Object.entries(filtersObject(filters) ?? {})) {
 		const meant = filterInOtherCase(name);
 		const checked = meant ?? name;
-		if (!Object.hasOwn(FILTER_CHECKS, checked)) continue;
+		if (!Object.hasOwn(FILTERS, checked)) continue;
 		const verdicts = domains
-			.map((domain) => FILTER_CHECKS[checked](domain, wanted))
+			.map((domain) => FILTERS[checked].check(domain, wanted))
 			.filter((verdict) => verdict !== undefined);
 		const misses = verdicts.filter((verdict) => !verdict).length;
 		const misfits = `${count(misses)} of ${count(verdicts.length)} domains returned do not match it`;

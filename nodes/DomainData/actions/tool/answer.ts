@@ -10,26 +10,20 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { count, describeValue, quoteFew } from '../../errors';
 import { getFieldValue } from '../domain/enrich.operation';
-import { type UnappliedFilter, unappliedFilters } from '../domain/searchFilters';
+import type { UnappliedFilter } from '../domain/searchFilters';
+import type { RunFacts } from '../perItem';
 import { cleanText } from './cleanText';
+import { compareSentences, domainListSentences, listSentence, streamSentence } from './runSentences';
 
 export const TOOL_MAX_RECORDS = 20;
 /** Bytes of one tool answer (its JSON, as the model receives it). */
 export const TOOL_MAX_BYTES = 48 * 1024;
 
-/** What the bounds (runAsTool.ts) saw or left out, for the answer's words. */
-export interface BoundedRun {
-	/** Bulk Get's names past the bound, not looked up. */
-	namesLeft: unknown[];
-	/** Enrich Items' input items past the bound, not enriched. */
-	itemsLeft: number;
-	/** Search's filters as the operation read them (the answer checks the records against them). */
-	filters?: unknown;
-	/** The hints the operation left for the editor's output pane (the answer tells the model those about its list). */
-	hints: string[];
-	/** Enrich Items' Destination Field (of item 0): where each record holds its domain data. */
-	destinationField?: string;
-}
+/**
+ * What the run found (RunFacts), Enrich Items' input items past the bound (not enriched), and the filters that Stream's
+ * or Compare's node sets (Filters → …), which the examples fill from the model under the same names.
+ */
+export type ToolRun = RunFacts & { itemsLeft: number; filterInputs?: string[] };
 
 /** Per listing operation: the key of its records in the answer (also the summary's noun), and how to narrow. */
 const LISTINGS: Record<string, { key: string; narrow: string }> = {
@@ -37,9 +31,18 @@ const LISTINGS: Record<string, { key: string; narrow: string }> = {
 	bulk: { key: 'domains', narrow: 'ask for the other names in another call' },
 	enrich: { key: 'records', narrow: 'send the other items in another call' },
 	list: { key: 'datasets', narrow: 'the newest come first' },
-	stream: { key: 'records', narrow: 'read with filters (countries, languages, technologies, a category, a rank)' },
-	compare: { key: 'changes', narrow: 'compare with filters, or fewer kinds of change' },
+	stream: { key: 'records', narrow: 'call this tool again with more of its filters' },
+	compare: { key: 'changes', narrow: 'call this tool again with the domains of the websites that matter' },
 };
+
+/** How to narrow: Stream and Compare only by the filters their node takes from the model (none: say so). */
+function narrowText(operation: string, filterInputs: string[] = []): string {
+	const { narrow } = LISTINGS[operation];
+	if (operation === 'stream' && filterInputs.length > 0) return `To narrow, ${narrow} (${filterInputs.join(', ')})`;
+	if (operation === 'compare' && filterInputs.includes('domains')) return `To narrow, ${narrow}`;
+	if (operation !== 'stream' && operation !== 'compare') return `To narrow, ${narrow}`;
+	return 'This tool takes no filters: tell the user how many were shown';
+}
 
 /** The one sentence that marks website content as data (the tool descriptions say it shorter: DomainData.node.ts). */
 export const WEBSITE_TEXT_IS_DATA =
@@ -106,6 +109,14 @@ function compactRecord(record: IDataObject): IDataObject {
 
 export type RecordsMode = 'full' | 'compact';
 
+/** The snapshots Stream or Compare read, said in the answer also when no record holds them (nothing found). */
+function labelsOf(operation: string, { labels }: ToolRun): IDataObject {
+	if (!labels || (operation !== 'stream' && operation !== 'compare')) return {};
+	const said: IDataObject = { label: cleanText(labels.label, MAX_TEXT) };
+	if (labels.baseLabel !== undefined) said.baseLabel = cleanText(labels.baseLabel, MAX_TEXT);
+	return said;
+}
+
 const encoder = new TextEncoder();
 export const answerBytes = (answer: IDataObject): number => encoder.encode(JSON.stringify([answer])).length;
 
@@ -129,51 +140,12 @@ function hoistShared(records: IDataObject[]): IDataObject {
 	return shared;
 }
 
-/** `12 removed, 8 added`: the changes of `records` per kind. */
-function changeCounts(records: IDataObject[]): string {
-	const counts = new Map<string, number>();
-	for (const record of records) counts.set(String(record.change), (counts.get(String(record.change)) ?? 0) + 1);
-	return [...counts].map(([change, n]) => `${count(n)} ${change}`).join(', ');
-}
-
-const changes = (n: number) => `${count(n)} change${n === 1 ? '' : 's'}`;
-
-/**
- * Compare's first sentence. When the run went to the end the counts per kind are those of the comparison (`found`);
- * when it stopped at the bound they are not known, and the changes shown are the first found (removals are found while
- * the older snapshot is read, additions and changes after it): said plainly, so that no model reads them as a sample.
- */
-function compareSentence(found: IDataObject[], shown: IDataObject[], more: boolean): string {
-	if (found.length === 0) return 'No change found.';
-	if (!more) {
-		const all = `${changes(found.length)} in all (${changeCounts(found)})`;
-		if (shown.length < found.length) return `${all}, ${count(shown.length)} shown.`;
-		return `${all}, ${found.length === 1 ? '' : 'all '}shown.`;
-	}
-	const counts = shown.length > 0 ? ` (${changeCounts(shown)})` : '';
-	return (
-		`${changes(shown.length)} shown${counts}: the first ones found, not a sample of every ` +
-		'kind, since removals are found first and additions and other changes after them; how many changes of each ' +
-		'kind exist is not known from this call.'
-	);
-}
-
-/**
- * What the run found about the Domains list (names in neither snapshot, entries that are not domains), from the hints
- * it left for the editor: the other hints speak of the editor's settings, which a model cannot change.
- */
-function domainListNotes(hints: string[]): string[] {
-	return hints
-		.filter((hint) => / listed domains? (is|are) |of the filter "Domains"/.test(hint))
-		.map((hint) => `${cleanText(hint.replace('of the filter "Domains"', 'of the domains given'), 600)}.`);
-}
-
 type Facts = {
 	total?: number;
 	more: boolean;
 	left: number;
 	compact: boolean;
-	run: BoundedRun;
+	run: ToolRun;
 	unapplied: UnappliedFilter[];
 	/** The records within TOOL_MAX_RECORDS (before any was left out for TOOL_MAX_BYTES); compact ones in words. */
 	within: IDataObject[];
@@ -213,20 +185,25 @@ function namesLeftSentence(namesLeft: unknown[]): string {
 	return `Only the first ${TOOL_MAX_RECORDS} names were looked up; not looked up (${left}): ${names}.`;
 }
 
-function summarize(operation: string, shown: IDataObject[], facts: Facts): string {
-	const { key, narrow } = LISTINGS[operation];
+/** The first sentences of a listing: what it shows (and for Stream, Compare and List what was looked at). */
+function firstSentences(operation: string, shown: IDataObject[], facts: Facts): string[] {
+	if (operation === 'compare') return compareSentences(facts.within, shown, facts.more, facts.run);
+	if (operation === 'stream') return [streamSentence(shown.length, facts.run)];
+	if (operation === 'list') return [listSentence(shown.length, facts.run)];
 	const of = facts.total !== undefined ? ` of ${count(facts.total)}` : '';
-	const parts =
-		operation === 'compare'
-			? [compareSentence(facts.within, shown, facts.more)]
-			: [`${count(shown.length)}${of} ${key} shown.`];
+	return [`${count(shown.length)}${of} ${LISTINGS[operation].key} shown.`];
+}
+
+function summarize(operation: string, shown: IDataObject[], facts: Facts): string {
+	const { key } = LISTINGS[operation];
+	const parts = firstSentences(operation, shown, facts);
 	parts.push(...unappliedSentences(facts.unapplied, key));
-	if (operation === 'stream' || operation === 'compare') parts.push(...domainListNotes(facts.run.hints));
-	if (facts.more)
-		parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. To narrow, ${narrow}.`);
+	parts.push(...domainListSentences(facts.run));
+	const narrow = narrowText(operation, facts.run.filterInputs);
+	if (facts.more) parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. ${narrow}.`);
 	if (facts.left > 0)
 		parts.push(`${count(facts.left)} more were left out to keep the answer under ${TOOL_MAX_BYTES / 1024} KB.`);
-	if (facts.run.namesLeft.length > 0) parts.push(namesLeftSentence(facts.run.namesLeft));
+	if (facts.run.namesLeft?.length) parts.push(namesLeftSentence(facts.run.namesLeft));
 	if (facts.run.itemsLeft > 0) {
 		parts.push(`Only the first ${TOOL_MAX_RECORDS} items were enriched; ${count(facts.run.itemsLeft)} were not.`);
 	}
@@ -278,15 +255,35 @@ function lookupAnswer(record: IDataObject, mode: RecordsMode): IDataObject {
 	return fit([record], mode, build, compactRecord, 1);
 }
 
-export function toolAnswer(operation: string, records: IDataObject[], mode: RecordsMode, run: BoundedRun): IDataObject {
+/**
+ * A domain object with `technologies: []` where the service left the field out: the interface's "can be missing from a
+ * domain object that has none", which a model cannot tell from "unknown". Workflow outputs keep the service's shape.
+ */
+function withTechnologies(domain: unknown): void {
+	if (!domain || typeof domain !== 'object' || Array.isArray(domain)) return;
+	const record = domain as IDataObject;
+	if (record.found === false || typeof record.name !== 'string' || record.technologies !== undefined) return;
+	record.technologies = [];
+}
+
+/** The domain objects of a lookup's, search's or lookup enrichment's records (snapshot records hold the field). */
+function domainsOf(operation: string, records: IDataObject[], run: ToolRun): unknown[] {
+	const destination = run.destinationField;
+	if (operation === 'enrich' && destination && run.enrichSource === 'lookup')
+		return records.map((record) => getFieldValue(record, destination));
+	return operation === 'get' || operation === 'bulk' || operation === 'search' ? records : [];
+}
+
+export function toolAnswer(operation: string, records: IDataObject[], mode: RecordsMode, run: ToolRun): IDataObject {
+	for (const domain of domainsOf(operation, records, run)) withTechnologies(domain);
 	if (operation === 'get' && records.length === 1) return lookupAnswer(records[0], mode);
 	// Get with other than one record (several input items) lists them as Enrich Items does.
 	const listed = LISTINGS[operation] ? operation : 'enrich';
 	const paging = takePaging(records);
 	const more = paging?.more ?? records.length > TOOL_MAX_RECORDS;
 	const within = records.slice(0, TOOL_MAX_RECORDS);
-	const shared = hoistShared(within);
-	const unapplied = operation === 'search' ? unappliedFilters(run.filters, within) : [];
+	const shared = { ...labelsOf(operation, run), ...hoistShared(within) };
+	const unapplied = run.unapplied ?? [];
 	const enrich = operation === 'enrich';
 	const compactText = enrich ? compactEnrichText(run.destinationField) : COMPACT_FIELDS_TEXT;
 	const facts = { total: paging?.total, more, run, unapplied, within, compactText };

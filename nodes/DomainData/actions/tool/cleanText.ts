@@ -36,7 +36,7 @@ const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
  * `text` cut to at most `max` UTF-16 units, the last "…", at a boundary between characters as a reader sees them
  * (a flag, a family emoji, a letter with its accents stay whole or go whole).
  */
-export function cutText(text: string, max: number): string {
+function cutText(text: string, max: number): string {
 	if (text.length <= max) return text;
 	let end = 0;
 	for (const { segment } of GRAPHEMES.segment(text)) {

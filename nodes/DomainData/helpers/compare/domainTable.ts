@@ -114,11 +114,10 @@ export class DomainTable extends HashIndex {
 	}
 }
 
-const DEFAULT_CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 1 << 20;
 const MAX_CHUNKS = 0xffff;
 
-/** `chunkBytes`: tests use small chunks to reach many of them. */
-type KeptRecordsOptions = { maxBytes: number; tooLarge: () => Error; chunkBytes?: number };
+type KeptRecordsOptions = { maxBytes: number; tooLarge: () => Error };
 
 /**
  * The older records Compare keeps between pass 2 and pass 3, by the newer snapshot's ordinal: their JSON as UTF-8 in
@@ -131,9 +130,8 @@ export class KeptRecords {
 	/** Bytes of the chunks: what the kept records cost. */
 	byteLength = 0;
 	private chunks: Uint8Array[] = [];
-	private readonly chunkBytes: number;
-	/** Bytes used in the last chunk. */
-	private used: number;
+	/** Bytes used in the last chunk; all of them before the first chunk, so that the first record opens one. */
+	private used = CHUNK_BYTES;
 	/** Per ordinal: chunk index + 1 (0: none kept), offset and length of its JSON. */
 	private chunkOf: Uint16Array;
 	private readonly offsets: Uint32Array;
@@ -145,8 +143,6 @@ export class KeptRecords {
 		ordinals: number,
 		private readonly options: KeptRecordsOptions,
 	) {
-		this.chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
-		this.used = this.chunkBytes;
 		this.chunkOf = new Uint16Array(ordinals);
 		this.offsets = new Uint32Array(ordinals);
 		this.lengths = new Uint32Array(ordinals);
@@ -185,7 +181,7 @@ export class KeptRecords {
 		this.chunkOf = new Uint16Array(chunkOf.length);
 		this.chunks = [];
 		this.byteLength = 0;
-		this.used = this.chunkBytes;
+		this.used = CHUNK_BYTES;
 		for (let ordinal = 0; ordinal < chunkOf.length; ordinal++) {
 			const source = this.bytesOf(ordinal, chunkOf, chunks);
 			if (source !== undefined) this.place(ordinal, (target) => copyInto(target, source), source.length);
@@ -201,9 +197,9 @@ export class KeptRecords {
 
 	/** Writes at most `room` bytes through `write` (which returns how many it wrote) and records where. */
 	private place(ordinal: number, write: (target: Uint8Array) => number, room: number): void {
-		if (this.used + room > this.chunkBytes) {
+		if (this.used + room > CHUNK_BYTES) {
 			// A record larger than a chunk gets a chunk of its own (at offset 0, so the encoding still fits).
-			const bytes = Math.max(this.chunkBytes, room);
+			const bytes = Math.max(CHUNK_BYTES, room);
 			if (this.byteLength + bytes > this.options.maxBytes || this.chunks.length >= MAX_CHUNKS) {
 				throw this.options.tooLarge();
 			}

@@ -13,14 +13,15 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { asNodeError, count } from '../../errors';
-import type { DomainDataFunctions, LineSelector } from '../../transport';
-import { DomainSet, nameEnd, NAME_FIRST, repeatsName } from '../domainSet';
+import type { DomainDataFunctions } from '../../transport';
+import { type LineSelector, nameEnd, NAME_FIRST, repeatsName } from '../domainName';
+import { DomainSet } from '../domainSet';
 import { readSnapshotBlocks } from '../snapshotReader';
 import { type CompareSpec, Comparison, createCompareStats, type DomainChange } from './comparison';
 import { SEEN_IN_BASE, SELECTED } from './comparison';
 import { type DomainTable, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
-import { COMPARE_LIMITS, duplicateError, secondReadError, tooManyDomainsError } from './refusals';
+import { duplicateError, secondReadError, tooManyDomainsError } from './refusals';
 
 export { CHANGE_KINDS, createCompareStats } from './comparison';
 export type { ChangeKind, CompareSpec, CompareStats, DomainChange, MemoryGuard, SnapshotSpool } from './comparison';
@@ -36,6 +37,7 @@ export async function* compareSnapshots(this: DomainDataFunctions, spec: Compare
 /** Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone. */
 async function indexNewer(run: Comparison): Promise<void> {
 	const { spec, table } = run;
+	const { maxDomains } = run.bounds;
 	const node = run.context.getNode();
 	const stage: LineSelector = (text, start, end) => {
 		table.stageLine(text, start, end);
@@ -54,7 +56,7 @@ async function indexNewer(run: Comparison): Promise<void> {
 		try {
 			for await (const { records, bytes } of blocks) {
 				for (const record of records) {
-					if (table.count >= COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, spec.itemIndex, spec.label);
+					if (table.count >= maxDomains) throw tooManyDomainsError(node, spec.itemIndex, spec.label, maxDomains);
 					const name = run.nameOf(record, spec.label, table.count + 1);
 					table.add(name, run.hashOf(record), run.rankOf(record), run.selects(record) ? SELECTED : 0);
 				}
@@ -81,6 +83,7 @@ async function indexNewer(run: Comparison): Promise<void> {
 async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 	const { spec, table } = run;
 	const { baseLabel, kinds, itemIndex } = spec;
+	const { maxDomains } = run.bounds;
 	const node = run.context.getNode();
 	/** Names of the older snapshot that the newer one lacks: only to refuse a repeat. */
 	const olderOnly = new DomainSet();
@@ -98,7 +101,7 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 	let records = 0;
 	for await (const batch of run.read(baseLabel, sameLineSelector(table), onSkipped).batches) {
 		for (const record of batch) {
-			if (++records > COMPARE_LIMITS.maxDomains) throw tooManyDomainsError(node, itemIndex, baseLabel);
+			if (++records > maxDomains) throw tooManyDomainsError(node, itemIndex, baseLabel, maxDomains);
 			if (record instanceof SameLine) {
 				seen(record.name, record.ordinal);
 				continue;

@@ -6,12 +6,18 @@ import { buildApiError, count, operationError } from '../../errors';
 /**
  * Refused with a clear error instead of growing until n8n dies: records of one snapshot (the index holds about
  * 0.9 million; 5 million cap the table at about 330 MB), and the older records kept for pass 3 (Items and Batches
- * are bounded earlier by "Max Records in Memory"). An object, so that tests can lower them.
+ * are bounded earlier by "Max Records in Memory").
  */
-export const COMPARE_LIMITS = {
+export interface CompareLimits {
+	maxDomains: number;
+	maxKeptBytes: number;
+}
+
+/** The bounds of the node (a CompareSpec without `bounds`). */
+export const COMPARE_LIMITS: Readonly<CompareLimits> = Object.freeze({
 	maxDomains: 5_000_000,
 	maxKeptBytes: 512 * 1024 * 1024,
-};
+});
 
 export function noNameError(node: INode, itemIndex: number | undefined, label: string, record: number) {
 	return buildApiError(node, {
@@ -36,8 +42,8 @@ export function duplicateError(node: INode, itemIndex: number | undefined, label
 	});
 }
 
-export function tooManyDomainsError(node: INode, itemIndex: number | undefined, label: string) {
-	const max = count(COMPARE_LIMITS.maxDomains);
+export function tooManyDomainsError(node: INode, itemIndex: number | undefined, label: string, maxDomains: number) {
+	const max = count(maxDomains);
 	return buildApiError(node, {
 		message: `The dataset "${label}" has more than ${max} records, more than Dataset → Compare can hold`,
 		description:
@@ -48,10 +54,16 @@ export function tooManyDomainsError(node: INode, itemIndex: number | undefined, 
 	});
 }
 
-export function keptTooLargeError(node: INode, itemIndex: number | undefined, label: string, baseLabel: string) {
+export function keptTooLargeError(
+	node: INode,
+	itemIndex: number | undefined,
+	label: string,
+	baseLabel: string,
+	maxKeptBytes: number,
+) {
 	const message =
 		`The comparison of "${label}" with "${baseLabel}" needs to keep more than ` +
-		`${count(Math.round(COMPARE_LIMITS.maxKeptBytes / (1024 * 1024)))} MB of older records for its changes`;
+		`${count(Math.round(maxKeptBytes / (1024 * 1024)))} MB of older records for its changes`;
 	return operationError(node, message, {
 		itemIndex,
 		description:

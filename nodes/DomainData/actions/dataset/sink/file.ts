@@ -7,7 +7,8 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INode, INodeExecution
 
 import { asNodeError, count, describeValue, operationError, withNote } from '../../../errors';
 import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/streams';
-import type { OutputParameters } from '../output';
+import type { OutputParameters } from '../outputPlan';
+import { failedWith } from '../../perItem';
 import { LineParts, type PartTally } from './lineParts';
 import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
 
@@ -61,8 +62,14 @@ function lastLineOf(piece: Uint8Array): Uint8Array {
  * items of a node that continues on fail: without that, n8n outputs nothing of a failed node, so going on after them
  * would lose their records, and the way on is to run it again from where this run started.
  */
-function withPartsNote(error: unknown, parts: number, records: number, skipRecords: number, kept: boolean): unknown {
-	if (parts === 0 || !(error instanceof Error)) return error;
+function withPartsNote<E extends Error & { description?: string | null }>(
+	error: E,
+	parts: number,
+	records: number,
+	skipRecords: number,
+	kept: boolean,
+): E {
+	if (parts === 0) return error;
 	const complete =
 		`${parts === 1 ? 'Part 1 is' : `Parts 1-${parts} are`} complete (${count(records)} records` +
 		`${skipRecords > 0 ? ` after the ${count(skipRecords)} skipped` : ''})`;
@@ -71,20 +78,20 @@ function withPartsNote(error: unknown, parts: number, records: number, skipRecor
 		: `${complete}, but a node that stops on an error outputs nothing, so no part reached the next node. To get ` +
 			`every record, run it again with "Skip Records" left at ${skipRecords}; to keep the complete parts of a ` +
 			'failed run and go on after them, set the node\'s Settings → On Error to "Continue".';
-	return withNote(error as Error & { description?: string | null }, note);
+	return withNote(error, note);
 }
 
 /**
  * Stores the source's NDJSON (optionally gzipped) as `<fileName>.ndjson[.gz]`, or in parts
  * `<fileName>.part-0001.ndjson[.gz]`..., pushing one item per file onto `output` as each is complete (so that
  * Continue On Fail keeps the complete parts). Nothing is stored before the first bytes of a part came, so a failure
- * up to then leaves no file behind. `failed` gets the error item's fields.
+ * up to then leaves no file behind. A failure carries its error item's fields (failedWith).
  */
 export async function toFile(
 	this: IExecuteFunctions,
 	source: DatasetSource,
 	output: OutputParameters,
-	run: { itemIndex: number; output: INodeExecutionData[]; failed: Map<number, IDataObject> },
+	run: { itemIndex: number; output: INodeExecutionData[] },
 ): Promise<void> {
 	const { itemIndex } = run;
 	const { maxBytes, skipRecords } = output.file!;
@@ -135,9 +142,9 @@ export async function toFile(
 		}
 	} catch (error) {
 		await lines.close().catch(() => undefined);
-		run.failed.set(itemIndex, { ...source.labels, parts: items.length, records, skipRecords: skipRecords + records });
 		const failure = asNodeError(this.getNode(), error, itemIndex);
-		throw withPartsNote(failure, items.length, records, skipRecords, this.continueOnFail());
+		const resume = { ...source.labels, parts: items.length, records, skipRecords: skipRecords + records };
+		throw failedWith(withPartsNote(failure, items.length, records, skipRecords, this.continueOnFail()), resume);
 	}
 	finish(items, source, output, { records, skipped: lines.skipped });
 	addHints.call(this, source, records, skippedAllHint(skipRecords, lines.skipped, source));

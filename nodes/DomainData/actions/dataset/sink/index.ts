@@ -1,11 +1,18 @@
 /** The one output of Dataset → Stream and Compare (Items, Batches, File, Sub-Workflow), its memory guard and hints. */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { count, operationError } from '../../../errors';
 import { rebatch } from '../../../helpers/streams';
 import { DatasetLabels } from '../../../helpers/datasets';
-import { forEachItem, type OperationExecute } from '../../perItem';
-import type { OutputParameters, OutputWording } from '../output';
+import {
+	type DomainListFacts,
+	forEachItem,
+	type OperationExecute,
+	type RunFacts,
+	type ToolBounds,
+} from '../../perItem';
+import type { OutputWording } from '../output';
+import type { OutputParameters } from '../outputPlan';
 import { toFile } from './file';
 import { addHints, type DatasetSource, sum } from './source';
 import { assertCallable, runningWorkflows, runSubWorkflow } from './subWorkflow';
@@ -20,6 +27,8 @@ export interface ItemPlan {
 	limitIsCount?: boolean;
 	/** Resolves the labels (which may call the service) and opens the source. */
 	open(): Promise<DatasetSource>;
+	/** What a tool's answer says of the run besides labels and the Domains list (read once the records were). */
+	facts?: (source: DatasetSource) => RunFacts;
 }
 
 const GUARD_DESCRIPTION =
@@ -34,7 +43,7 @@ async function toMemory(
 	words: OutputWording,
 	held: number,
 	itemIndex: number,
-): Promise<{ items: INodeExecutionData[]; delivered: number }> {
+): Promise<{ items: INodeExecutionData[]; delivered: number; source: DatasetSource }> {
 	const { output, limit } = plan;
 	const room = output.maxRecords - held;
 	const node = this.getNode();
@@ -79,7 +88,7 @@ async function toMemory(
 		items.forEach((item, index) => (item.json.skippedLines = skippedUpTo[index] - (skippedUpTo[index - 1] ?? 0)));
 	}
 	addHints.call(this, source, delivered);
-	return { items, delivered };
+	return { items, delivered, source };
 }
 
 /**
@@ -88,30 +97,32 @@ async function toMemory(
  */
 export function deliverEach(
 	words: OutputWording,
-	planItem: (this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels) => ItemPlan,
+	planItem: (this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels, tool?: ToolBounds) => ItemPlan,
 ): OperationExecute {
-	return async function (items) {
+	return async function (items, tool) {
 		const labels = new DatasetLabels(this);
 		let callers: Promise<ReadonlySet<string>> | undefined;
 		let held = 0;
-		/** Summary fields of a failed Sub-Workflow or File item, for its error item. */
-		const failed = new Map<number, IDataObject>();
+		const facts: RunFacts = {};
 		const deliver = async (itemIndex: number, output: INodeExecutionData[]) => {
-			const plan = planItem.call(this, itemIndex, labels);
+			const plan = planItem.call(this, itemIndex, labels, tool);
 			const { output: parameters, limit } = plan;
 			const target = parameters.subWorkflow;
 			if (target) {
 				await assertCallable.call(this, target.workflowId, itemIndex, () => (callers ??= runningWorkflows.call(this)));
-				const run = { target, itemIndex, limit, many: words.many, failed };
+				const run = { target, itemIndex, limit, many: words.many };
 				output.push(await runSubWorkflow.call(this, await plan.open(), parameters, run));
 			} else if (parameters.output === 'file') {
-				await toFile.call(this, await plan.open(), parameters, { itemIndex, output, failed });
+				await toFile.call(this, await plan.open(), parameters, { itemIndex, output });
 			} else {
-				const { items: memory, delivered } = await toMemory.call(this, plan, words, held, itemIndex);
+				const { items: memory, delivered, source } = await toMemory.call(this, plan, words, held, itemIndex);
 				for (const entry of memory) output.push(entry);
 				held += delivered;
+				facts.labels = source.labels;
+				facts.domainList = source.summary().domainList as DomainListFacts | undefined;
+				Object.assign(facts, plan.facts?.(source));
 			}
 		};
-		return await forEachItem.call(this, items, deliver, { errorFields: (itemIndex) => failed.get(itemIndex) });
+		return { items: await forEachItem.call(this, items, deliver, tool), facts };
 	};
 }

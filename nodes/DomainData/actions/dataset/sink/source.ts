@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { MemoryGuard } from '../../../helpers/compare';
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
-import type { OutputParameters } from '../output';
+import type { OutputParameters } from '../outputPlan';
 
 /** What an operation's item reads, once its labels are resolved. */
 export interface DatasetSource {
@@ -21,6 +21,11 @@ export interface DatasetSource {
 	summary(): IDataObject;
 	/** The source's own hints once read (Compare's domains left out), and why nothing came when `empty`. */
 	hints(empty: boolean): string[];
+}
+
+/** Where a Domains list's names that no line held are missing: `not in the dataset "…"`, `in neither "…" nor "…"`. */
+export function notHeldBy({ label, baseLabel }: DatasetSource['labels']): string {
+	return baseLabel === undefined ? `not in the dataset "${label}"` : `in neither "${label}" nor "${baseLabel}"`;
 }
 
 export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | 'reconnects'): number {

@@ -4,10 +4,11 @@
  */
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { count, isNodeError, operationError, withNote } from '../../../errors';
+import { count, isNodeError, operationError, withNote, withoutFinalStops } from '../../../errors';
 import { cancelSignal } from '../../../transport';
-import type { OutputParameters, SubWorkflowTarget } from '../output';
+import type { OutputParameters, SubWorkflowTarget } from '../outputPlan';
 import { addHints, type DatasetSource, factsOfReads } from './source';
+import { failedWith } from '../../perItem';
 import { type SpoolFacts, spooledBatches } from './spool';
 
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
@@ -88,7 +89,7 @@ function resumeHint(records: number): string {
 /** The sub-workflow failed on a batch: name the batch, its records and where to resume. */
 function batchFailedError(node: INode, progress: Progress, size: number, cause: unknown, itemIndex: number) {
 	const records = done(progress);
-	const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/[.\s]+$/, '');
+	const reason = withoutFinalStops(cause instanceof Error ? cause.message : String(cause));
 	const id = (cause as { executionId?: unknown } | undefined)?.executionId;
 	const execution = typeof id === 'string' || typeof id === 'number' ? ` (execution ${id})` : '';
 	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${progress.label}"`;
@@ -120,13 +121,13 @@ async function* counted(records: AsyncIterable<IDataObject[]>, progress: Progres
 
 /**
  * Runs the chosen workflow once per batch and returns the summary item (`records`: sent in this run). On a failure
- * the summary fields, with `skipRecords` (where to resume), go into `run.failed` for the error item (Continue On Fail).
+ * the failure carries the summary fields, with `skipRecords` (where to resume), for its error item (failedWith).
  */
 export async function runSubWorkflow(
 	this: IExecuteFunctions,
 	source: DatasetSource,
 	output: OutputParameters,
-	run: { target: SubWorkflowTarget; itemIndex: number; limit?: number; many: string; failed: Map<number, IDataObject> },
+	run: { target: SubWorkflowTarget; itemIndex: number; limit?: number; many: string },
 ): Promise<INodeExecutionData> {
 	const { itemIndex, limit } = run;
 	const { workflowId, skipRecords, batchInfoField } = run.target;
@@ -184,8 +185,7 @@ export async function runSubWorkflow(
 		}
 	} catch (error) {
 		const resumeAt = skipRecords + progress.sent;
-		run.failed.set(itemIndex, { ...summary(true), skipRecords: resumeAt });
-		throw withResumeHint(error, resumeAt);
+		throw failedWith(withResumeHint(error, resumeAt) as object, { ...summary(true), skipRecords: resumeAt });
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}

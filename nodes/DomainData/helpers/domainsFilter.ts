@@ -1,0 +1,115 @@
+/**
+ * The Domains filter of Dataset → Stream and Compare (and the rows of Enrich Items from a snapshot): its list read as
+ * Domain → Get reads names (readDomainList, into a DomainSet), the selector that declines the other names' lines
+ * before they are parsed (listedLines), and what the output tells about the list once read (domainListReport).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { clip, count, describeValue, quoteFew } from '../errors';
+import {
+	isNormalName,
+	type LineSelector,
+	NAME_FIRST,
+	normalizeDomainName,
+	rawName,
+	repeatsName,
+	splitDomainList,
+} from './domainName';
+import { DomainSet, NOT_LISTED } from './domainSet';
+
+/** Names quoted in hints and summaries (the count is always exact). */
+const EXAMPLES = 5;
+/** Characters of an entry echoed in a summary, as many as describeValue quotes in a hint. */
+const EXAMPLE_CHARS = 200;
+
+/**
+ * The names of a Domains list, against which a record's name is read as Domain → Get reads a name ("www." kept: a
+ * record of www.example.com is another domain than example.com). A name in normal form (lower-case ASCII, no final
+ * dot: nearly every line) is looked up as sent, without a string made; any other (`Example.COM`, `example.org.`,
+ * `münchen.de`) is normalised first, so that a listed domain the service spells otherwise is kept.
+ */
+class ListedNames extends DomainSet {
+	/** `normal`: the caller already knows whether the name is in normal form (listedLines checks while it reads). */
+	override indexOf(text: string, start = 0, end = text.length, normal?: boolean): number {
+		const index = super.indexOf(text, start, end);
+		if (index !== NOT_LISTED || (normal ?? isNormalName(text, start, end))) return index;
+		const normalized = normalizeDomainName(text.slice(start, end), { removeWww: false });
+		return normalized.ok ? super.indexOf(normalized.name) : NOT_LISTED;
+	}
+}
+
+/** A Domains list: its names, and the entries that are no name, URL or email address (left out, counted). */
+export type DomainList = { names: DomainSet; rejected: { count: number; examples: string[] } };
+
+/**
+ * Reads a list given as text (split at commas, semicolons, white space; see splitDomainList for `Name <address>`) or
+ * as an array (from an expression, any nesting), normalised as Domain → Get does ("www." removed); blank entries are
+ * ignored silently. The examples of entries left out are clipped (a cell can hold megabytes). The caller refuses a
+ * list without any domain.
+ */
+export function readDomainList(value: unknown): DomainList {
+	const entries = splitDomainList(value);
+	const names = new ListedNames(entries.length);
+	const rejected = { count: 0, examples: [] as string[] };
+	for (const entry of entries) {
+		const normalized = normalizeDomainName(entry);
+		if (normalized.ok) names.add(normalized.name);
+		// Text as typed, any other value as describeValue writes it: both clipped.
+		else if (rejected.count++ < EXAMPLES) {
+			rejected.examples.push(typeof entry === 'string' ? clip(entry, EXAMPLE_CHARS) : describeValue(entry));
+		}
+	}
+	return { names: names.trim(), rejected };
+}
+
+/**
+ * The lines of the listed names only, judged from the raw line (`{"name":"…"` as the service writes it) before it
+ * is parsed; a line of a listed name (of a Domains list's ListedNames, in any spelling) is marked seen and handed to
+ * `then` (the caller's own selector, if any). A line whose name cannot be read raw is handed on too: the record
+ * filter judges it once parsed.
+ */
+export function listedLines(names: DomainSet, then?: LineSelector): LineSelector {
+	const readsNames = names instanceof ListedNames ? names : undefined;
+	return (text, start, end) => {
+		const found = rawName(text, start, end);
+		if (found !== -1) {
+			const close = found < 0 ? ~found : found;
+			const from = start + NAME_FIRST.length;
+			const index = readsNames ? readsNames.indexOf(text, from, close, found >= 0) : names.indexOf(text, from, close);
+			if (index !== NOT_LISTED) names.markSeen(index);
+			else if (!repeatsName(text, close, end)) return false;
+		}
+		return then ? then(text, start, end) : true;
+	};
+}
+
+/**
+ * What the output tells about a Domains list once read: the entries left out, and (when `whole`, every line read)
+ * the names no line held. `missing` ends the hint's sentence: "are not in the dataset "2025-06-30"".
+ */
+export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string) {
+	if (!list) return { summary: {}, hints: [] as string[] };
+	const { names, rejected } = list;
+	const hints: string[] = [];
+	const domainList: IDataObject = { listed: names.size };
+	if (whole) {
+		const unseen = names.unseen(EXAMPLES);
+		domainList.notFound = unseen.count;
+		domainList.notFoundExamples = unseen.examples.map((name) => clip(name, EXAMPLE_CHARS));
+		if (unseen.count > 0) {
+			const which = `${count(unseen.count)} of the ${count(names.size)} listed domain${names.size > 1 ? 's' : ''}`;
+			const verb = unseen.count > 1 ? 'are' : 'is';
+			hints.push(`${which} ${verb} ${missing}: ${quoteFew(unseen.examples, unseen.count)}`);
+		}
+	}
+	if (rejected.count > 0) {
+		domainList.rejected = rejected.count;
+		domainList.rejectedExamples = rejected.examples;
+		const entries = rejected.count > 1 ? `${count(rejected.count)} entries` : '1 entry';
+		hints.push(
+			`Left out ${entries} of the filter "Domains" that ${rejected.count > 1 ? 'are' : 'is'} not a domain name: ` +
+				quoteFew(rejected.examples, rejected.count),
+		);
+	}
+	return { summary: { domainList }, hints };
+}
