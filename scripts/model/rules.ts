@@ -52,24 +52,28 @@ const LANGUAGES: Record<string, string> = {
 	turkish: 'tr',
 };
 
-/** Countries a question may name, as the language the search filters by (the service has no country filter). */
+/**
+ * Countries a question may name, as the ISO 3166-1 codes a snapshot's records hold (country_code): the search has no
+ * country filter, and a language is not a country, so these go to the snapshot tool (Stream's Country Codes).
+ */
 const COUNTRIES: Record<string, string> = {
-	germany: 'de',
-	austria: 'de',
-	france: 'fr',
-	spain: 'es',
-	mexico: 'es',
-	italy: 'it',
-	netherlands: 'nl',
-	brazil: 'pt',
-	portugal: 'pt',
-	japan: 'ja',
-	china: 'zh',
-	korea: 'ko',
-	russia: 'ru',
-	poland: 'pl',
-	sweden: 'sv',
-	turkey: 'tr',
+	germany: 'DE',
+	austria: 'AT',
+	switzerland: 'CH',
+	france: 'FR',
+	spain: 'ES',
+	mexico: 'MX',
+	italy: 'IT',
+	netherlands: 'NL',
+	brazil: 'BR',
+	portugal: 'PT',
+	japan: 'JP',
+	china: 'CN',
+	korea: 'KR',
+	russia: 'RU',
+	poland: 'PL',
+	sweden: 'SE',
+	turkey: 'TR',
 };
 
 /** The operation a tool runs, read from its input (`domain`, `domains`, `filters`, `label`) and its words. */
@@ -79,6 +83,7 @@ function kindOf(tool: ChatTool): ToolKind | undefined {
 	const properties = Object.keys(tool.function.parameters?.properties ?? {});
 	const about = `${tool.function.name} ${tool.function.description ?? ''}`.toLowerCase();
 	// Compare may take `domains` too (the domains it compares): its snapshot label tells it from Bulk Get.
+	if (properties.includes('countryCodes')) return 'stream';
 	if (properties.includes('label')) return /compar|chang/.test(about) ? 'compare' : 'stream';
 	if (properties.includes('domains')) return 'bulk';
 	if (properties.includes('domain')) return 'get';
@@ -92,7 +97,7 @@ function kindOf(tool: ChatTool): ToolKind | undefined {
  * - "what changed", "changes" (and no domain named) → Compare
  * - "what changed at <domain> [and <domain>…] since …" → Compare with those domains (`domains`)
  * - "which snapshots", "snapshots exist", "list … snapshots/datasets" → List
- * - "records of … snapshot" → Stream
+ * - "records of … snapshot", or a country named ("shops in Germany") → Stream (the snapshot tool, by country_code)
  * - two or more domain names → Bulk Get (Get with the first, when there is no Bulk Get)
  * - one domain name → Get
  * - "sites", "websites" or "domains" (with "use X", "in <country>", "<language>") → Search with those filters
@@ -108,6 +113,7 @@ function ruleFor(question: string): ToolKind | undefined {
 	)
 		return 'list';
 	if (domains.length === 0 && /\brecords\b.*\bsnapshot\b/i.test(question)) return 'stream';
+	if (domains.length === 0 && Object.keys(countriesIn(question)).length > 0) return 'stream';
 	if (domains.length > 1) return 'bulk';
 	if (domains.length === 1) return 'get';
 	if (/\b(web)?sites?\b|\bdomains\b/i.test(question)) return 'search';
@@ -125,10 +131,45 @@ export const STAND_IN_NOTE =
 	"(The demo's stand-in model wrote this by fixed rules from the tool's answer; a real chat model would answer in " +
 	'its own words.)';
 
-/** Search filters read from the question: a language (or a country's), a technology ("using X"), a category, a top-N. */
+/** Shops of a country ("German shops", "Swiss stores"): businesses are of a country, not of a language. */
+const BUSINESS_COUNTRIES: Record<string, string> = { german: 'DE', austrian: 'AT', swiss: 'CH', french: 'FR' };
+const BUSINESSES = /\b(shops?|stores?|companies|businesses|retailers)\b/i;
+
+/** The countries a question names, as codes by name. */
+function countriesIn(question: string): Record<string, string> {
+	const named = Object.entries(COUNTRIES).filter(([name]) => new RegExp(`\\b${name}\\b`, 'i').test(question));
+	if (BUSINESSES.test(question))
+		named.push(
+			...Object.entries(BUSINESS_COUNTRIES).filter(([name]) => new RegExp(`\\b${name}\\b`, 'i').test(question)),
+		);
+	return Object.fromEntries(named);
+}
+
+/** A rank bound read from the question: "top 1000", "ranked under 10,000". */
+function maxRankIn(question: string): number | undefined {
+	const top = /\b(?:top|under|below|within)\s+([\d,]+)/i.exec(question);
+	return top ? Number(top[1].replace(/,/g, '')) : undefined;
+}
+
+/** The snapshot tool's filters read from the question (Stream's inputs in the examples): texts, '' when not asked. */
+function snapshotFiltersFrom(question: string): Record<string, string> {
+	// "Shopify shops": the shop system named before the shops.
+	const { technology = /\b([A-Z][\w+-]*)\s+(?:shops?|stores?)\b/.exec(question)?.[1] } = filtersFrom(question);
+	const businesses = BUSINESSES.test(question);
+	const language = businesses ? undefined : filtersFrom(question).language;
+	const rank = maxRankIn(question);
+	return {
+		countryCodes: Object.values(countriesIn(question)).join(', '),
+		languageCodes: typeof language === 'string' ? language : '',
+		technologies: typeof technology === 'string' ? technology : '',
+		maxRank: rank === undefined ? '' : String(rank),
+	};
+}
+
+/** Search filters read from the question: a language, a technology ("using X"), a category, a top-N. */
 function filtersFrom(question: string): Record<string, unknown> {
 	const filters: Record<string, unknown> = {};
-	for (const [name, code] of Object.entries({ ...LANGUAGES, ...COUNTRIES }))
+	for (const [name, code] of Object.entries(LANGUAGES))
 		if (new RegExp(`\\b${name}\\b`, 'i').test(question)) filters.language = code;
 	const technology =
 		/\b(?:using|uses|use|running|runs?(?: on)?|built (?:with|on)|on)\s+([A-Z][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z][\w+-]*)*)/.exec(
@@ -137,8 +178,8 @@ function filtersFrom(question: string): Record<string, unknown> {
 	if (technology) filters.technology = technology[1];
 	const category = /(\/[A-Z][^,?.]*)/.exec(question);
 	if (category) filters.category = category[1].trim();
-	const top = /\btop\s+([\d,]+)/i.exec(question);
-	if (top) filters.maxRank = Number(top[1].replace(/,/g, ''));
+	const rank = maxRankIn(question);
+	if (rank !== undefined) filters.maxRank = rank;
 	return filters;
 }
 
@@ -147,6 +188,8 @@ function argumentFor(key: string, schema: JsonSchema, question: string): unknown
 	const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
 	const domains = question.match(DOMAIN) ?? [];
 	const filters = filtersFrom(question);
+	const snapshotFilters = snapshotFiltersFrom(question);
+	if (key in snapshotFilters) return snapshotFilters[key];
 	if (key in filters) return filters[key];
 	if (key === 'filters' || /^filter|json object/.test(about))
 		return type === 'object' ? filters : JSON.stringify(filters);

@@ -48,7 +48,9 @@ export function n8nEnv(options: N8nEnvOptions): NodeJS.ProcessEnv {
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
-		WEBHOOK_URL: `http://127.0.0.1:${options.port}/`,
+		// n8n 2.41 reads N8N_WEBHOOK_URL (WEBHOOK_URL is deprecated there); older versions build the same URL from the
+		// host, port and protocol above.
+		N8N_WEBHOOK_URL: `http://127.0.0.1:${options.port}/`,
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${options.port}/`,
 		N8N_RUNNERS_BROKER_PORT: String(options.brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',

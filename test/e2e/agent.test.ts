@@ -9,7 +9,7 @@
  * succeed: n8n 2.8.4 fails the whole run when a tool node throws, so this holds there only because the node answers
  * with the text itself.
  *
- * The AI-agent example (examples/ai-agent-tool.json, five tools) answers the demo's questions, one per rule of the
+ * The AI-agent example (examples/ai-agent-tool.json, six tools) answers the demo's questions, one per rule of the
  * stand-in model: each from the right tool with the right arguments, the answer built from the tool's data.
  */
 import type { INodePropertyOptions } from 'n8n-workflow';
@@ -90,6 +90,11 @@ const EXAMPLE_QUESTIONS: Record<string, { question: string; tool: string; args?:
 	// The names are chosen once the simulator runs (a removal, an addition or change, a name never indexed).
 	compareDomains: { question: '', tool: 'Compare_Snapshots' },
 	list: { question: 'Which snapshots exist?', tool: 'List_Snapshots', args: {} },
+	country: {
+		question: 'Find German Shopify shops ranked under 10,000',
+		tool: 'Find_Sites_by_Country',
+		args: { label: 'latest', countryCodes: 'DE', languageCodes: '', technologies: 'Shopify', maxRank: '10000' },
+	},
 	noRule: { question: 'Write me a poem about the sea.', tool: '' },
 };
 // n8n execute-batch takes only ids with a digit in them.
@@ -385,6 +390,7 @@ describe("the AI-agent example answers the demo's questions, each from the right
 		expect(result.requests).toHaveLength(2);
 		expect(result.requests[0].tools.map((each) => each.function.name).sort()).toEqual([
 			'Compare_Snapshots',
+			'Find_Sites_by_Country',
 			'List_Snapshots',
 			'Look_Up_Many_Domains',
 			'Look_Up_a_Domain',
@@ -452,6 +458,23 @@ describe("the AI-agent example answers the demo's questions, each from the right
 		const { item, answer } = answeredBy('list');
 		expect(item.datasets).toEqual(sim.datasets());
 		expect(answer).toContain(sim.datasets()[0].label);
+	});
+
+	test('"Find German Shopify shops ranked under 10,000": the snapshot tool by country_code, every shop DE', async () => {
+		const { item, answer } = answeredBy('country');
+		const latest = sim.datasets()[0].label;
+		const expected = (await rawSnapshot(sim.url, latest)).filter(
+			(record) =>
+				record.country_code === 'DE' &&
+				(record.technologies as string[] | undefined)?.includes('Shopify') &&
+				(record.rank as number) <= 10_000,
+		);
+		expect(expected.length).toBeGreaterThan(0);
+		const records = item.records as Array<Record<string, unknown>>;
+		expect(records.length).toBe(Math.min(expected.length, TOOL_MAX_RECORDS));
+		expect(records.map((record) => record.name)).toEqual(expected.slice(0, records.length).map((r) => r.name));
+		for (const record of records) expect(record.country_code).toBe('DE');
+		expect(answer).toContain(String(records[0].name));
 	});
 
 	test('a question no rule fits: the stand-in says so plainly and calls no tool', () => {

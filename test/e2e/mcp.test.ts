@@ -1,6 +1,6 @@
 /**
  * Domain Data for MCP clients, end to end in real n8n (each "full" version of the matrix): the example workflow
- * examples/mcp-server.json (n8n's MCP Server Trigger with five Domain Data tools, bearer authentication) is
+ * examples/mcp-server.json (n8n's MCP Server Trigger with six Domain Data tools, bearer authentication) is
  * activated on a running n8n, and the official MCP SDK client (`@modelcontextprotocol/sdk`) lists and calls its
  * tools over streamable HTTP. A second workflow serves one tool whose credential has a rejected key.
  */
@@ -96,28 +96,33 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 		expect([401, 403]).toContain(response.status);
 	});
 
-	test('tools/list: the five tools, each with its description and the input the model fills', async () => {
+	test('tools/list: the six tools, each with its written description and the inputs the model fills', async () => {
 		const { tools } = await client.listTools();
 		const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
 		expect(Object.keys(byName).sort()).toEqual([
 			'Compare_Snapshots',
+			'Find_Sites_by_Country',
 			'List_Snapshots',
 			'Look_Up_Many_Domains',
 			'Look_Up_a_Domain',
 			'Search_Domains',
 		]);
-		expect(byName.Look_Up_a_Domain.description).toBe('Get a domain in Domain Data');
+		for (const tool of tools) expect(tool.description).not.toContain('in Domain Data');
+		expect(byName.Look_Up_a_Domain.description).toMatch(/^Looks up ONE website/);
 		const inputs: Record<string, string[]> = {
 			Look_Up_a_Domain: ['domain'],
 			Search_Domains: ['filters'],
 			Look_Up_Many_Domains: ['domains'],
 			List_Snapshots: [],
 			Compare_Snapshots: ['domains', 'label'],
+			Find_Sites_by_Country: ['countryCodes', 'label', 'languageCodes', 'maxRank', 'technologies'],
 		};
+		// Every input but the snapshot label may be left out (the examples give each a default).
+		expect(byName.Compare_Snapshots.inputSchema.required ?? []).not.toContain('domains');
 		for (const [name, keys] of Object.entries(inputs)) {
 			const properties = (byName[name].inputSchema.properties ?? {}) as Record<string, { description?: string }>;
 			expect([name, Object.keys(properties).sort()]).toEqual([name, keys]);
-			for (const key of keys) expect(properties[key].description).toMatch(/The answer /);
+			for (const key of keys) expect(properties[key].description).toBeTruthy();
 		}
 	});
 
@@ -168,6 +173,26 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 		expect(answer.summary).toContain('"never-indexed-4711.com"');
 	});
 
+	test('tools/call Compare_Snapshots without domains: every domain', async () => {
+		const result = (await client.callTool({ name: 'Compare_Snapshots', arguments: { label: 'latest' } })) as CallResult;
+		expect(result.isError).toBeFalsy();
+		const [answer] = JSON.parse(textOf(result)) as Array<{ summary: string; changes: unknown[] }>;
+		expect(answer.changes).toHaveLength(TOOL_MAX_RECORDS);
+	});
+
+	test('tools/call Find_Sites_by_Country: only records of that country, the snapshot named', async () => {
+		const label = sim.datasets()[0].label;
+		const result = (await client.callTool({
+			name: 'Find_Sites_by_Country',
+			arguments: { label: 'latest', countryCodes: 'DE', maxRank: '200' },
+		})) as CallResult;
+		expect(result.isError).toBeFalsy();
+		const [answer] = JSON.parse(textOf(result)) as Array<{ summary: string; records: Array<{ country_code: string }> }>;
+		expect(answer.records.length).toBeGreaterThan(0);
+		expect(answer.records.every((record) => record.country_code === 'DE')).toBe(true);
+		expect(answer.summary).toContain(`shown of the snapshot "${label}": every record that matches the filters`);
+	});
+
 	test('a domain that is not in the index: an answer { name, found: false } with a sentence, as Bulk Get gives', async () => {
 		const result = (await client.callTool({
 			name: 'Look_Up_a_Domain',
@@ -191,7 +216,7 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 		expect(result.isError).toBe(true);
 		expect(textOf(result)).toContain(
 			'The service does not take the filter "country": call this tool again without it, with the filters it ' +
-				'takes (language, technology, category, tld1, maxRank; for a country, use its language or tld1).',
+				'takes (language, technology, category, tld1, maxRank). Search has no country filter',
 		);
 		expect(textOf(result)).not.toContain('Page Size');
 	});

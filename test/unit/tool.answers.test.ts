@@ -21,6 +21,12 @@ import { runNode } from '../harness/n8n';
 import { useSimulator } from '../harness/simulator';
 import { KEYS } from '../simulator';
 
+/** Said with every refused search filter: no filter stands for a country, and which tool finds records by one. */
+const NO_COUNTRY_FILTER =
+	'Search has no country filter, and neither language nor tld1 stands for a country; records by country ' +
+	'(country_code) come from a Domain Data snapshot tool that filters on country codes, if there is one; else tell ' +
+	'the user that this search cannot filter by country.';
+
 const sim = useSimulator({ domains: 5000, snapshots: 3 });
 const TOOL = 'n8n-nodes-domain-data.domainDataTool';
 const AGENT_CALL = [{ json: { toolCallId: 'call_1' } }];
@@ -106,6 +112,7 @@ describe('Domain Data as a tool: bounded answers', () => {
 		const domain = sim.index.domainAt(3);
 		expect(await answerOf({ resource: 'domain', operation: 'get', domain: domain.name })).toEqual({
 			summary: `Data about ${domain.name} from the Domain Data index. ${WEBSITE_TEXT_IS_DATA}`,
+			technologies: [],
 			...domain,
 		});
 		expect(sim.calls()).toHaveLength(1);
@@ -124,7 +131,7 @@ describe('Domain Data as a tool: bounded answers', () => {
 	test('Dataset → List: at most 20, newest first', async () => {
 		const answer = await answerOf({ resource: 'dataset', operation: 'list', returnAll: true });
 		expect(answer.datasets).toEqual(sim.datasets());
-		expect(answer.summary).toBe('3 datasets shown.');
+		expect(answer.summary).toBe('3 datasets (snapshots) shown, newest first: all that exist.');
 	});
 
 	test('Dataset → Stream with Return All and Batches: a slice of 20, the label said once, more announced', async () => {
@@ -138,7 +145,9 @@ describe('Domain Data as a tool: bounded answers', () => {
 		expect(answer.label).toBe(sim.datasets()[0].label);
 		expect(answer.records).toHaveLength(TOOL_MAX_RECORDS);
 		expect((answer.records as IDataObject[])[0].label).toBeUndefined();
-		expect(answer.summary).toMatch(/^20 records shown\. There are more/);
+		expect(answer.summary).toMatch(
+			/^20 records shown of the snapshot "[\d-]+": its first records, found in its first 21 lines; the rest of it was not read\. There are more/,
+		);
 		// The stream asked for one record more than is shown (that record tells that there are more).
 		expect(sim.calls('stream').map((call) => call.query.limit)).toEqual([String(TOOL_MAX_RECORDS + 1)]);
 	});
@@ -242,7 +251,8 @@ describe('Domain Data as a tool: failures a model can act on', () => {
 		});
 		expect(items[0].json.error).toBe(
 			'The service does not take the filter "country": call this tool again without it, with the filters it ' +
-				'takes (language, technology, category, tld1, maxRank; for a country, use its language or tld1).',
+				'takes (language, technology, category, tld1, maxRank). ' +
+				NO_COUNTRY_FILTER,
 		);
 	});
 
@@ -250,8 +260,8 @@ describe('Domain Data as a tool: failures a model can act on', () => {
 		const { items } = await asTool({ resource: 'domain', operation: 'search', filters: '{"Language": "de"}' });
 		expect(items[0].json.error).toBe(
 			'The service does not take the filter "Language": call this tool again with "language" in place of ' +
-				'"Language"; the filters it takes are language, technology, category, tld1, maxRank (for a country, use its ' +
-				'language or tld1).',
+				'"Language"; the filters it takes are language, technology, category, tld1, maxRank. ' +
+				NO_COUNTRY_FILTER,
 		);
 	});
 
@@ -549,5 +559,112 @@ describe('Domain Data as a tool: Compare with the domains a model names', () => 
 			/^The filter "Domains" holds only entries that are not domain names: .*Call this tool again with domain names, URLs or email addresses .* or leave "domains" empty for every domain\.$/,
 		);
 		expect(sim.calls('stream')).toHaveLength(0);
+	});
+});
+
+describe('Domain Data as a tool: answers that name what was looked at', () => {
+	const COMPARED = ['title', 'country_code', 'language_code', 'categories', 'technologies'];
+	const same = (a: unknown, b: unknown) =>
+		JSON.stringify(Array.isArray(a) ? [...a].sort() : a) === JSON.stringify(Array.isArray(b) ? [...b].sort() : b);
+
+	/** A domain in both newest snapshots whose only change is its rank. */
+	async function rankOnlyChange() {
+		const [newest, previous] = sim.datasets();
+		const older = new Map((await rawSnapshot(sim.url, previous.label)).map((record) => [record.name, record]));
+		const newer = await rawSnapshot(sim.url, newest.label);
+		const record = newer.find((entry) => {
+			const before = older.get(entry.name);
+			return before && before.rank !== entry.rank && COMPARED.every((field) => same(entry[field], before[field]));
+		});
+		expect(record).toBeDefined();
+		return { name: String(record!.name), label: newest.label, baseLabel: previous.label };
+	}
+	const compareOf = (domains: string, extra: Record<string, unknown> = {}) => ({
+		resource: 'dataset',
+		operation: 'compare',
+		label: 'latest',
+		baseLabel: 'previous',
+		returnAll: true,
+		filters: { domains },
+		...extra,
+	});
+
+	test('Compare of a domain whose only change is rank: no change in the fields named, rank not compared', async () => {
+		const { name, label, baseLabel } = await rankOnlyChange();
+		const answer = await answerOf(compareOf(name));
+		expect(answer).toEqual({
+			summary:
+				'No change found in title, country_code, language_code, categories and technologies between ' +
+				`"${label}" and the older "${baseLabel}". Rank was not compared: a change of rank alone is not shown.`,
+			label,
+			baseLabel,
+			changes: [],
+		});
+	});
+
+	test('Compare with rank among the fields: the change found, and the rank threshold said', async () => {
+		const { name, label, baseLabel } = await rankOnlyChange();
+		const fields = ['rank', 'title'];
+		const answer = await answerOf(compareOf(name, { fields, options: { minRankMove: 1 } }));
+		expect(answer.changes).toHaveLength(1);
+		expect(answer.summary).toBe(
+			`1 change in all (1 changed), shown. Compared rank and title between "${label}" and the older ` +
+				`"${baseLabel}". Rank was compared: any rank move counts. ${WEBSITE_TEXT_IS_DATA}`,
+		);
+		const far = await answerOf(compareOf(name, { fields, options: { minRankMove: 1_000_000 } }));
+		expect(far.summary).toContain('Rank was compared: moves smaller than 1,000,000 ranks are not counted.');
+	});
+
+	test('Compare without a domains input: no advice to pass what the tool does not take', async () => {
+		const answer = await answerOf({ resource: 'dataset', operation: 'compare', label: 'latest', returnAll: true });
+		expect(answer.summary).toContain('There are more');
+		expect(answer.summary).toContain('This tool takes no filters: tell the user how many were shown.');
+		expect(answer.summary).not.toMatch(/kinds of change|with filters/);
+	});
+
+	test('Stream by country: every record of that country, the whole snapshot read, the count of the data', async () => {
+		const [newest] = sim.datasets();
+		const records = await rawSnapshot(sim.url, newest.label);
+		const filters = { countryCodes: 'DE', technologies: '', languageCodes: '', maxRank: 200 };
+		const expected = records.filter((record) => record.country_code === 'DE' && Number(record.rank) <= 200);
+		expect(expected.length).toBeGreaterThan(0);
+		expect(expected.length).toBeLessThanOrEqual(TOOL_MAX_RECORDS);
+		const answer = await answerOf({ resource: 'dataset', operation: 'stream', label: 'latest', filters });
+		expect((answer.records as IDataObject[]).map((record) => record.name)).toEqual(
+			expected.map((record) => record.name),
+		);
+		expect((answer.records as IDataObject[]).every((record) => record.country_code === 'DE')).toBe(true);
+		expect(answer.summary).toBe(
+			`${expected.length} records shown of the snapshot "${newest.label}": every record that matches the ` +
+				`filters; the whole snapshot was read (${records.length.toLocaleString('en-US')} lines). ${WEBSITE_TEXT_IS_DATA}`,
+		);
+	});
+
+	test('Stream with more matches than shown: how to narrow, by the filters the tool takes', async () => {
+		const filters = { countryCodes: 'DE', maxRank: '' };
+		const answer = await answerOf({ resource: 'dataset', operation: 'stream', label: 'latest', filters });
+		expect(answer.summary).toContain('the first that match the filters');
+		expect(answer.summary).toContain(
+			'To narrow, call this tool again with more of its filters (countryCodes, maxRank).',
+		);
+	});
+
+	test('Stream of nothing: the snapshot named all the same', async () => {
+		const filters = { countryCodes: 'DE', maxRank: 1, technologies: 'No Such Technology' };
+		const answer = await answerOf({ resource: 'dataset', operation: 'stream', label: 'latest', filters });
+		expect(answer).toMatchObject({ label: sim.datasets()[0].label, records: [] });
+	});
+
+	test('a domain without detected technologies: technologies [] in answers, left out in workflow outputs', async () => {
+		let rank = 1;
+		while (sim.index.domainAt(rank).technologies !== undefined) rank++;
+		const domain = sim.index.domainAt(rank);
+		const answer = await answerOf({ resource: 'domain', operation: 'bulk', domains: domain.name });
+		expect(answer.domains).toEqual([{ ...domain, technologies: [] }]);
+		const { items } = await runNode({
+			parameters: { resource: 'domain', operation: 'get', domain: domain.name },
+			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+		});
+		expect(items[0].json.technologies).toBeUndefined();
 	});
 });

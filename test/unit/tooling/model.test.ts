@@ -174,6 +174,13 @@ describe('the rules: which tool for which question', () => {
 			domains: 'The domains to compare: names, URLs or email addresses; the answer names those in neither snapshot',
 		},
 		list: {},
+		stream: {
+			label: 'The weekly snapshot to read',
+			countryCodes: 'Countries as ISO 3166-1 alpha-2 codes',
+			languageCodes: 'Languages as ISO 639-1 codes',
+			maxRank: 'Only websites ranked this or better',
+			technologies: 'Technologies separated by commas',
+		},
 	};
 	const example = JSON.parse(readFileSync(join(__dirname, '../../../examples/ai-agent-tool.json'), 'utf8')) as {
 		nodes: Array<{ name: string; type: string; parameters: Record<string, string> }>;
@@ -183,7 +190,7 @@ describe('the rules: which tool for which question', () => {
 		.map(({ name, parameters }) =>
 			tool(name.replace(/ /g, '_'), parameters.toolDescription, INPUTS[parameters.operation]),
 		);
-	expect(ALL).toHaveLength(5);
+	expect(ALL).toHaveLength(6);
 	const call = (question: string) => decide([{ role: 'user', content: question }], ALL);
 
 	test.each([
@@ -200,9 +207,15 @@ describe('the rules: which tool for which question', () => {
 			{ filters: '{"language":"de","technology":"Shopify"}' },
 		],
 		[
+			// A country is no language: the snapshot tool finds records by country_code.
 			'Which sites in France run on WordPress?',
-			'Search_Domains',
-			{ filters: '{"language":"fr","technology":"WordPress"}' },
+			'Find_Sites_by_Country',
+			{ label: 'latest', countryCodes: 'FR', languageCodes: '', maxRank: '', technologies: 'WordPress' },
+		],
+		[
+			'Find German Shopify shops ranked under 10,000',
+			'Find_Sites_by_Country',
+			{ label: 'latest', countryCodes: 'DE', languageCodes: '', maxRank: '10000', technologies: 'Shopify' },
 		],
 		['What changed since last week?', 'Compare_Snapshots', { label: 'latest', domains: '' }],
 		[
