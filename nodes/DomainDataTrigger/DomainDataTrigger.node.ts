@@ -38,12 +38,15 @@ export class DomainDataTrigger implements INodeType {
 	/** One list call, and a slice read per new dataset with records attached; the state moves past what fired. */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const options = getTriggerOptions.call(this);
+		const manual = this.getMode() === 'manual';
+		// Read before the list call, so that a poll without new datasets ends as soon as the list is answered.
+		const service = manual ? '' : await serviceAddress.call(this);
 		const datasets = await listDatasets.call(this, options.limits).catch((error: unknown) => {
 			throw triggerError(this, error);
 		});
 
 		// "Fetch Test Event": the event the newest dataset gives, so that its fields can be mapped; no state change.
-		if (this.getMode() === 'manual') {
+		if (manual) {
 			const newest = newestDataset(datasets);
 			if (!newest) {
 				const what = datasets.length === 0 ? 'dataset' : 'dataset with a date label (YYYY-MM-DD)';
@@ -64,7 +67,7 @@ export class DomainDataTrigger implements INodeType {
 			global: this.getWorkflowStaticData('global'),
 			nodeId,
 			nodeName,
-			service: await serviceAddress.call(this),
+			service,
 		};
 		const now = new Date();
 		const plan = planPoll(loadStoredState(store, now), datasets, now);

@@ -52,10 +52,18 @@ const runs: TriggerItem[][] = [];
 let polls = 0;
 
 /** One more activation poll: deactivate and activate again, and wait until the trigger has polled. */
+/**
+ * Each trigger test activates the workflow two or three times (its own poll and the sentinel's): n8n 2.41 publishes a
+ * version on each, which on a busy 2-core machine (the other e2e project and the editor test beside it) took over a
+ * minute once. The waits are bounds, not timings: each ends as soon as the poll came.
+ */
+const TRIGGER_TEST_MS = 300_000;
+const POLL_WAIT_MS = 120_000;
+
 async function pollAgain(): Promise<void> {
 	await rest.deactivateWorkflow(TRIGGER);
 	await rest.activateWorkflow(TRIGGER);
-	await waitForPolls(sim, triggerKey, ++polls);
+	await waitForPolls(sim, triggerKey, ++polls, POLL_WAIT_MS);
 }
 
 /** The executions are exactly `runs`, and no other comes: a sentinel poll proves it (see support.ts). */
@@ -180,51 +188,71 @@ describe('Dataset dropdown (load options, POST /rest/dynamic-node-parameters/opt
 });
 
 describe('Domain Data Trigger on a running n8n', () => {
-	test('activation records the datasets listed and starts nothing', async () => {
-		await rest.activateWorkflow(TRIGGER);
-		await waitForPolls(sim, triggerKey, ++polls);
-		await expectOnlyRuns();
-	});
+	test(
+		'activation records the datasets listed and starts nothing',
+		async () => {
+			await rest.activateWorkflow(TRIGGER);
+			await waitForPolls(sim, triggerKey, ++polls, POLL_WAIT_MS);
+			await expectOnlyRuns();
+		},
+		TRIGGER_TEST_MS,
+	);
 
-	test('a new snapshot: exactly one execution, carrying the new label', async () => {
-		const previous = sim.datasets()[0].label;
-		const added = sim.addSnapshot();
-		await pollAgain();
-		const run = (await rest.waitForExecutions(TRIGGER, runs.length + 1))[runs.length];
-		expect(run.execution.mode).toBe('trigger');
-		expect(run.execution.status).toBe('success');
-		expect(run.result.json('Domain Data Trigger')).toEqual([
-			{ label: added.label, value: added.value, previousLabel: previous },
-		]);
-		expect(run.result.json('Received')).toHaveLength(1);
-		runs.push([{ label: added.label, value: added.value, previousLabel: previous }]);
-		await expectOnlyRuns();
-	});
+	test(
+		'a new snapshot: exactly one execution, carrying the new label',
+		async () => {
+			const previous = sim.datasets()[0].label;
+			const added = sim.addSnapshot();
+			await pollAgain();
+			const run = (await rest.waitForExecutions(TRIGGER, runs.length + 1, { timeoutMs: POLL_WAIT_MS }))[runs.length];
+			expect(run.execution.mode).toBe('trigger');
+			expect(run.execution.status).toBe('success');
+			expect(run.result.json('Domain Data Trigger')).toEqual([
+				{ label: added.label, value: added.value, previousLabel: previous },
+			]);
+			expect(run.result.json('Received')).toHaveLength(1);
+			runs.push([{ label: added.label, value: added.value, previousLabel: previous }]);
+			await expectOnlyRuns();
+		},
+		TRIGGER_TEST_MS,
+	);
 
-	test('a restart of n8n polls again (the workflow is active) and starts nothing new', async () => {
-		await server.stop();
-		await startServer();
-		await waitForPolls(sim, triggerKey, ++polls);
-		await expectOnlyRuns();
-	});
+	test(
+		'a restart of n8n polls again (the workflow is active) and starts nothing new',
+		async () => {
+			await server.stop();
+			await startServer();
+			await waitForPolls(sim, triggerKey, ++polls, POLL_WAIT_MS);
+			await expectOnlyRuns();
+		},
+		TRIGGER_TEST_MS,
+	);
 
-	test('two snapshots published between polls: one execution with both, oldest first', async () => {
-		const before = sim.datasets()[0].label;
-		const first = sim.addSnapshot();
-		const second = sim.addSnapshot();
-		await pollAgain();
-		await rest.waitForExecutions(TRIGGER, runs.length + 1);
-		runs.push([
-			{ label: first.label, value: first.value, previousLabel: before },
-			{ label: second.label, value: second.value, previousLabel: first.label },
-		]);
-		await expectOnlyRuns();
-	});
+	test(
+		'two snapshots published between polls: one execution with both, oldest first',
+		async () => {
+			const before = sim.datasets()[0].label;
+			const first = sim.addSnapshot();
+			const second = sim.addSnapshot();
+			await pollAgain();
+			await rest.waitForExecutions(TRIGGER, runs.length + 1, { timeoutMs: POLL_WAIT_MS });
+			runs.push([
+				{ label: first.label, value: first.value, previousLabel: before },
+				{ label: second.label, value: second.value, previousLabel: first.label },
+			]);
+			await expectOnlyRuns();
+		},
+		TRIGGER_TEST_MS,
+	);
 
-	test('nothing new: another activation poll starts nothing', async () => {
-		await pollAgain();
-		await expectOnlyRuns();
-	});
+	test(
+		'nothing new: another activation poll starts nothing',
+		async () => {
+			await pollAgain();
+			await expectOnlyRuns();
+		},
+		TRIGGER_TEST_MS,
+	);
 });
 
 describe('examples on a running n8n', () => {
