@@ -256,8 +256,9 @@ function lookupAnswer(record: IDataObject, mode: RecordsMode): IDataObject {
 }
 
 /**
- * A domain object with `technologies: []` where the service left the field out: the interface's "can be missing from a
- * domain object that has none", which a model cannot tell from "unknown". Workflow outputs keep the service's shape.
+ * A domain object with `technologies: []` where the service left the field out (the interface: the field can be
+ * missing when a domain has none, and a model would read a missing field as unknown). Workflow outputs keep the
+ * service's shape.
  */
 function withTechnologies(domain: unknown): void {
 	if (!domain || typeof domain !== 'object' || Array.isArray(domain)) return;
