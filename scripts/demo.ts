@@ -14,9 +14,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 
 import { KEYS, startSimulator, type Simulator } from '../test/simulator';
+import { readCommandLine } from './commandLine';
 import { startModel, type StandInModel } from './model/server';
 import { modelCredential } from './model/workflows';
 import { EXAMPLE_CREDENTIAL, EXAMPLE_MCP_CREDENTIAL, EXAMPLE_MODEL_CREDENTIAL, loadExamples } from './n8n/examples';
@@ -52,21 +52,8 @@ const FLAGS = {
 	snapshots: { type: 'string' },
 } as const;
 
-function readFlags(argv: string[]) {
-	try {
-		return parseArgs({ args: argv, options: FLAGS, strict: true }).values;
-	} catch (error) {
-		// parseArgs names the flag and what is wrong with it (unknown, a value missing or given to a switch).
-		throw new Error(`${(error as Error).message}\n${USAGE}`);
-	}
-}
-
 function parseArguments(argv: string[]): DemoOptions {
-	const flags = readFlags(argv);
-	if (flags.help) {
-		console.log(USAGE);
-		process.exit(0);
-	}
+	const { values: flags } = readCommandLine({ args: argv, options: FLAGS, strict: true }, USAGE);
 	const version = flags.n8n ?? NEWEST_N8N_VERSION;
 	if (!/^\d+\.\d+\.\d+$/.test(version))
 		throw new Error(`--n8n needs a version such as ${NEWEST_N8N_VERSION}\n${USAGE}`);

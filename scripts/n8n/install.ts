@@ -32,8 +32,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 
+import { readCommandLine } from '../commandLine';
 import { acquireLock, removeDeadPartials } from './lock';
 import { chooseRuntime, runtimeFromMarker, withRuntimePath, type NodeRuntime } from './node-runtime';
 import { DEFAULT_N8N_VERSION, cacheRoot, n8nBin, n8nInstallDir } from './paths';
@@ -291,23 +291,10 @@ function writeMarker(dir: string, version: string, runtime: NodeRuntime, how: st
 
 const USAGE = 'usage: npm run n8n:install [-- version ...]   (default: every version of the test matrix)';
 
-function readArguments(argv: string[]) {
-	try {
-		const options = { help: { type: 'boolean', short: 'h' } } as const;
-		return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-	} catch (error) {
-		// parseArgs names the flag and what is wrong with it.
-		throw new Error(`${(error as Error).message}\n${USAGE}`);
-	}
-}
-
 /** The versions named on the command line (none: every version of the test matrix). */
 function versionsToInstall(argv: string[]): string[] {
-	const { values, positionals } = readArguments(argv);
-	if (values.help) {
-		console.log(USAGE);
-		process.exit(0);
-	}
+	const options = { help: { type: 'boolean', short: 'h' } } as const;
+	const { positionals } = readCommandLine({ args: argv, options, allowPositionals: true, strict: true }, USAGE);
 	const bad = positionals.find((version) => !/^\d+\.\d+\.\d+$/.test(version));
 	if (bad !== undefined) throw new Error(`${bad} is no n8n version such as ${DEFAULT_N8N_VERSION}\n${USAGE}`);
 	return positionals.length ? positionals : N8N_TEST_MATRIX.map((entry) => entry.version);

@@ -11,7 +11,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
+
+import { readCommandLine } from '../commandLine';
 
 import { cleanNpmEnv } from './install';
 import { compareVersions, NEWEST_N8N_VERSION } from './versions';
@@ -61,22 +63,9 @@ const USAGE = 'usage: npm run n8n:newest [-- --major 2] [--tries 5]';
 
 const FLAGS = { help: { type: 'boolean', short: 'h' }, major: { type: 'string' }, tries: { type: 'string' } } as const;
 
-function readFlags(argv: string[]) {
-	try {
-		return parseArgs({ args: argv, options: FLAGS, strict: true }).values;
-	} catch (error) {
-		// parseArgs names the flag and what is wrong with it (unknown, a value missing or given to a switch).
-		throw new Error(`${(error as Error).message}\n${USAGE}`);
-	}
-}
-
 /** The major version to look in and how many of its newest releases to try. */
 function parseArguments(argv: string[]): { major: number; tries: number } {
-	const values = readFlags(argv);
-	if (values.help) {
-		console.log(USAGE);
-		process.exit(0);
-	}
+	const { values } = readCommandLine({ args: argv, options: FLAGS, strict: true }, USAGE);
 	const whole = (flag: 'major' | 'tries', fallback: number, least: number): number => {
 		const value = values[flag] === undefined ? fallback : Number(values[flag]);
 		if (!Number.isInteger(value) || value < least) {

@@ -3,7 +3,7 @@
  *   npx ts-node --transpile-only test/simulator/cli.ts --port 8787 --domains 100000 [--seed N] [--snapshots N] [--latency MS] [--link-bytes-per-second N] [--host H]
  * (npm run simulator -- --port 8787 --domains 100000). Prints the base URL and the keys.
  */
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../../scripts/commandLine';
 
 import { KEYS, PLANS, startSimulator, type SimulatorOptions } from './index';
 
@@ -21,21 +21,8 @@ const FLAGS = {
 	'link-bytes-per-second': { type: 'string' },
 } as const;
 
-function readFlags(argv: string[]) {
-	try {
-		return parseArgs({ args: argv, options: FLAGS, strict: true }).values;
-	} catch (error) {
-		// parseArgs names the flag and what is wrong with it (unknown, a value missing or given to a switch).
-		throw new Error(`${(error as Error).message}\n${USAGE}`);
-	}
-}
-
 function parseArguments(argv: string[]): SimulatorOptions {
-	const flags = readFlags(argv);
-	if (flags.help) {
-		console.log(USAGE);
-		process.exit(0);
-	}
+	const { values: flags } = readCommandLine({ args: argv, options: FLAGS, strict: true }, USAGE);
 	/** A flag's whole number of 0 or more; undefined when the flag is not given. */
 	const whole = (flag: keyof typeof FLAGS): number | undefined => {
 		const value = flags[flag];
