@@ -23,6 +23,7 @@ export const IMPORTED_LIMITS = {
 	'COMPARE_LIMITS.maxKeptBytes': COMPARE_LIMITS.maxKeptBytes,
 	'RETRY_TIMING.maxRetryAfterMs': RETRY_TIMING.maxRetryAfterMs,
 	'RETRY_TIMING.maxDelayMs': RETRY_TIMING.maxDelayMs,
+	'RETRY_TIMING.baseDelayMs': RETRY_TIMING.baseDelayMs,
 	TOOL_MAX_RECORDS,
 	TOOL_MAX_BYTES,
 	MAX_FULL_TEXT,
@@ -83,7 +84,6 @@ export const NOT_LIMITS: Record<string, string> = {
 	DEFAULT_MAX_ATTEMPTS: "Max Attempts' default (read from the parameter here)",
 	'DEFAULT_CALL_LIMITS.idleTimeoutMs': "Idle Timeout's default (read from the parameter here)",
 	'DEFAULT_CALL_LIMITS.deadlineMs': "Request Deadline's default (read from the parameter here)",
-	'RETRY_TIMING.baseDelayMs': 'the first wait, in docs/operations.md#retries-and-the-base-url',
 };
 
 /** A parameter of the Domain Data node (or the trigger) by its path, e.g. `options`, `concurrency`. */
@@ -148,7 +148,8 @@ function requestLimits(read: Read, node: Properties): Limit[] {
 				`${read('MAX_ATTEMPTS_UNREACHABLE')} for a connection that cannot be made`,
 			does:
 				'requests in a row without progress on 429, 500, 502, 503, 504, refused, dropped or silent connections; ' +
-				`waits of at most ${RETRY_TIMING.maxDelayMs / 1000} s between them; \`Retry-After\` honoured up to ` +
+				`waits of ${RETRY_TIMING.baseDelayMs / 2000}–${RETRY_TIMING.baseDelayMs / 1000} s between them, doubling up to ` +
+				`${RETRY_TIMING.maxDelayMs / 1000} s; \`Retry-After\` honoured up to ` +
 				`${RETRY_TIMING.maxRetryAfterMs / 1000} s`,
 		},
 		{
