@@ -10,8 +10,18 @@ import ts from 'typescript';
 const ROOT = join(__dirname, '../..');
 const SHIPPED = ['nodes', 'credentials'];
 
-/** The TypeScript sources of the shipped code, parsed, by path from the repository's root. */
+const parsed = new Map<string, ts.SourceFile[]>();
+
+/** The TypeScript sources of the shipped code, parsed (once), by path from the repository's root. */
 export function shippedSources(root = ROOT): ts.SourceFile[] {
+	const known = parsed.get(root);
+	if (known) return known;
+	const sources = parseShipped(root);
+	parsed.set(root, sources);
+	return sources;
+}
+
+function parseShipped(root: string): ts.SourceFile[] {
 	const files: string[] = [];
 	const walk = (dir: string) => {
 		for (const entry of readdirSync(dir, { withFileTypes: true })) {
