@@ -136,7 +136,7 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 	return new PullStream(source) as unknown as BinaryInput;
 }
 
-type GzipState = { stopped: boolean; finished: boolean; failed: boolean; failure?: unknown; wake?: () => void };
+type GzipState = { stopped: boolean; finished: boolean; failure?: { error: unknown }; wake?: () => void };
 
 /**
  * Gzips with the global CompressionStream, keeping the source's error and an early stop. The source is fed one chunk
@@ -146,7 +146,7 @@ type GzipState = { stopped: boolean; finished: boolean; failed: boolean; failure
 export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { bytes: number } = { bytes: 0 }) {
 	const compressor = new CompressionStream('gzip');
 	const iterator = source[Symbol.asyncIterator]();
-	const state: GzipState = { stopped: false, finished: false, failed: false };
+	const state: GzipState = { stopped: false, finished: false };
 	const writer = compressor.writable.getWriter();
 	const reader = compressor.readable.getReader();
 	const queue: Uint8Array[] = [];
@@ -158,7 +158,7 @@ export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { 
 			}
 			await writer.close();
 		} catch (error) {
-			if (!state.failed) Object.assign(state, { failed: true, failure: error });
+			state.failure ??= { error };
 			await writer.abort(error).catch(() => undefined);
 		} finally {
 			if (state.stopped) await iterator.return?.();
@@ -173,7 +173,7 @@ export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { 
 			}
 		} catch (error) {
 			// The source's own error comes first (the compressor's is its echo).
-			if (!state.failed) Object.assign(state, { failed: true, failure: error });
+			state.failure ??= { error };
 		} finally {
 			state.finished = true;
 			state.wake?.();
@@ -186,7 +186,7 @@ export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { 
 				yield chunk;
 				continue;
 			}
-			if (state.failed) throw state.failure;
+			if (state.failure) throw state.failure.error;
 			if (state.finished) return;
 			await new Promise<void>((resolve) => (state.wake = resolve));
 			state.wake = undefined;

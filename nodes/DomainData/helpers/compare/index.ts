@@ -202,9 +202,7 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 /** Whether the record carries the values pass 1 stored for `ordinal` (compared fields, rank, selection). */
 function sameAsFirst(run: Comparison, ordinal: number, record: IDataObject): boolean {
 	const { table } = run;
-	const rank = run.rankOf(record);
-	const stored = table.rankAt(ordinal);
-	if (rank !== stored && !(Number.isNaN(rank) && Number.isNaN(stored))) return false;
+	if (!Object.is(run.rankOf(record), table.rankAt(ordinal))) return false;
 	if (((table.flags[ordinal] & SELECTED) !== 0) !== run.selects(record)) return false;
 	return table.sameValues(ordinal, run.hashOf(record));
 }
