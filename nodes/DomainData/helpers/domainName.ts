@@ -134,10 +134,8 @@ function namedEntries(text: string): string[] {
 // The name of an NDJSON line read from its raw text, before (or instead of) parsing it.
 
 /**
- * A reader's verdict on the line `text.slice(start, end)` of a block (snapshotReader.ts asks it after the resume,
- * blank-line and API-key checks, before parsing): true to parse it (also when unsure); false to decline it (counted,
- * and it keeps the resume point, but it is neither a record nor malformed); or the record that stands for it, handed
- * out unparsed.
+ * A reader's verdict on the line `text.slice(start, end)`, asked before parsing: true to parse it (also when unsure);
+ * false to decline it (neither a record nor malformed); or the record that stands for it, handed out unparsed.
  */
 export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
@@ -152,10 +150,8 @@ const NORMAL_RAW_NAME = /[a-z0-9.-]*"/y;
 
 /**
  * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
- * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
- * JSON.parse gives (the line may still be malformed after it, or repeat the key). The position when the name is in
- * normal form, `~position` (below -1) when it is not, -1 for any other shape. A sticky regular expression finds the
- * end of a name in normal form (most of them) faster than a loop over the characters.
+ * writes it, `{"name":"` and a non-empty name without escapes or control characters, the name JSON.parse gives: the
+ * position when the name is in normal form, `~position` (below -1) when it is not, -1 for any other shape.
  */
 export function rawName(text: string, start: number, end: number): number {
 	if (!text.startsWith(NAME_FIRST, start)) return -1;

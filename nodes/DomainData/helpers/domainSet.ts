@@ -11,8 +11,7 @@ export const NOT_LISTED = -1;
 
 /**
  * Open addressing over 64-bit hashes: slot pairs [entry + 1, high half of the hash], the low half picking the first
- * slot. The owner keeps its entries and tells whether one is the entry sought (`isEntry`): DomainSet by its bytes,
- * Compare's DomainTable by the low half it keeps.
+ * slot. The owner keeps its entries and tells whether one is the entry sought (`isEntry`).
  */
 export abstract class HashIndex {
 	protected slots = new Uint32Array(2);
