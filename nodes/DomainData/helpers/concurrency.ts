@@ -6,16 +6,6 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 	return pieces;
 }
 
-interface PoolOutcome {
-	failures: Map<number, unknown>;
-	/** The first failure. */
-	error?: unknown;
-	/** The error after which the pool stopped starting tasks. */
-	stoppedBy?: unknown;
-	/** The tasks that failed or never started. */
-	notDone: number[];
-}
-
 /**
  * `holdOthers`: the task is in trouble (a call is retried): no new task starts until it settles, so that a service
  * that rate limits gets no more load, and a task that finally fails stops the pool before more calls are paid for.
@@ -27,13 +17,14 @@ type PoolOptions = { limit: number; goOnAfter?: (error: unknown) => boolean };
 /**
  * Runs `task` over `count` indexes, `limit` at a time. After a failure no new task starts unless `goOnAfter` allows
  * it (each call costs credits, and what failed one, such as used-up credits, fails the next); those under way finish.
- * A task keeps what it finds itself: the outcome tells only which tasks failed or never ran.
+ * The outcome tells which tasks failed (`error`: the first failure; `stoppedBy`: the one that stopped the pool) or
+ * never ran (`notDone`).
  */
 export async function runPool(
 	count: number,
 	options: PoolOptions | number,
 	task: (index: number, control: TaskControl) => Promise<unknown>,
-): Promise<PoolOutcome> {
+) {
 	const { limit, goOnAfter } = typeof options === 'number' ? { limit: options, goOnAfter: undefined } : options;
 	const done: boolean[] = new Array(count).fill(false);
 	const failures = new Map<number, unknown>();
@@ -72,5 +63,5 @@ export async function runPool(
 	const workers = Math.max(1, Math.min(Math.floor(limit) || 1, count));
 	await Promise.all(Array.from({ length: workers }, worker));
 	const notDone = [...done.keys()].filter((index) => !done[index]);
-	return { failures, error: failures.values().next().value, stoppedBy, notDone };
+	return { failures, error: failures.values().next().value as unknown, stoppedBy, notDone };
 }

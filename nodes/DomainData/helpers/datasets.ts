@@ -1,6 +1,6 @@
 /**
  * Dataset labels: the list of snapshots, and what a user typed (`latest`, `previous`, a date label or a snapshot id)
- * as the concrete date label read, so that a retry or a resume lands on the same snapshot when a newer one appears.
+ * as the concrete date label read, so that a retry or a resume lands on the same snapshot.
  */
 import { operationError } from '../errors';
 import { apiRequest, type CallLimits, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
@@ -10,9 +10,6 @@ export type Dataset = { label: string; value: string };
 
 export const LATEST_LABEL = 'latest';
 export const PREVIOUS_LABEL = 'previous';
-
-/** How many of the newest labels an error names. */
-const LABELS_IN_ERRORS = 5;
 
 const DATE_LABEL = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -59,9 +56,10 @@ export async function listDatasets(this: DomainDataFunctions, limits?: CallLimit
 		.map((entry) => ({ label: entry.label, value: String(entry.value ?? '') }));
 }
 
+/** The newest labels an error names. */
 function firstLabels(datasets: readonly Dataset[]): string {
 	return datasets
-		.slice(0, LABELS_IN_ERRORS)
+		.slice(0, 5)
 		.map((dataset) => dataset.label)
 		.join(', ');
 }

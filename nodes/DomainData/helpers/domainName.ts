@@ -9,9 +9,8 @@ type NormalizedName = { ok: true; name: string } | { ok: false; reason: string }
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 /**
- * A host the URL parser would give back unchanged: lower-case ASCII labels, none punycode (the parser checks those),
- * the last one starting with a letter (else it may read as an IPv4 number). A list of a million names is mostly
- * such names, and the parser costs several microseconds each.
+ * A host the URL parser would give back unchanged (no punycode label, which it checks; the last label starting with a
+ * letter, else it may read as an IPv4 number): most names of a long list, spared the parser's microseconds.
  */
 const PLAIN_HOST = /^(?!.*(?:^|\.)xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z][a-z0-9-]*\.?$/;
 
@@ -102,9 +101,8 @@ const NAME_LIKE = /[.@:/]./;
 
 /**
  * The entries of a text holding `Name <address>` forms: an address in angle brackets is one entry with the words
- * just before it that cannot be a name (`Jane Doe`, `Acme Inc.`) or a quoted display name (`"Doe, Jane"`), as
- * written; every other word is an entry of its own, so that a list separated by spaces loses no name to a display
- * name (at worst a word of a display name that looks like a name is an entry too, reported if it is none).
+ * just before it that cannot be a name (`Jane Doe`, `Acme Inc.`) or a quoted display name (`"Doe, Jane"`); every
+ * other word is an entry of its own, so that a list separated by spaces loses no name to a display name.
  */
 function namedEntries(text: string): string[] {
 	const entries: string[] = [];
@@ -136,10 +134,8 @@ function namedEntries(text: string): string[] {
 // The name of an NDJSON line read from its raw text, before (or instead of) parsing it.
 
 /**
- * A reader's verdict on the line `text.slice(start, end)` of a block (snapshotReader.ts asks it after the resume,
- * blank-line and API-key checks, before parsing): true to parse it (also when unsure); false to decline it (counted,
- * and it keeps the resume point, but it is neither a record nor malformed); or the record that stands for it, handed
- * out unparsed. The Domains filter's selector and Compare's are built on the raw names below.
+ * A reader's verdict on the line `text.slice(start, end)`, asked before parsing: true to parse it (also when unsure);
+ * false to decline it (neither a record nor malformed); or the record that stands for it, handed out unparsed.
  */
 export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
@@ -148,44 +144,14 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const SPACE = 0x20;
 const DOT = 0x2e;
-
-/**
- * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
- * writes it, `{"name":"` and a non-empty name without escapes or control characters: then the raw text is the name
- * JSON.parse gives. -1 for any other shape. The line may still be malformed after the name, or repeat the key.
- */
-export function nameEnd(text: string, start: number, end: number): number {
-	if (!text.startsWith(NAME_FIRST, start)) return -1;
-	const from = start + NAME_FIRST.length;
-	for (let at = from; at < end; at++) {
-		const code = text.charCodeAt(at);
-		if (code === QUOTE) return at === from ? -1 : at;
-		if (code === BACKSLASH || code < SPACE) return -1;
-	}
-	return -1;
-}
-
-/** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
-export function repeatsName(text: string, from: number, end: number): boolean {
-	const again = text.indexOf('"name"', from);
-	return again !== -1 && again < end;
-}
-
 /** The characters a name in normal form holds (a-z, 0-9, `-`, `.`), matched from `lastIndex` on; then its quote. */
 const NORMAL_CHARS = /[a-z0-9.-]*/y;
 const NORMAL_RAW_NAME = /[a-z0-9.-]*"/y;
 
-/** Whether `text.slice(start, end)` is a name as normalizeDomainName leaves it: a-z, 0-9, `-`, `.`, no final dot. */
-export function isNormalName(text: string, start = 0, end = text.length): boolean {
-	NORMAL_CHARS.lastIndex = start;
-	NORMAL_CHARS.test(text);
-	return NORMAL_CHARS.lastIndex >= end && (end === start || text.charCodeAt(end - 1) !== DOT);
-}
-
 /**
- * nameEnd, and whether the name is in normal form: the closing quote's position when it is, `~position` (below -1)
- * when it is not, -1 when the name cannot be read raw. Most names are in normal form: a sticky regular expression
- * finds their end faster than nameEnd's loop over the characters (measured over a million lines).
+ * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
+ * writes it, `{"name":"` and a non-empty name without escapes or control characters, the name JSON.parse gives: the
+ * position when the name is in normal form, `~position` (below -1) when it is not, -1 for any other shape.
  */
 export function rawName(text: string, start: number, end: number): number {
 	if (!text.startsWith(NAME_FIRST, start)) return -1;
@@ -196,6 +162,29 @@ export function rawName(text: string, start: number, end: number): number {
 		if (close === from) return -1;
 		return text.charCodeAt(close - 1) === DOT ? ~close : close;
 	}
-	const close = nameEnd(text, start, end);
-	return close === -1 ? -1 : ~close;
+	for (let at = from; at < end; at++) {
+		const code = text.charCodeAt(at);
+		if (code === QUOTE) return at === from ? -1 : ~at;
+		if (code === BACKSLASH || code < SPACE) return -1;
+	}
+	return -1;
+}
+
+/** rawName's closing quote, the name in normal form or not (-1: the name cannot be read raw). */
+export function nameEnd(text: string, start: number, end: number): number {
+	const found = rawName(text, start, end);
+	return found < -1 ? ~found : found;
+}
+
+/** Whether `"name"` occurs again in the line after `from` (a repeated key, which JSON.parse lets win). */
+export function repeatsName(text: string, from: number, end: number): boolean {
+	const again = text.indexOf('"name"', from);
+	return again !== -1 && again < end;
+}
+
+/** Whether `text.slice(start, end)` is a name as normalizeDomainName leaves it: a-z, 0-9, `-`, `.`, no final dot. */
+export function isNormalName(text: string, start = 0, end = text.length): boolean {
+	NORMAL_CHARS.lastIndex = start;
+	NORMAL_CHARS.test(text);
+	return NORMAL_CHARS.lastIndex >= end && (end === start || text.charCodeAt(end - 1) !== DOT);
 }

@@ -1,11 +1,8 @@
 /**
- * The package's hash table (HashIndex: open addressing over 64-bit hashes, which Compare's DomainTable extends too)
- * and the compact set of domain names built on it (DomainSet): a Domains list (the filter of Stream and Compare, the
- * rows of Enrich Items from a snapshot), and the names Compare remembers beyond its table (older-only names, to
- * refuse a repeat; names of skipped lines). Up to millions, each stored once as bytes, found through the index with
- * an exact comparison on a hit, so that a hash collision never lets a record through. A name of L characters costs
- * L + 4 bytes, a bit of "seen", and 12 to 24 bytes of index: about 40 bytes for a name of 15 characters (measured in
- * test/unit/dataset/domains.test.ts).
+ * The package's hash table (HashIndex, which Compare's DomainTable extends too) and the compact set of domain names
+ * built on it (DomainSet: a Domains list, and the names Compare remembers beyond its table). Up to millions of names,
+ * each stored once as bytes and compared exactly on a hit, so that a hash collision never lets a record through: a
+ * name of L characters costs L + 4 bytes, a bit of "seen", and 12 to 24 bytes of index.
  */
 import { type Hash64, hash64 } from '../transport';
 
@@ -14,8 +11,7 @@ export const NOT_LISTED = -1;
 
 /**
  * Open addressing over 64-bit hashes: slot pairs [entry + 1, high half of the hash], the low half picking the first
- * slot. The owner keeps its entries and tells whether one is the entry sought (`isEntry`): DomainSet by its bytes,
- * Compare's DomainTable by the low half it keeps.
+ * slot. The owner keeps its entries and tells whether one is the entry sought (`isEntry`).
  */
 export abstract class HashIndex {
 	protected slots = new Uint32Array(2);
@@ -54,6 +50,8 @@ export abstract class HashIndex {
 
 export class DomainSet extends HashIndex {
 	size = 0;
+	/** How many names a line held (each counted once). */
+	seenCount = 0;
 	/** The names one after the other, name i at bytes[starts[i]] to bytes[starts[i + 1]]. */
 	private bytes: Uint8Array;
 	private used = 0;
@@ -111,7 +109,10 @@ export class DomainSet extends HashIndex {
 	}
 
 	markSeen(index: number): void {
-		this.seenBits[index >> 3] |= 1 << (index & 7);
+		const bit = 1 << (index & 7);
+		if ((this.seenBits[index >> 3] & bit) !== 0) return;
+		this.seenBits[index >> 3] |= bit;
+		this.seenCount++;
 	}
 
 	seen(index: number): boolean {
@@ -120,11 +121,10 @@ export class DomainSet extends HashIndex {
 
 	/** How many names were never seen, and the first `examples` of them in list order. */
 	unseen(examples = 5): { count: number; examples: string[] } {
+		const count = this.size - this.seenCount;
 		const found: string[] = [];
-		let count = 0;
-		for (let index = 0; index < this.size; index++) {
-			if (this.seen(index)) continue;
-			if (count++ < examples) found.push(this.nameAt(index));
+		for (let index = 0; index < this.size && found.length < Math.min(examples, count); index++) {
+			if (!this.seen(index)) found.push(this.nameAt(index));
 		}
 		return { count, examples: found };
 	}

@@ -1,7 +1,6 @@
 /**
- * The Domains filter of Dataset → Stream and Compare (and the rows of Enrich Items from a snapshot): its list read as
- * Domain → Get reads names (readDomainList, into a DomainSet), the selector that declines the other names' lines
- * before they are parsed (listedLines), and what the output tells about the list once read (domainListReport).
+ * The Domains filter of Dataset → Stream and Compare (and Enrich Items from a snapshot): its list, the selector that
+ * declines the other names' lines before they are parsed, and what the output tells about the list once read.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -23,10 +22,9 @@ const EXAMPLES = 5;
 const EXAMPLE_CHARS = 200;
 
 /**
- * The names of a Domains list, against which a record's name is read as Domain → Get reads a name ("www." kept: a
- * record of www.example.com is another domain than example.com). A name in normal form (lower-case ASCII, no final
- * dot: nearly every line) is looked up as sent, without a string made; any other (`Example.COM`, `example.org.`,
- * `münchen.de`) is normalised first, so that a listed domain the service spells otherwise is kept.
+ * A Domains list's names, against which a record's name is read as Domain → Get reads one ("www." kept: another
+ * domain). A name in normal form (nearly every line) is looked up as sent; any other (`Example.COM`, `münchen.de`)
+ * is normalised first, so that a listed domain the service spells otherwise is kept.
  */
 class ListedNames extends DomainSet {
 	/** `normal`: the caller already knows whether the name is in normal form (listedLines checks while it reads). */
@@ -42,10 +40,8 @@ class ListedNames extends DomainSet {
 export type DomainList = { names: DomainSet; rejected: { count: number; examples: string[] } };
 
 /**
- * Reads a list given as text (split at commas, semicolons, white space; see splitDomainList for `Name <address>`) or
- * as an array (from an expression, any nesting), normalised as Domain → Get does ("www." removed); blank entries are
- * ignored silently. The examples of entries left out are clipped (a cell can hold megabytes). The caller refuses a
- * list without any domain.
+ * Reads a list given as text or as an array (any nesting), split by splitDomainList and normalised as Domain → Get
+ * does ("www." removed). The examples of entries left out are clipped (a cell can hold megabytes).
  */
 export function readDomainList(value: unknown): DomainList {
 	const entries = splitDomainList(value);
@@ -63,10 +59,8 @@ export function readDomainList(value: unknown): DomainList {
 }
 
 /**
- * The lines of the listed names only, judged from the raw line (`{"name":"…"` as the service writes it) before it
- * is parsed; a line of a listed name (of a Domains list's ListedNames, in any spelling) is marked seen and handed to
- * `then` (the caller's own selector, if any). A line whose name cannot be read raw is handed on too: the record
- * filter judges it once parsed.
+ * The lines of the listed names only, judged from the raw line; a listed name's line is marked seen and handed to
+ * `then` (the caller's own selector), as is a line whose name cannot be read raw (the record filter judges it).
  */
 export function listedLines(names: DomainSet, then?: LineSelector): LineSelector {
 	const readsNames = names instanceof ListedNames ? names : undefined;
@@ -83,12 +77,20 @@ export function listedLines(names: DomainSet, then?: LineSelector): LineSelector
 	};
 }
 
+type DomainListReport = { summary: IDataObject; hints: string[] };
+
+/** The last report of each list, given again while nothing changed (the output asks for its summary and hints). */
+const lastReports = new WeakMap<DomainList, { key: string; report: DomainListReport }>();
+
 /**
  * What the output tells about a Domains list once read: the entries left out, and (when `whole`, every line read)
  * the names no line held. `missing` ends the hint's sentence: "are not in the dataset "2025-06-30"".
  */
-export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string) {
-	if (!list) return { summary: {}, hints: [] as string[] };
+export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string): DomainListReport {
+	if (!list) return { summary: {}, hints: [] };
+	const key = `${whole} ${list.names.seenCount} ${missing}`;
+	const last = lastReports.get(list);
+	if (last?.key === key) return last.report;
 	const { names, rejected } = list;
 	const hints: string[] = [];
 	const domainList: IDataObject = { listed: names.size };
@@ -111,5 +113,7 @@ export function domainListReport(list: DomainList | undefined, whole: boolean, m
 				quoteFew(rejected.examples, rejected.count),
 		);
 	}
-	return { summary: { domainList }, hints };
+	const report = { summary: { domainList }, hints };
+	lastReports.set(list, { key, report });
+	return report;
 }

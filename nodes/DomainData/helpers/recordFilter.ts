@@ -1,7 +1,4 @@
-/**
- * Filters on snapshot records while they stream (the stream endpoint has none): every record crosses the network,
- * only matches are kept. A record must pass every criterion set; a list criterion matches any of its values.
- */
+/** Filters on snapshot records while they stream: a record passes every criterion set, each list by any value. */
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { operationError, quoteFew } from '../errors';
@@ -69,15 +66,13 @@ export function compileRecordFilter(filter: RecordFilter | undefined): RecordPre
 			const list = record[field];
 			return Array.isArray(list) && list.some((entry) => matches(lowerOf(entry)));
 		});
-	const { maxRank } = filter;
+	const { maxRank, technologies } = filter;
 	if (maxRank !== undefined) tests.push((record) => typeof record.rank === 'number' && record.rank <= maxRank);
 	oneOf('country_code', filter.countryCodes);
 	oneOf('language_code', filter.languageCodes);
 	oneOf('tld1', filter.tld1);
-	if (filter.technologies) {
-		const wanted = new Set(filter.technologies.map((name) => name.toLowerCase()));
-		anyEntry('technologies', (name) => wanted.has(name));
-	}
+	const wantedTechnologies = technologies && new Set(technologies.map((name) => name.toLowerCase()));
+	if (wantedTechnologies) anyEntry('technologies', (name) => wantedTechnologies.has(name));
 	if (filter.categoryPrefixes) {
 		const prefixes = filter.categoryPrefixes.map((prefix) => prefix.toLowerCase());
 		anyEntry('categories', (category) => prefixes.some((prefix) => category.startsWith(prefix)));
@@ -177,10 +172,7 @@ export function parseRecordFilter(node: INode, parameters: RecordFilterParameter
 	return Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined));
 }
 
-/**
- * The Domains filter: entries that are no domain are left out and reported (a list from a sheet has blank and odd
- * rows); a list with no domain at all is refused, since reading the whole snapshot instead would surprise.
- */
+/** The Domains filter: entries that are no domain are left out and reported; a list of none is refused. */
 function readDomainsFilter(node: INode, value: unknown, itemIndex: number): DomainList {
 	const list = readDomainList(value);
 	if (list.names.size > 0) return list;

@@ -1,13 +1,10 @@
 /**
  * Reads one snapshot in memory bounded by a body chunk, one block of lines at a time: what each line is (blank, holds
  * the API key, declined, malformed, a record), whether it is kept (filter, fields), what goes out (records or bytes).
- * A concrete date label (`latest` resolved in datasets.ts) makes every re-request read the same snapshot;
- * readNdjsonStream resumes after a drop without gap or duplicate.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { buildApiError, containsSecret, count, holdsSecret, maskServiceText } from '../errors';
-import { operationError } from '../errors';
+import { buildApiError, containsSecret, count, holdsSecret, maskServiceText, operationError } from '../errors';
 import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
 import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
 import { mayHoldLongInteger, parseJsonExact, withoutMembers } from '../transport';
@@ -44,7 +41,7 @@ export type SnapshotReadStats = ReturnType<typeof createReadStats>;
 export interface ReadSnapshotOptions {
 	/** A concrete date label (not `latest`). */
 	label: string;
-	limits?: CallLimits; // DEFAULT_CALL_LIMITS when absent
+	limits?: CallLimits;
 	itemIndex?: number;
 	/** Canonical field names (aliases are accepted too); the records hold exactly these. */
 	fields: string[];
@@ -66,16 +63,14 @@ export interface ReadSnapshotOptions {
 /** One read: the caller's options, what follows from them, and how far it got (this module's only state). */
 type Read = Awaited<ReturnType<typeof startRead>>;
 
-/** What a read hands out: the kept lines as records, as their NDJSON bytes, or both (Compare's spooled pass). */
-type ReadOutput = 'records' | 'bytes' | 'both';
-
-async function startRead(context: DomainDataFunctions, options: ReadSnapshotOptions, output: ReadOutput) {
+/** `withBytes`: the kept lines' NDJSON bytes are handed out too (File, Compare's spool). */
+async function startRead(context: DomainDataFunctions, options: ReadSnapshotOptions, withBytes: boolean) {
 	const canonical = toCanonicalFields(options.fields);
 	if (!canonical.ok) throw operationError(context.getNode(), canonical.message, { itemIndex: options.itemIndex });
 	const requestFields = withFields(canonical.fields, fieldsReadBy(options.filter));
 	const filterOnlyFields = requestFields.filter((field) => !canonical.fields.includes(field));
 	return {
-		// The options stay an object of their own: copied into this one, they slow the per-line loop (by 5 %, measured).
+		// Kept as their own object: copied into this one, they slow the per-line loop.
 		options,
 		context,
 		limits: options.limits ?? DEFAULT_CALL_LIMITS,
@@ -86,9 +81,9 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 		filterOnlyFields,
 		predicate: compileRecordFilter(options.filter),
 		onMalformed: options.onMalformed ?? 'error',
-		output,
-		/** The kept lines' bytes lose the filter-only members (the rest as sent), rather than go out whole. */
-		reencode: output !== 'records' && filterOnlyFields.length > 0,
+		withBytes,
+		/** The kept lines' bytes lose the filter-only members (the rest as sent). */
+		reencode: withBytes && filterOnlyFields.length > 0,
 		filterOnly: new Set<string>(filterOnlyFields),
 		/** Lines that were records, or that the caller declined: a snapshot without any is not a snapshot. */
 		recordLines: 0,
@@ -150,7 +145,7 @@ function cancelledError({ context, stats, options }: Read) {
 
 /** Yields the records in arrays of `batchSize`. Stop iterating at any time: the connection is closed at once. */
 export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnapshotOptions) {
-	const blocks = readBlocks(await startRead(this, options, 'records'));
+	const blocks = readBlocks(await startRead(this, options, false));
 	const records = (async function* () {
 		for await (const block of blocks) yield block.records;
 	})();
@@ -159,12 +154,12 @@ export async function* readSnapshot(this: DomainDataFunctions, options: ReadSnap
 
 /** The kept lines' NDJSON bytes as sent (re-serialised if the filter read other fields); each piece ends a line. */
 export async function* readSnapshotBytes(this: DomainDataFunctions, options: ReadSnapshotOptions) {
-	for await (const block of readBlocks(await startRead(this, options, 'bytes'))) yield* block.bytes;
+	for await (const block of readBlocks(await startRead(this, options, true))) yield* block.bytes;
 }
 
 /** Both at once, block by block: the kept records and their bytes as sent (what Compare indexes and spools). */
 export async function* readSnapshotBlocks(this: DomainDataFunctions, options: ReadSnapshotOptions) {
-	yield* readBlocks(await startRead(this, options, 'both'));
+	yield* readBlocks(await startRead(this, options, true));
 }
 
 const utf8 = new TextEncoder();
@@ -224,9 +219,9 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 		}
 		leaveOut(index);
 	}
-	if (read.output === 'records') return records.length > 0 ? { records, bytes: [] } : undefined;
+	if (!read.withBytes) return records.length > 0 ? { records, bytes: [] } : undefined;
 	const bytes = read.reencode ? trimmed.map((line) => utf8.encode(line + '\n')) : block.keptBytes(taken, leftOut);
-	return bytes.length > 0 ? { records: read.output === 'both' ? records : [], bytes } : undefined;
+	return bytes.length > 0 ? { records, bytes } : undefined;
 }
 
 /** A line that is no record of the snapshot, and why. */

@@ -1,9 +1,7 @@
 /**
- * The plumbing of the streams between a reader and n8n: records regrouped into batches (rebatch), and bytes handed to
- * n8n's binary helpers without Node's `stream` module (community nodes may not import it) and without holding the
- * whole file. n8n's filesystem mode writes those with `fs.promises.writeFile`, which pulls an async iterable chunk by
- * chunk; its other modes collect them with `streamToBuffer`, which listens to 'data', 'end', 'error' and 'close' (and
- * destroys a stream silent for 5 minutes). PullStream serves both.
+ * Records regrouped into batches, and bytes handed to n8n's binary helpers without Node's `stream` module (community
+ * nodes may not import it) and without holding the whole file: n8n's filesystem mode pulls an async iterable chunk by
+ * chunk, its other modes listen to 'data', 'end', 'error' and 'close'. PullStream serves both.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -12,10 +10,7 @@ import { joinBytes } from '../transport';
 /** Records per batch wherever the user does not choose: reads, Batches items, sub-workflow runs. */
 export const DEFAULT_BATCH_SIZE = 1000;
 
-/**
- * Batching: arrays of any size into arrays of `size` (the last may be shorter), without the first `skip`
- * elements. An incoming array of the right size is handed on as it is: a source that already batches costs nothing.
- */
+/** Arrays of any size into arrays of `size` (the last may be shorter), without the first `skip` elements. */
 export async function* rebatch<T>(source: AsyncIterable<T[]>, size: number, skip = 0): AsyncGenerator<T[]> {
 	let toSkip = skip;
 	let pending: T[] = [];
@@ -26,6 +21,7 @@ export async function* rebatch<T>(source: AsyncIterable<T[]>, size: number, skip
 			toSkip -= dropped;
 			elements = dropped === elements.length ? [] : elements.slice(dropped);
 		}
+		// An array of the right size is handed on as it is: a source that already batches costs nothing.
 		if (pending.length === 0 && elements.length === size) {
 			yield elements;
 			continue;
@@ -52,7 +48,7 @@ class PullStream implements AsyncIterable<Uint8Array> {
 
 	constructor(private readonly source: AsyncIterable<Uint8Array>) {}
 
-	/** n8n's filesystem mode: `fs.promises.writeFile` awaits one write per chunk: chunks of a megabyte or more. */
+	/** n8n's filesystem mode: `fs.promises.writeFile` awaits one write per chunk, so chunks of a megabyte or more. */
 	[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
 		this.claim();
 		return coalesced(this.source)[Symbol.asyncIterator]();
@@ -118,10 +114,7 @@ export async function* countedBytes(source: AsyncIterable<Uint8Array>, tally: { 
 	}
 }
 
-/**
- * What the filesystem mode gets in one write: a body's pieces (16 to 64 KB) made each a round trip to the disk's
- * thread, a twelfth of the time of Compare's first pass at 100,000 every-field records.
- */
+/** What the filesystem mode gets in one write: a body's pieces (16 to 64 KB) made each a round trip to the disk. */
 const WRITE_BYTES = 1024 * 1024;
 
 /** The pieces of `source` joined into chunks of at least WRITE_BYTES (the last one may be shorter). */
@@ -143,18 +136,17 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 	return new PullStream(source) as unknown as BinaryInput;
 }
 
-type GzipState = { stopped: boolean; finished: boolean; failed: boolean; failure?: unknown; wake?: () => void };
+type GzipState = { stopped: boolean; finished: boolean; failure?: { error: unknown }; wake?: () => void };
 
 /**
- * Gzips with the global CompressionStream (Node 18+), keeping the source's error and an early stop. The source is fed
- * one chunk at a time, each after the compressor took the one before (piped, Node 20's compressor takes all it is
- * offered at once), and the compressed bytes are taken as soon as they come, counted into `produced`: a caller that
- * stops feeding at a size knows what the compressor has made, give or take a chunk (the File output's parts).
+ * Gzips with the global CompressionStream, keeping the source's error and an early stop. The source is fed one chunk
+ * at a time (piped, Node 20's compressor takes all it is offered at once), and the compressed bytes are counted into
+ * `produced` as they come: a caller that stops feeding at a size knows what was made, give or take a chunk.
  */
 export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { bytes: number } = { bytes: 0 }) {
 	const compressor = new CompressionStream('gzip');
 	const iterator = source[Symbol.asyncIterator]();
-	const state: GzipState = { stopped: false, finished: false, failed: false };
+	const state: GzipState = { stopped: false, finished: false };
 	const writer = compressor.writable.getWriter();
 	const reader = compressor.readable.getReader();
 	const queue: Uint8Array[] = [];
@@ -166,7 +158,7 @@ export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { 
 			}
 			await writer.close();
 		} catch (error) {
-			if (!state.failed) Object.assign(state, { failed: true, failure: error });
+			state.failure ??= { error };
 			await writer.abort(error).catch(() => undefined);
 		} finally {
 			if (state.stopped) await iterator.return?.();
@@ -181,7 +173,7 @@ export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { 
 			}
 		} catch (error) {
 			// The source's own error comes first (the compressor's is its echo).
-			if (!state.failed) Object.assign(state, { failed: true, failure: error });
+			state.failure ??= { error };
 		} finally {
 			state.finished = true;
 			state.wake?.();
@@ -194,7 +186,7 @@ export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { 
 				yield chunk;
 				continue;
 			}
-			if (state.failed) throw state.failure;
+			if (state.failure) throw state.failure.error;
 			if (state.finished) return;
 			await new Promise<void>((resolve) => (state.wake = resolve));
 			state.wake = undefined;

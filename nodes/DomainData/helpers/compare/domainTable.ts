@@ -1,9 +1,7 @@
 /**
- * Compare's memory, by the newer snapshot's ordinal of a record (its place in stream order): the table of the newer
- * snapshot (DomainTable) and the older records kept between pass 2 and pass 3 (KeptRecords). DomainTable: per record,
+ * Compare's memory, by the newer snapshot's ordinal of a record (its place in stream order). DomainTable: per record,
  * 64-bit hashes of the name, of the compared values and of the line as it came, flag bits and, when rank is read, the
- * rank (a float64: any number, exactly; NaN for none), in typed arrays (25 or 33 bytes), plus a hash index of the names
- * (8 to 16 bytes).
+ * rank (a float64: any number, exactly; NaN for none), in typed arrays, plus a hash index of the names.
  */
 import { hash64, type Hash64 } from '../../transport';
 import { copied, HashIndex } from '../domainSet';
@@ -65,10 +63,7 @@ export class DomainTable extends HashIndex {
 		return this.holdsHash(this.values, ordinal, values);
 	}
 
-	/**
-	 * Builds the name index (one cache line a lookup, where a binary search over a million names reads ~20 scattered
-	 * places) and returns how many names occur more than once (a repeat is left out of the index).
-	 */
+	/** Builds the name index; returns how many names occur more than once (a repeat is left out of the index). */
 	index(): number {
 		this.makeRoom(this.count, 1024);
 		let repeats = 0;
@@ -121,8 +116,7 @@ type KeptRecordsOptions = { maxBytes: number; tooLarge: () => Error };
 
 /**
  * The older records Compare keeps between pass 2 and pass 3, by the newer snapshot's ordinal: their JSON as UTF-8 in
- * 1 MB chunks, found through typed arrays (chunk, offset, length). About the JSON's size each, where strings and a Map
- * would take two bytes a character past U+00FF and more per entry; chunks are never copied to grow. Past `maxBytes`
+ * 1 MB chunks (strings in a Map would take two bytes a character past U+00FF, and more per entry). Past `maxBytes`
  * (or 65,535 chunks: a 16-bit chunk index) the owner's error is thrown.
  */
 export class KeptRecords {
@@ -150,7 +144,7 @@ export class KeptRecords {
 
 	set(ordinal: number, json: string): void {
 		if (this.chunkOf[ordinal] === 0) this.size++;
-		this.place(ordinal, (target) => this.encoder.encodeInto(json, target).written, json.length * 3);
+		this.place(ordinal, this.encoder.encode(json));
 	}
 
 	has(ordinal: number): boolean {
@@ -184,7 +178,7 @@ export class KeptRecords {
 		this.used = CHUNK_BYTES;
 		for (let ordinal = 0; ordinal < chunkOf.length; ordinal++) {
 			const source = this.bytesOf(ordinal, chunkOf, chunks);
-			if (source !== undefined) this.place(ordinal, (target) => copyInto(target, source), source.length);
+			if (source !== undefined) this.place(ordinal, source);
 		}
 	}
 
@@ -195,28 +189,22 @@ export class KeptRecords {
 		return chunks[chunk - 1].subarray(offset, offset + this.lengths[ordinal]);
 	}
 
-	/** Writes at most `room` bytes through `write` (which returns how many it wrote) and records where. */
-	private place(ordinal: number, write: (target: Uint8Array) => number, room: number): void {
-		if (this.used + room > CHUNK_BYTES) {
-			// A record larger than a chunk gets a chunk of its own (at offset 0, so the encoding still fits).
-			const bytes = Math.max(CHUNK_BYTES, room);
-			if (this.byteLength + bytes > this.options.maxBytes || this.chunks.length >= MAX_CHUNKS) {
+	/** Copies `bytes` into the last chunk (or a new one) and records where. */
+	private place(ordinal: number, bytes: Uint8Array): void {
+		if (this.used + bytes.length > CHUNK_BYTES) {
+			// A record larger than a chunk gets a chunk of its own.
+			const size = Math.max(CHUNK_BYTES, bytes.length);
+			if (this.byteLength + size > this.options.maxBytes || this.chunks.length >= MAX_CHUNKS) {
 				throw this.options.tooLarge();
 			}
-			this.chunks.push(new Uint8Array(bytes));
-			this.byteLength += bytes;
+			this.chunks.push(new Uint8Array(size));
+			this.byteLength += size;
 			this.used = 0;
 		}
-		const index = this.chunks.length - 1;
-		const written = write(this.chunks[index].subarray(this.used));
-		this.chunkOf[ordinal] = index + 1;
+		this.chunks[this.chunks.length - 1].set(bytes, this.used);
+		this.chunkOf[ordinal] = this.chunks.length;
 		this.offsets[ordinal] = this.used;
-		this.lengths[ordinal] = written;
-		this.used += written;
+		this.lengths[ordinal] = bytes.length;
+		this.used += bytes.length;
 	}
-}
-
-function copyInto(target: Uint8Array, source: Uint8Array): number {
-	target.set(source);
-	return source.length;
 }

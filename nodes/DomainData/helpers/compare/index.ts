@@ -1,14 +1,10 @@
 /**
- * Dataset → Compare: the changes between two snapshots in three streamed passes, holding neither snapshot:
- * 1. indexNewer: the newer snapshot into a table of hashes (DomainTable);
- * 2. readOlder: the older one looked up by name: domains gone from the index are output at once, the older records
- *    of the others that changed (or crossed the filters) are kept; a line byte for byte as in the newer snapshot is
- *    not even parsed;
- * 3. outputNewer: the newer snapshot again, parsing only the lines of kept domains and of those new to the index,
- *    checked against pass 1; taken from the spool when pass 1 kept the snapshot there (spec.spool: n8n's binary
- *    storage), so that the service is asked once per snapshot.
- * Pass 3 is left out when nothing can come of it, and every pass stops at the Limit. Output order: the domains gone
- * from the index in the older snapshot's order, then every other change in the newer snapshot's order.
+ * Dataset → Compare in three streamed passes, holding neither snapshot: 1. indexNewer, the newer snapshot into a
+ * table of hashes; 2. readOlder, the older one looked up by name: domains gone from the index are output at once, the
+ * older records of changed ones kept (a line byte for byte as in the newer snapshot is not parsed); 3. outputNewer,
+ * the newer snapshot again (from the spool when pass 1 kept it there), parsing only the lines of kept and new domains.
+ * Every pass stops at the Limit. Output order: the domains gone from the index in the older snapshot's order, then
+ * every other change in the newer snapshot's order.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -17,8 +13,14 @@ import type { DomainDataFunctions } from '../../transport';
 import { type LineSelector, nameEnd, NAME_FIRST, repeatsName } from '../domainName';
 import { DomainSet } from '../domainSet';
 import { readSnapshotBlocks } from '../snapshotReader';
-import { type CompareSpec, Comparison, createCompareStats, type DomainChange } from './comparison';
-import { SEEN_IN_BASE, SELECTED } from './comparison';
+import {
+	type CompareSpec,
+	Comparison,
+	createCompareStats,
+	type DomainChange,
+	SEEN_IN_BASE,
+	SELECTED,
+} from './comparison';
 import { type DomainTable, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
 import { duplicateError, secondReadError, tooManyDomainsError } from './refusals';
@@ -51,7 +53,6 @@ async function indexNewer(run: Comparison): Promise<void> {
 	};
 	/** An error of the indexing, passed on as it is even if the spool's storage wraps it. */
 	let failure: { error: unknown } | undefined;
-	/** The lines as sent, for the spool, once their records are indexed. */
 	async function* indexed(blocks: ReturnType<typeof readSnapshotBlocks>): AsyncGenerator<Uint8Array> {
 		try {
 			for await (const { records, bytes } of blocks) {
@@ -99,7 +100,7 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 		if (name !== undefined) seen(name, table.find(name));
 	};
 	let records = 0;
-	for await (const batch of run.read(baseLabel, sameLineSelector(table), onSkipped).batches) {
+	for await (const batch of run.read(baseLabel, sameLineSelector(table), onSkipped)) {
 		for (const record of batch) {
 			if (++records > maxDomains) throw tooManyDomainsError(node, itemIndex, baseLabel, maxDomains);
 			if (record instanceof SameLine) {
@@ -128,10 +129,8 @@ async function* readOlder(run: Comparison): AsyncGenerator<DomainChange> {
 }
 
 /**
- * Pass 3. A line it does not parse is not judged here (pass 1 judged it). The read must be the first one again: every
- * needed record there, and, read from the service, every record parsed with pass 1's values and as many lines; else
- * a clear error, never a wrong diff. Once the last needed record is output the read stops: what follows cannot change
- * the diff.
+ * Pass 3. The read must be the first one again (every needed record there; read from the service, with pass 1's
+ * values and as many lines), else a clear error, never a wrong diff. It stops after the last needed record.
  */
 async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 	const { spec, table, kept } = run;
@@ -151,17 +150,17 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 		else if (isNew(ordinal)) newToIndex--;
 		table.flags[ordinal] |= SEEN_IN_BASE;
 	};
+	const needed = (ordinal: number) => kept.has(ordinal) || isNew(ordinal);
 	let namelessLines = 0;
 	const onSkipped = (name: string | undefined) => {
 		if (name === undefined) return void namelessLines++;
 		const ordinal = table.find(name);
 		if (ordinal === NOT_FOUND && !run.skippedNew.has(name)) throw differs(`a line holds "${name}", which it did not`);
-		if (ordinal === NOT_FOUND || !(kept.has(ordinal) || isNew(ordinal))) return;
+		if (ordinal === NOT_FOUND || !needed(ordinal)) return;
 		// Readable the first time, malformed now: unknown, as if pass 1 had skipped it.
 		run.leaveOut(name);
 		settled(ordinal);
 	};
-	const needed = (ordinal: number) => kept.has(ordinal) || isNew(ordinal);
 	const select = lineSelector(table, needed);
 	const firstLines = run.stats.reads[0].lines;
 	// Stops a second read that goes on past the first one's end, also through lines nothing needs.
@@ -170,9 +169,8 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 		return select(text, start, end);
 	};
 	// Kept by pass 1: the same records, without a second request (nothing there can differ).
-	const { readStats, batches } = run.spooled
-		? { readStats: { lines: firstLines }, batches: run.replay(needed) }
-		: run.read(label, wanted, onSkipped);
+	const batches = run.spooled ? run.replay(needed) : run.read(label, wanted, onSkipped);
+	const readStats = run.spooled ? { lines: firstLines } : run.stats.reads[2];
 	for await (const batch of batches) {
 		for (const record of batch) {
 			const ordinal = typeof record.name === 'string' ? table.find(record.name) : NOT_FOUND;
@@ -204,9 +202,7 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 /** Whether the record carries the values pass 1 stored for `ordinal` (compared fields, rank, selection). */
 function sameAsFirst(run: Comparison, ordinal: number, record: IDataObject): boolean {
 	const { table } = run;
-	const rank = run.rankOf(record);
-	const stored = table.rankAt(ordinal);
-	if (rank !== stored && !(Number.isNaN(rank) && Number.isNaN(stored))) return false;
+	if (!Object.is(run.rankOf(record), table.rankAt(ordinal))) return false;
 	if (((table.flags[ordinal] & SELECTED) !== 0) !== run.selects(record)) return false;
 	return table.sameValues(ordinal, run.hashOf(record));
 }
@@ -226,12 +222,10 @@ function changeOf(run: Comparison, ordinal: number, record: IDataObject, isNew: 
 	return run.change('added', 'enteredSelection', name, record, run.explain(before, record));
 }
 
-// Lines judged from their raw text, unparsed: the selectors of passes 2 and 3.
-
 /**
- * Pass 3's selector: whether the line is one of `needed` (by ordinal). The read is pass 1's again, so the line is
- * first checked against the ordinal after the previous line's (arrays read in order); any other line is looked up
- * only when its raw name is certain (no later `"name"` key). Undecidable lines are wanted: the caller parses them.
+ * Pass 3's selector, on the raw line: whether it is one of `needed` (by ordinal). The read is pass 1's again, so the
+ * line is first checked against the ordinal after the previous line's; any other is looked up only when its raw name
+ * is certain (no later `"name"` key). Undecidable lines are wanted: the caller parses them.
  */
 export function lineSelector(table: DomainTable, needed: (ordinal: number) => boolean): LineSelector {
 	let nextOrdinal = 0;
@@ -250,10 +244,7 @@ export function lineSelector(table: DomainTable, needed: (ordinal: number) => bo
 	};
 }
 
-/**
- * A line of the older snapshot that is, byte for byte, the newer snapshot's line of the same domain: the record that
- * stands for it in the read (its name, and the ordinal of the newer line).
- */
+/** The record that stands for a line of the older snapshot that is, byte for byte, the newer one's of its domain. */
 class SameLine implements IDataObject {
 	[key: string]: string | number;
 
@@ -263,10 +254,7 @@ class SameLine implements IDataObject {
 	) {}
 }
 
-/**
- * Pass 2's selector: a line with a plain raw name whose bytes are those of the newer snapshot's line of that name
- * stands as a SameLine, unparsed (pass 1 parsed and judged those very bytes: no change, no crossed filter).
- */
+/** Pass 2's selector: a SameLine for such a line, unparsed (pass 1 judged those very bytes: no change). */
 function sameLineSelector(table: DomainTable): LineSelector {
 	return function selectLine(text, start, end) {
 		const close = nameEnd(text, start, end);

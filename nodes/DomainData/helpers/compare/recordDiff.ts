@@ -1,9 +1,9 @@
 /**
  * What "different" means for Compare, field by field: lists (technologies, categories, contact_information) are sets
- * (order and repeats do not count; a missing list is empty) and a difference names the entries added and removed;
- * any other field is one value compared as canonical JSON (keys sorted; missing is null), a difference `{ from, to }`;
- * rank moves smaller than `minRankMove` are none. `hashCompared` hashes alike exactly what `diffField` finds equal
- * (up to 64-bit collisions), rank left out: its threshold is no equality, so the table keeps rank as a number.
+ * (order and repeats do not count; missing is empty), a difference names the entries added and removed; any other
+ * field is one value, compared by the hash of its canonical JSON (keys sorted; missing is null), a difference
+ * `{ from, to }`; rank moves smaller than `minRankMove` are none. So `hashCompared` hashes alike exactly what
+ * `diffField` finds equal (rank aside: its threshold is no equality, so the table keeps rank as a number).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -13,44 +13,6 @@ import { type Hash64, Hasher64 } from '../../transport';
 const LIST_FIELDS = new Set<SnapshotField>(['technologies', 'categories', 'contact_information']);
 
 export type FieldChange = { added: unknown[]; removed: unknown[] } | { from: unknown; to: unknown };
-
-/**
- * JSON with object keys sorted at every level: equal texts for equal values. A value whose keys are already in
- * that order (as the service writes most objects) is JSON.stringify's text: native, without a string per member.
- */
-function canonicalJson(value: unknown): string {
-	if (value === undefined || value === null) return 'null';
-	if (typeof value !== 'object') return JSON.stringify(value);
-	if (isCanonical(value)) return JSON.stringify(value);
-	if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-	const object = value as Record<string, unknown>;
-	return `{${Object.keys(object)
-		.sort()
-		.map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
-		.join(',')}}`;
-}
-
-/**
- * Whether JSON.stringify writes `value` as canonicalJson does: every object's keys in sorted order (the order
- * JSON.stringify writes them in, integer-like keys first, is checked as it is), no member undefined (JSON.stringify
- * leaves it out where canonicalJson writes null) and nothing but JSON's own values (plain objects and arrays).
- */
-function isCanonical(value: unknown): boolean {
-	if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'symbol';
-	if (Array.isArray(value)) {
-		for (const entry of value) if (entry !== undefined && !isCanonical(entry)) return false;
-		return true;
-	}
-	if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-	const object = value as Record<string, unknown>;
-	let previous: string | undefined;
-	for (const key of Object.keys(object)) {
-		if ((previous !== undefined && !(previous < key)) || object[key] === undefined) return false;
-		if (!isCanonical(object[key])) return false;
-		previous = key;
-	}
-	return true;
-}
 
 const allStrings = (entries: readonly unknown[]) => entries.every((entry) => typeof entry === 'string');
 const entriesOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
@@ -105,10 +67,7 @@ function hashSet(entries: readonly unknown[], hasher: Hasher64): void {
 		.word(lo);
 }
 
-/**
- * Feeds a JSON value to `hasher` as its canonical JSON reads (object keys sorted; undefined as null), without making
- * that text: equal hashes for the values canonicalJson writes alike, and (up to 64-bit collisions) only for them.
- */
+/** Feeds a JSON value to `hasher` as its canonical JSON reads (object keys sorted; undefined as null), unwritten. */
 function hashJson(value: unknown, hasher: Hasher64): Hasher64 {
 	if (typeof value === 'string') return hasher.code(STRING_VALUE).word(value.length).text(value);
 	if (value === null || value === undefined) return hasher.code(NULL_VALUE);
@@ -125,6 +84,12 @@ function hashJson(value: unknown, hasher: Hasher64): Hasher64 {
 	return hasher;
 }
 
+/** What tells two values apart: the digest of their canonical JSON. */
+function canonicalKey(value: unknown): string {
+	hashJson(value, entryHasher.reset()).digest(entryDigest);
+	return `${entryDigest.hi}:${entryDigest.lo}`;
+}
+
 export function diffField(
 	field: SnapshotField,
 	before: unknown,
@@ -139,19 +104,18 @@ export function diffField(
 	}
 	if (LIST_FIELDS.has(field)) {
 		const [beforeEntries, afterEntries] = [entriesOf(before), entriesOf(after)];
-		// Strings are their own key (no text is made); other entries compare by canonical JSON, made once each.
+		// Strings are their own key (no text is made); other entries compare by canonicalKey, made once each.
 		const strings = allStrings(beforeEntries) && allStrings(afterEntries);
 		const [beforeKeys, afterKeys] = strings
 			? [beforeEntries as string[], afterEntries as string[]]
-			: [beforeEntries.map(canonicalJson), afterEntries.map(canonicalJson)];
+			: [beforeEntries.map(canonicalKey), afterEntries.map(canonicalKey)];
 		const added = uniqueBy(afterEntries, afterKeys, new Set(beforeKeys));
 		const removed = uniqueBy(beforeEntries, beforeKeys, new Set(afterKeys));
 		return added.length > 0 || removed.length > 0 ? { added, removed } : undefined;
 	}
-	const from = before === undefined ? null : before;
-	const to = after === undefined ? null : after;
+	const [from, to] = [before ?? null, after ?? null];
 	if (typeof from === 'string' || typeof to === 'string') return from === to ? undefined : { from, to };
-	return canonicalJson(from) === canonicalJson(to) ? undefined : { from, to };
+	return canonicalKey(from) === canonicalKey(to) ? undefined : { from, to };
 }
 
 /** The entries whose key (`keys`, index by index) is not in `other`, each once, in their order. */

@@ -4,9 +4,8 @@ import type { INode } from 'n8n-workflow';
 import { buildApiError, count, operationError } from '../../errors';
 
 /**
- * Refused with a clear error instead of growing until n8n dies: records of one snapshot (the index holds about
- * 0.9 million; 5 million cap the table at about 330 MB), and the older records kept for pass 3 (Items and Batches
- * are bounded earlier by "Max Records in Memory").
+ * Refused with a clear error instead of growing until n8n dies: records of one snapshot (5 million cap the table at
+ * about 330 MB), and the older records kept for pass 3.
  */
 export interface CompareLimits {
 	maxDomains: number;
