@@ -1,16 +1,16 @@
 /**
  * One snapshot stream read to the end whatever the network does, in memory bounded by a chunk. After a drop, the
  * same request is sent again and skips the lines handed out, checked by their fingerprint (docs/dataset.md, "Resume
- * after a dropped connection"), under one retry budget for the whole read; no other code asks a stream again.
+ * after a dropped connection"), under one retry budget for the whole read.
  */
 import { asNodeError, buildApiError, count, redact } from '../errors';
-import { isUndecodableBody, undecodableBodyError } from './failures';
+import { isUndecodable, undecodableBodyError } from './failures';
 import { IdleTimeoutError } from './idle';
 import { Hasher64 } from './hash';
 import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { type ApiRequest, type CallLimits, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
 import { isTransientError, networkErrorCode, networkFailureLabel, RetryBudget } from './retry';
-import { ndjsonBody, send } from './send';
+import { send } from './send';
 
 /** The lines of `block` from `from` on (those before went out before a drop); `firstLine`: 1-based, of line `from`. */
 export type LineRange = { block: LineBlock; from: number; firstLine: number };
@@ -65,8 +65,8 @@ async function open(source: Source, budget: RetryBudget): Promise<AsyncIterable<
 	const { label, qs, limits, itemIndex } = options;
 	try {
 		const request = { method: 'GET' as const, path: ['historical', 'domain', label], qs, budget, limits, itemIndex };
-		const answer = await send.call(context, request, { stream: true, allowNotFound: true });
-		if (answer !== undefined) return await ndjsonBody(context, answer);
+		const body = await send.call(context, request, { stream: true, allowNotFound: true });
+		if (body !== undefined) return body as AsyncIterable<Uint8Array>;
 		throw await options.notFound();
 	} catch (error) {
 		throw failedWhile(source, error);
@@ -153,7 +153,7 @@ function split(source: Source, splitter: NdjsonLineSplitter, step: IteratorResul
 async function waitBeforeResume(source: Source, budget: RetryBudget, failure: unknown): Promise<void> {
 	const { context, options } = source;
 	const code = networkErrorCode(failure);
-	if (isUndecodableBody(failure)) throw undecodableBodyError(context.getNode(), code, options.itemIndex);
+	if (isUndecodable(code)) throw undecodableBodyError(context.getNode(), code, options.itemIndex);
 	if (!isTransientError(failure)) throw asNodeError(context.getNode(), failure, options.itemIndex);
 	const label = failure instanceof IdleTimeoutError ? failure.label : networkFailureLabel(code ?? 'ECONNRESET');
 	const wait = budget.afterFailure({ label, retryable: true });

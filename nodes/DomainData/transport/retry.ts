@@ -1,7 +1,6 @@
 /**
- * The retry policy of every request (docs/operations.md#retries-and-the-base-url): which failures are tried again
- * (statuses, and requests that got no whole answer: refused, dropped, silent), how long to wait, how many requests
- * one read may make. Every call is a read, so a retry changes nothing on the service.
+ * The retry policy of every request (docs/operations.md#retries-and-the-base-url): which failures are tried again,
+ * how long to wait, how many requests one read may make. Every call is a read, so a retry changes nothing.
  */
 import { sleep, sleepWithAbort } from 'n8n-workflow';
 
@@ -13,7 +12,6 @@ export interface RetryTiming {
 	maxRetryAfterMs: number;
 }
 
-/** The waits between requests (docs/operations.md). */
 export const RETRY_TIMING: Readonly<RetryTiming> = Object.freeze({
 	baseDelayMs: 500,
 	maxDelayMs: 30_000,
@@ -26,31 +24,34 @@ export const DEFAULT_MAX_ATTEMPTS = 4;
 /** Rate limited, or a failure of the service or of a proxy in front of it. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
-/** Connections that broke after they were made: the request may be tried again at once. */
-const DROPPED_CODES: ReadonlySet<string> = new Set([
+/** The dropped connections that are timeouts (no answer in time). */
+export const TIMEOUT_CODES: ReadonlySet<string | undefined> = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
+const RESET_CODES = [
 	'ECONNRESET',
 	'EPIPE',
-	'ETIMEDOUT',
-	'ESOCKETTIMEDOUT',
-	'ECONNABORTED',
 	'ERR_STREAM_PREMATURE_CLOSE',
 	'UND_ERR_SOCKET',
 	'UND_ERR_CLOSED',
 	'Z_BUF_ERROR',
-]);
+];
 
-/** The dropped connections that are timeouts (no answer in time). */
-export const TIMEOUT_CODES: ReadonlySet<string | undefined> = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
+/** Connections that broke after they were made: the request may be tried again at once. */
+const DROPPED_CODES: ReadonlySet<unknown> = new Set([...TIMEOUT_CODES, ...RESET_CODES]);
 
 /** Connections that could not be made: a couple of tries ride out a restart, then the Base URL is named. */
-const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const UNREACHABLE_CODES: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 const SYSTEM_CODE = /^(?:E[A-Z0-9_]+|ERR_[A-Z0-9_]+|UND_ERR_[A-Z_]+|Z_[A-Z_]+)$/;
 
+/** What the HTTP stack says without a code, read as the code it means. */
+const MESSAGE_CODES: ReadonlyArray<[RegExp, string]> = [
+	[/socket hang up|^aborted$|premature close/i, 'ECONNRESET'],
+	[/^timeout of \d+ms exceeded/i, 'ECONNABORTED'],
+];
+
 export function classifyNetworkCode(code: string | undefined): 'dropped' | 'unreachable' | 'fatal' {
-	if (code && DROPPED_CODES.has(code)) return 'dropped';
-	if (code && UNREACHABLE_CODES.has(code)) return 'unreachable';
-	return 'fatal';
+	if (DROPPED_CODES.has(code)) return 'dropped';
+	return UNREACHABLE_CODES.has(code) ? 'unreachable' : 'fatal';
 }
 
 /** How the final error of a read names a failure without an answer. */
@@ -72,10 +73,10 @@ export function networkErrorCode(error: unknown): string | undefined {
 		}
 		for (const text of [message, ...(Array.isArray(messages) ? messages : [])]) {
 			if (typeof text !== 'string') continue;
-			if (/socket hang up|^aborted$|premature close/i.test(text)) return 'ECONNRESET';
-			if (/^timeout of \d+ms exceeded/i.test(text)) return 'ECONNABORTED';
+			const said = MESSAGE_CODES.find(([pattern]) => pattern.test(text));
+			if (said) return said[1];
 			const named = /\b(E[A-Z]{3,}[A-Z_]*)\b/.exec(text)?.[1];
-			if (named && (DROPPED_CODES.has(named) || UNREACHABLE_CODES.has(named) || named === 'ENOTFOUND')) return named;
+			if (classifyNetworkCode(named) !== 'fatal' || named === 'ENOTFOUND') return named;
 		}
 		current = (current as { cause?: unknown }).cause;
 	}
@@ -122,25 +123,15 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	// An HTTP date names a weekday or a month (Date.parse reads "-5" as a year).
 	if (!/[a-z]/i.test(trimmed)) return undefined;
 	const date = Date.parse(trimmed);
-	if (Number.isNaN(date) || date <= now) return undefined;
-	return date - now;
+	return Number.isNaN(date) || date <= now ? undefined : date - now;
 }
 
-interface PlannedWait {
-	ms: number;
-	/** What the service asked for, when it sent a usable Retry-After. */
-	requestedMs?: number;
-	capped: boolean;
-}
+/** A wait before another request; `requestedMs`: the service's usable Retry-After. */
+type PlannedWait = { ms: number; requestedMs?: number; capped: boolean };
 
 /** The wait before retry number `retry`: the service's Retry-After when it sent one (capped), else backoff. */
-export function planWait(
-	retry: number,
-	retryAfterHeader: unknown,
-	timing: RetryTiming = RETRY_TIMING,
-	now = Date.now(),
-): PlannedWait {
-	const requestedMs = parseRetryAfter(retryAfterHeader, now);
+export function planWait(retry: number, retryAfter: unknown, timing = RETRY_TIMING, now = Date.now()): PlannedWait {
+	const requestedMs = parseRetryAfter(retryAfter, now);
 	if (requestedMs === undefined) return { ms: backoffDelay(retry, timing), capped: false };
 	const capped = requestedMs > timing.maxRetryAfterMs;
 	return { ms: capped ? timing.maxRetryAfterMs : requestedMs, requestedMs, capped };
@@ -159,11 +150,7 @@ export class RetryBudget {
 	/** What the service asked for, when the last wait was cut to `maxRetryAfterMs`. */
 	private cappedRequestMs?: number;
 
-	/**
-	 * `limits.maxAttempts` comes checked: readCallLimits refuses what a user typed wrong. `timing`: RETRY_TIMING in
-	 * the node; a budget made elsewhere and handed to a request (ApiRequest's and readNdjsonStream's `budget`) may
-	 * wait otherwise.
-	 */
+	/** `limits.maxAttempts` comes checked (readCallLimits); tests hand a budget with a faster `timing` to a read. */
 	constructor(
 		limits: { maxAttempts: number },
 		readonly signal?: AbortSignal,
@@ -218,13 +205,15 @@ export class RetryBudget {
 		return [...this.met].map(([label, count]) => `${count}× ${label}`).join(', ');
 	}
 
-	get kindsMet(): number {
-		return this.met.size;
+	/** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
+	afterTries(): string {
+		if (this.attempts <= 1) return '';
+		return ` after ${this.attempts} tries${this.met.size > 1 ? ` (${this.summary()})` : ''}`;
 	}
 
 	/** A sentence for the final error when the service asked for a longer wait than the node allows. */
-	retryAfterNote(): string | undefined {
-		if (this.cappedRequestMs === undefined) return undefined;
+	retryAfterNote(): string {
+		if (this.cappedRequestMs === undefined) return '';
 		return (
 			` The service asked to wait ${Math.ceil(this.cappedRequestMs / 1000)} s before trying again; the node ` +
 			`waits at most ${this.timing.maxRetryAfterMs / 1000} s.`
