@@ -136,8 +136,8 @@ function errorField(body: unknown): string | undefined {
 }
 
 /**
- * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title
- * or first heading, or plain text; decoded, masked, then cut, so no part of the key survives at the cut.
+ * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title or
+ * first heading, or plain text; masked before it is cut, so no part of the key survives at the cut.
  */
 export function readServiceMessage(
 	body: unknown,

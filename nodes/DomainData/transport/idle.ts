@@ -119,10 +119,7 @@ export async function* withIdleTimeout<T>(
 
 const LATE = Symbol('late');
 
-/**
- * The answer of `request` (its headers), or undefined when none came within `ms`. n8n's client cannot be told
- * to stop waiting, so a late answer goes to `release` (which closes its body).
- */
+/** The answer of `request` (its headers), or undefined when none came within `ms` (a late one goes to `release`). */
 export async function answerWithin<T>(
 	request: Promise<T>,
 	ms: number,

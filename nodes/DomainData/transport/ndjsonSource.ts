@@ -215,19 +215,12 @@ const CLOSING_BRACE = 0x7d;
 /** Lines read cut short (no closing brace) may come whole next time: up to this many stay out of both fingerprints. */
 const DAMAGED_POSITIONS_KEPT = 4096;
 
-/**
- * The fingerprint of the lines a stream handed out, to check that a stream sent again after a drop starts with the
- * same lines: each line's length, head and tail (up to 32 code units) hashed in order, so that a swap of two lines
- * changes it too, and the number of lines.
- */
+/** Lines in order (each one's length, head and tail hashed, so a swap changes it too) and their number. */
 class Fingerprint {
 	private readonly hasher = new Hasher64();
 	private lines = 0;
 
-	/**
-	 * Adds lines `from` to `to` of `block`, the first at stream position `position`. The first read of a line notes
-	 * a damaged one in `damaged` (shared by the read's fingerprints); a re-read (`resumed`) leaves those out.
-	 */
+	/** Adds lines `from` to `to` of `block`, the first at stream `position`; a re-read (`resumed`) notes no damage. */
 	add(block: LineBlock, from: number, to: number, position: number, damaged: Set<number>, resumed: boolean) {
 		for (let index = from; index < to; index++, position++) {
 			const text = block.textOf(index);

@@ -38,7 +38,7 @@ const RESET_CODES = [
 /** Connections that broke after they were made: the request may be tried again at once. */
 const DROPPED_CODES: ReadonlySet<unknown> = new Set([...TIMEOUT_CODES, ...RESET_CODES]);
 
-/** Connections that could not be made: a couple of tries ride out a restart, then the Base URL is named. */
+/** Connections that could not be made. */
 const UNREACHABLE_CODES: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 const SYSTEM_CODE = /^(?:E[A-Z0-9_]+|ERR_[A-Z0-9_]+|UND_ERR_[A-Z_]+|Z_[A-Z_]+)$/;
@@ -83,10 +83,7 @@ export function networkErrorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-/**
- * Whether trying again may work: a stream body that broke while it was read, or an error of this transport for a
- * dropped or refused connection, a 429 or a 5xx (after its retries). The Dataset stream resumes on such errors.
- */
+/** Whether trying again may work: a dropped or refused connection, a 429 or a 5xx (after this transport's tries). */
 export function isTransientError(error: unknown): boolean {
 	if (!error || typeof error !== 'object') return false;
 	const context = (error as { context?: { transient?: unknown } }).context;
@@ -99,19 +96,13 @@ export function isTransientError(error: unknown): boolean {
 /** A connection that cannot be made: a couple of retries ride out a restart, more only delay the error. */
 const MAX_ATTEMPTS_UNREACHABLE = 3;
 
-/**
- * Capped exponential backoff with "equal jitter" (half of the ceiling for sure, half random), so that parallel
- * calls that failed together do not come back together. `retry` counts from 1.
- */
+/** Capped exponential backoff with "equal jitter", so that calls that failed together do not come back together. */
 export function backoffDelay(retry: number, timing: RetryTiming = RETRY_TIMING, random = Math.random): number {
 	const ceiling = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** Math.max(0, retry - 1));
 	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/**
- * Retry-After (delta-seconds or an HTTP date) as milliseconds. Undefined when absent, unreadable, or asking for no
- * wait at all: such a header would spend every try within milliseconds, so the backoff applies instead.
- */
+/** Retry-After (seconds or an HTTP date) in ms; undefined when unusable or asking for no wait (backoff then). */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
 	const text = Array.isArray(value) ? value[0] : value;
 	if (typeof text !== 'string' && typeof text !== 'number') return undefined;
@@ -138,11 +129,10 @@ export function planWait(retry: number, retryAfter: unknown, timing = RETRY_TIMI
 }
 
 /**
- * The requests of one read (one JSON request, or a stream with its resumes): counts them, decides after each
- * failure whether another one may be made, and waits before it. Progress (new lines) starts a new budget.
+ * The requests of one read (a JSON request, or a stream with its resumes): whether another one may be made after a
+ * failure, and the wait before it. Progress (new lines) starts a new budget.
  */
 export class RetryBudget {
-	readonly maxAttempts: number;
 	/** Requests since the last progress. */
 	private attempts = 0;
 	/** Failures met since the last progress, by label, in the order first met. */
@@ -152,12 +142,10 @@ export class RetryBudget {
 
 	/** `limits.maxAttempts` comes checked (readCallLimits); tests hand a budget with a faster `timing` to a read. */
 	constructor(
-		limits: { maxAttempts: number },
+		readonly limits: { maxAttempts: number },
 		readonly signal?: AbortSignal,
 		readonly timing: Readonly<RetryTiming> = RETRY_TIMING,
-	) {
-		this.maxAttempts = limits.maxAttempts;
-	}
+	) {}
 
 	/** Counts a request about to be sent; returns its number in the current run (1 for the first). */
 	startRequest(): number {
@@ -185,7 +173,8 @@ export class RetryBudget {
 		// Right after progress the failed request is not one "without progress": it starts the new run uncounted.
 		if (this.attempts > 0) this.met.set(failure.label, (this.met.get(failure.label) ?? 0) + 1);
 		if (!failure.retryable) return undefined;
-		const allowed = failure.unreachable ? Math.min(this.maxAttempts, MAX_ATTEMPTS_UNREACHABLE) : this.maxAttempts;
+		const { maxAttempts } = this.limits;
+		const allowed = failure.unreachable ? Math.min(maxAttempts, MAX_ATTEMPTS_UNREACHABLE) : maxAttempts;
 		if (this.attempts >= allowed) return undefined;
 		const wait = planWait(Math.max(1, this.attempts), failure.retryAfter, this.timing);
 		this.cappedRequestMs = wait.capped ? wait.requestedMs : undefined;

@@ -1,7 +1,6 @@
 /**
- * Sends one request under the retry policy (retry.ts) and the timeouts (idle.ts). Every body is asked for as a
- * stream, so that none is read whole before the transport decides how much of it it wants: an error body up to what
- * a message needs, a JSON answer up to a cap, a stream by chunks.
+ * Sends one request under the retry policy (retry.ts) and the timeouts (idle.ts). Every body is asked for as a stream,
+ * so that none is read whole before the transport decides how much of it it wants.
  */
 import type { IHttpRequestOptions, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 
@@ -49,26 +48,19 @@ interface Failed {
 
 type SendMode = { stream: boolean; allowNotFound?: boolean };
 
+/** A try's outcome: the 2xx answer's body (a JSON one read whole), or what went wrong. */
+type Tried = { body: unknown } | { failed: Failed };
+
 /** What stays the same across the tries of one request. */
 type Sending = { node: INode; request: ApiRequest; mode: SendMode; url: string; context: FailureContext };
 
-/**
- * Sends `request` until a 2xx answer comes or the retry budget says to stop, then throws the error that names what
- * to do. Returns the body: a stream's as chunks, a JSON answer parsed; undefined for the service's 404 when allowed.
- */
+/** Sends `request` until a 2xx answer comes (its body: a stream's chunks, a JSON answer parsed) or the budget ends. */
 export async function send(this: DomainDataFunctions, request: ApiRequest, mode: SendMode): Promise<unknown> {
 	const target = await resolveTarget.call(this, request.itemIndex);
 	const path = encodePath.call(this, request);
 	const budget = request.budget ?? new RetryBudget(request.limits ?? DEFAULT_CALL_LIMITS, cancelSignal(this));
-	const context: FailureContext = {
-		method: request.method,
-		path,
-		shown: target.shown,
-		budget,
-		itemIndex: request.itemIndex,
-		badRequestDescription: request.badRequestDescription,
-		secret: target.secret,
-	};
+	// The request's method, item and 400 description, with what the errors add.
+	const context: FailureContext = { ...request, path, shown: target.shown, budget, secret: target.secret };
 	const sending: Sending = { node: this.getNode(), request, mode, url: target.root + path, context };
 
 	for (;;) {
@@ -88,19 +80,16 @@ export async function send(this: DomainDataFunctions, request: ApiRequest, mode:
 		});
 		if (wait === undefined) return givenUp(failed, sending);
 		this.logger.debug(
-			`Domain Data: ${label} on ${request.method} ${path}; request ${attempt + 1} of at most ${budget.maxAttempts} ` +
-				`in ${wait.ms} ms`,
+			`Domain Data: ${label} on ${request.method} ${path}; request ${attempt + 1} of at most ` +
+				`${budget.limits.maxAttempts} in ${wait.ms} ms`,
 		);
 		request.onRetry?.();
 		await budget.wait(wait);
 	}
 }
 
-/** One try of a request: the 2xx answer's body (a JSON one read whole), or what went wrong. */
-async function tryOnce(
-	this: DomainDataFunctions,
-	{ node, request, mode, url, context }: Sending,
-): Promise<{ body: unknown } | { failed: Failed }> {
+/** One try of a request. */
+async function tryOnce(this: DomainDataFunctions, { node, request, mode, url, context }: Sending): Promise<Tried> {
 	const { idleTimeoutMs, deadlineMs } = request.limits ?? DEFAULT_CALL_LIMITS;
 	// A fresh options object per try: n8n's helpers add headers and remove empty bodies in place.
 	const options: IHttpRequestOptions = {
@@ -143,18 +132,10 @@ async function tryOnce(
 	const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
 	const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleTimeoutMs, deadline) : response.body;
 	if (status < 200 || status >= 300) {
+		const { text } = await readText(body, ERROR_BODY_LIMIT);
 		const contentType = header(headers, 'content-type');
-		return {
-			failed: {
-				answer: {
-					status,
-					statusText: response.statusMessage,
-					body: (await readText(body, ERROR_BODY_LIMIT)).text,
-					contentType,
-				},
-				retryAfter: header(headers, 'retry-after'),
-			},
-		};
+		const answer = { status, statusText: response.statusMessage, body: text, contentType };
+		return { failed: { answer, retryAfter: header(headers, 'retry-after') } };
 	}
 	if (mode.stream) return { body: await ndjsonBody(node, context, response, body) };
 	return await readJsonAnswer(node, context, body);
@@ -170,25 +151,14 @@ function givenUp(failed: Failed, { node, mode, context }: Sending): undefined {
 	throw statusError(node, failed.answer, context);
 }
 
-/**
- * Reads a 2xx JSON answer whole (capped) and parses it. Returns the failure of a body that broke off or stalled (to
- * retry); throws for one too large, not a JSON object or holding the key (not the service's).
- */
-async function readJsonAnswer(
-	node: INode,
-	context: FailureContext,
-	body: unknown,
-): Promise<{ body: unknown } | { failed: Failed }> {
+/** Reads a 2xx JSON answer whole (capped) and parses it; a body that broke off or stalled is a failure to retry. */
+async function readJsonAnswer(node: INode, context: FailureContext, body: unknown): Promise<Tried> {
 	const { text, more, broke } = await readText(body, JSON_BODY_LIMIT);
-	if (broke) {
-		const { error } = broke;
-		return {
-			failed: error instanceof IdleTimeoutError ? { idle: error } : { code: networkErrorCode(error) ?? 'ECONNRESET' },
-		};
-	}
+	const error = broke?.error;
+	if (error instanceof IdleTimeoutError) return { failed: { idle: error } };
+	if (broke) return { failed: { code: networkErrorCode(error) ?? 'ECONNRESET' } };
 	if (more) throw unexpectedBodyError(node, context, `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`);
-	// The key is looked for in the text as it came, then in the parsed strings (escapes such as \/ or \u0070
-	// can spell it in the bytes), so that no field of the answer can carry it into an output.
+	// The key is looked for in the text as it came, then in the parsed strings (escapes can spell it in the bytes).
 	if (containsSecret(text, context.secret)) throw keyEchoError(node, context);
 	let parsed: unknown;
 	try {
@@ -226,10 +196,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | st
 	return !!value && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 }
 
-/**
- * Up to `limit` bytes of a body as text, whether more came (the rest is not read: leaving closes the body), and the
- * error of a body that broke off (the text is then what came).
- */
+/** Up to `limit` bytes of a body as text, whether more came (the rest is not read), and the error of one that broke. */
 async function readText(body: unknown, limit: number) {
 	const chunks = isAsyncIterable(body) ? body : typeof body === 'string' ? [body] : [];
 	const decoder = new TextDecoder();
