@@ -87,7 +87,6 @@ async function* readResponse(
 	// Lines seen in this response (a resume starts at 0 again and skips up to `handled`).
 	let seen = 0;
 	let lineAt = Date.now();
-	let settled = false;
 	try {
 		for (;;) {
 			let step: IteratorResult<Uint8Array>;
@@ -96,7 +95,6 @@ async function* readResponse(
 			} catch (error) {
 				// n8n aborts the body when the execution is cancelled.
 				if (signal?.aborted) throw options.cancelled();
-				settled = true;
 				return { error };
 			}
 			if (signal?.aborted) throw options.cancelled();
@@ -122,14 +120,13 @@ async function* readResponse(
 				lineAt = Date.now();
 			}
 			if (step.done) {
-				settled = true;
 				if (seen < source.handled) throw endedEarlyError(source, seen);
 				return undefined;
 			}
 		}
 	} finally {
-		// Stopped early (the caller has enough, an error, a stall): close the connection now.
-		if (!settled) await chunks.return?.();
+		// Stopped early (the caller has enough, an error, a stall): close the connection now; else a no-op.
+		await chunks.return?.();
 	}
 }
 
