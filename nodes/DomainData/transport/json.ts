@@ -107,23 +107,14 @@ function stringEnd(text: string, at: number): number {
 
 /** The index just past the JSON value that starts at `at`. */
 function valueEnd(text: string, at: number, end: number): number {
-	const first = text.charCodeAt(at);
-	if (first === QUOTE) return stringEnd(text, at);
-	if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-		let next = at;
-		while (next < end) {
-			const code = text.charCodeAt(next);
-			if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || isSpace(code)) break;
-			next++;
-		}
-		return next;
-	}
 	let depth = 0;
 	for (let next = at; next < end; next++) {
 		const code = text.charCodeAt(next);
+		const closes = code === CLOSE_BRACE || code === CLOSE_BRACKET;
 		if (code === QUOTE) next = stringEnd(text, next) - 1;
 		else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
-		else if ((code === CLOSE_BRACE || code === CLOSE_BRACKET) && --depth === 0) return next + 1;
+		else if (depth === 0 && (closes || code === COMMA || isSpace(code))) return next;
+		else if (closes && --depth === 0) return next + 1;
 	}
 	return end;
 }
