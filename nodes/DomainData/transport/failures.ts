@@ -84,13 +84,11 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 		told: reason ? ` The ${fromService ? 'service said' : 'answer was'}: "${reason}".` : '',
 		label: `${status}${phrase ? ' ' + phrase : ''}`,
 	});
-	const { itemIndex } = context;
-	const transient = RETRYABLE_STATUSES.has(status);
 	return buildApiError(node, {
 		httpCode: String(status),
-		itemIndex,
+		itemIndex: context.itemIndex,
 		serviceMessage: reason,
-		transient,
+		transient: RETRYABLE_STATUSES.has(status),
 		message,
 		description,
 	});

@@ -4,15 +4,12 @@
  */
 import { sleep, sleepWithAbort } from 'n8n-workflow';
 
-export interface RetryTiming {
-	/** Ceiling of the first wait; each further wait doubles it. */
-	baseDelayMs: number;
-	maxDelayMs: number;
-	/** The longest Retry-After the node honours; longer requests are cut to this (and the error says so). */
-	maxRetryAfterMs: number;
-}
-
-export const RETRY_TIMING: Readonly<RetryTiming> = Object.freeze({
+/**
+ * The waits between requests: the first one's ceiling doubles each time up to `maxDelayMs`; a longer Retry-After than
+ * `maxRetryAfterMs` is cut to it (and the error says so).
+ */
+export type RetryTiming = Readonly<Record<'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs', number>>;
+export const RETRY_TIMING: RetryTiming = Object.freeze({
 	baseDelayMs: 500,
 	maxDelayMs: 30_000,
 	maxRetryAfterMs: 60_000,
@@ -144,7 +141,7 @@ export class RetryBudget {
 	constructor(
 		readonly limits: { maxAttempts: number },
 		readonly signal?: AbortSignal,
-		readonly timing: Readonly<RetryTiming> = RETRY_TIMING,
+		readonly timing: RetryTiming = RETRY_TIMING,
 	) {}
 
 	/** Counts a request about to be sent; returns its number in the current run (1 for the first). */
