@@ -7,7 +7,7 @@ import type { INode, NodeApiError } from 'n8n-workflow';
 import { buildApiError, clip, decodeHtml, maskServiceText } from '../errors';
 import { formatSeconds } from './idle';
 import type { ApiRequest } from './request';
-import { classifyNetworkCode, networkErrorCode, RETRYABLE_STATUSES, type RetryBudget, TIMEOUT_CODES } from './retry';
+import { classifyNetworkCode, RETRYABLE_STATUSES, type RetryBudget, TIMEOUT_CODES } from './retry';
 
 export type FailureContext = Pick<ApiRequest, 'method' | 'itemIndex' | 'badRequestDescription'> & {
 	/** The path below /json/api/v1, encoded, e.g. /domain/example.com. */
@@ -22,12 +22,6 @@ export type FailureContext = Pick<ApiRequest, 'method' | 'itemIndex' | 'badReque
 
 /** A non-2xx answer of the service (or of a proxy in front of it). */
 export type FailedAnswer = { status: number; statusText?: string; body: unknown; contentType?: string };
-
-/** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
-function afterTries({ budget }: FailureContext): string {
-	if (budget.requests <= 1) return '';
-	return ` after ${budget.requests} tries${budget.kindsMet > 1 ? ` (${budget.summary()})` : ''}`;
-}
 
 const endpoint = (context: FailureContext) => `${context.method} /json/api/v1${context.path}`;
 
@@ -62,14 +56,14 @@ const STATUS_TEXTS: Record<string, (facts: StatusFacts) => [message: string, des
 		`${BASE_URL_HINT}${told}`,
 	],
 	429: ({ context, told }) => [
-		`The Domain Data service is still rate limiting the requests${afterTries(context)} (429)`,
+		`The Domain Data service is still rate limiting the requests${context.budget.afterTries()} (429)`,
 		'Wait a little and run the node again, lower Concurrency, or raise Max Attempts in the options.' +
-			`${context.budget.retryAfterNote() ?? ''}${told}`,
+			`${context.budget.retryAfterNote()}${told}`,
 	],
 	'5xx': ({ context, told, label }) => [
-		`The Domain Data service failed with ${label}${afterTries(context)}`,
+		`The Domain Data service failed with ${label}${context.budget.afterTries()}`,
 		'The service, or a proxy in front of it, has a problem; this is usually temporary. ' +
-			`Try again later, or raise Max Attempts in the options.${context.budget.retryAfterNote() ?? ''}${told}`,
+			`Try again later, or raise Max Attempts in the options.${context.budget.retryAfterNote()}${told}`,
 	],
 	other: ({ context, told, label }) => [
 		`Unexpected answer from the Domain Data service: HTTP ${label} to ${endpoint(context)}`,
@@ -102,11 +96,8 @@ export function statusError(node: INode, answer: FailedAnswer, context: FailureC
 
 /** A 2xx answer that is not what the service sends (e.g. a web page at a wrong Base URL). */
 export function unexpectedBodyError(node: INode, context: FailureContext, what: string): NodeApiError {
-	return buildApiError(node, {
-		itemIndex: context.itemIndex,
-		message: `The address ${context.shown} did not answer like the Domain Data service (${what})`,
-		description: BASE_URL_HINT,
-	});
+	const message = `The address ${context.shown} did not answer like the Domain Data service (${what})`;
+	return buildApiError(node, { itemIndex: context.itemIndex, message, description: BASE_URL_HINT });
 }
 
 /** Why an answer that holds the API key is refused (JSON answers here, stream lines in the snapshot reader). */
@@ -117,33 +108,34 @@ export const KEY_ECHO_DESCRIPTION =
 
 /** A JSON answer that holds the API key: refused whole, so that no part of it reaches an output. */
 export function keyEchoError(node: INode, context: FailureContext): NodeApiError {
-	return buildApiError(node, {
-		itemIndex: context.itemIndex,
-		message: `The answer of ${context.shown} to ${endpoint(context)} contains the API key of the credential`,
-		description: KEY_ECHO_DESCRIPTION,
-	});
+	const message = `The answer of ${context.shown} to ${endpoint(context)} contains the API key of the credential`;
+	return buildApiError(node, { itemIndex: context.itemIndex, message, description: KEY_ECHO_DESCRIPTION });
 }
 
 /** An answer of the service whose shape is not the documented one. */
 export function unexpectedAnswerError(node: INode, what: string, itemIndex?: number): NodeApiError {
-	return buildApiError(node, {
-		itemIndex,
-		message: `The Domain Data service gave an unexpected answer (${what})`,
-		description: BASE_URL_HINT,
-	});
+	const message = `The Domain Data service gave an unexpected answer (${what})`;
+	return buildApiError(node, { itemIndex, message, description: BASE_URL_HINT });
 }
 
-/** `{"error": "..."}` as the service sends it (or `message`). */
-function errorField(value: unknown): string | undefined {
+/** `{"error": "..."}` (or `message`) as the service sends it, also as JSON text. */
+function errorField(body: unknown): string | undefined {
+	let value = body;
+	if (typeof body === 'string' && body.trim().startsWith('{')) {
+		try {
+			value = JSON.parse(body);
+		} catch {
+			// not JSON after all: read as text
+		}
+	}
 	const { error, message } = (value ?? {}) as { error?: unknown; message?: unknown };
-	if (typeof error === 'string' && error.trim()) return error.trim();
-	if (typeof message === 'string' && message.trim()) return message.trim();
-	return undefined;
+	const field = [error, message].find((entry) => typeof entry === 'string' && entry.trim());
+	return (field as string | undefined)?.trim();
 }
 
 /**
- * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title
- * or first heading, or plain text; decoded, masked, then cut, so no part of the key survives at the cut.
+ * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title or
+ * first heading, or plain text; masked before it is cut, so no part of the key survives at the cut.
  */
 export function readServiceMessage(
 	body: unknown,
@@ -151,18 +143,10 @@ export function readServiceMessage(
 	secret?: string,
 ): { text?: string; fromService: boolean } {
 	const mask = (text: string) => maskServiceText(text, secret);
-	const direct = errorField(body);
-	if (direct) return { text: clip(mask(direct)), fromService: true };
+	const said = errorField(body);
+	if (said) return { text: clip(mask(said)), fromService: true };
 	const text = typeof body === 'string' ? body.trim() : '';
 	if (!text) return { fromService: false };
-	if (text.startsWith('{')) {
-		try {
-			const parsed = errorField(JSON.parse(text));
-			if (parsed) return { text: clip(mask(parsed)), fromService: true };
-		} catch {
-			// not JSON after all: treated as text below
-		}
-	}
 	if (/html/i.test(contentType) || /^<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
 		const heading = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
 		const clean = heading ? mask(decodeHtml(heading).replace(/\s+/g, ' ').trim()) : '';
@@ -180,37 +164,34 @@ const CONNECT_PROBLEMS: Record<string, string> = {
 	ENOTFOUND: 'The host name does not exist (ENOTFOUND)',
 };
 
-/** The body's Content-Encoding (gzip, deflate, br) does not match its bytes. */
-const UNDECODABLE_CODES: ReadonlySet<string> = new Set(['Z_DATA_ERROR', 'Z_NEED_DICT', 'ERR__ERROR_FORMAT_PADDING_1']);
+const UNDECODABLE_CODES: ReadonlySet<unknown> = new Set(['Z_DATA_ERROR', 'Z_NEED_DICT', 'ERR__ERROR_FORMAT_PADDING_1']);
+
+/** Whether the body's Content-Encoding (gzip, deflate, br) does not match its bytes. */
+export const isUndecodable = (code: string | undefined) => UNDECODABLE_CODES.has(code);
 
 /** The error for a request that got no answer, after its retries. */
 export function networkError(node: INode, code: string | undefined, context: FailureContext): NodeApiError {
-	if (code && UNDECODABLE_CODES.has(code)) return undecodableBodyError(node, code, context.itemIndex);
+	if (isUndecodable(code)) return undecodableBodyError(node, code, context.itemIndex);
 	const kind = classifyNetworkCode(code);
 	const [message, description] = networkTexts(code, kind, context);
-	return buildApiError(node, {
-		itemIndex: context.itemIndex,
-		networkCode: code,
-		transient: kind !== 'fatal',
-		message,
-		description,
-	});
+	const { itemIndex } = context;
+	return buildApiError(node, { itemIndex, networkCode: code, transient: kind !== 'fatal', message, description });
 }
 
 function networkTexts(code: string | undefined, kind: string, context: FailureContext): [string, string] {
-	const { shown } = context;
+	const { shown, budget } = context;
 	if (kind === 'dropped') {
 		return [
 			TIMEOUT_CODES.has(code)
-				? `The Domain Data service at ${shown} did not answer in time${afterTries(context)}`
-				: `The connection to the Domain Data service at ${shown} broke before an answer came${afterTries(context)}`,
+				? `The Domain Data service at ${shown} did not answer in time${budget.afterTries()}`
+				: `The connection to the Domain Data service at ${shown} broke before an answer came${budget.afterTries()}`,
 			`${code}: this is usually a passing network or service problem. ` +
 				'Run the node again later, or raise Max Attempts in the options.',
 		];
 	}
 	if (kind === 'unreachable' || code === 'ENOTFOUND') {
 		return [
-			`Could not connect to the Domain Data service at ${shown}${afterTries(context)}`,
+			`Could not connect to the Domain Data service at ${shown}${budget.afterTries()}`,
 			`${CONNECT_PROBLEMS[code as string]}. ${BASE_URL_HINT} If the address is right, the service may be down: ` +
 				'try again later.',
 		];
@@ -240,11 +221,6 @@ export function deadlineError(node: INode, ms: number, context: FailureContext):
 			'The answer kept arriving too slowly (a service or proxy that trickles). Try again later; if the service is ' +
 			'just slow, raise "Request Deadline" in the options.',
 	});
-}
-
-export function isUndecodableBody(error: unknown): boolean {
-	const code = networkErrorCode(error);
-	return code !== undefined && UNDECODABLE_CODES.has(code);
 }
 
 export function undecodableBodyError(node: INode, code: string | undefined, itemIndex?: number): NodeApiError {

@@ -1,7 +1,6 @@
 /**
  * The package's 64-bit string hash: cyrb53 with both 32-bit lanes kept (a community node may not use Node's crypto).
- * For a million names the chance that two share a hash is about 3 in 10^8. Here, below both of its users: the
- * stream's resume fingerprint (ndjsonSource.ts) and the hash tables of helpers/ (names, Compare's table and values).
+ * For a million names the chance that two share a hash is about 3 in 10^8.
  */
 
 const imul = Math.imul;

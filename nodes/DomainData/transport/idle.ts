@@ -4,10 +4,7 @@ import { sleep } from 'n8n-workflow';
 /** Node's timers hold 2^31 - 1 ms (a longer one fires at once); the editor options are refused above it. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-/**
- * A body that stopped sending `what`: "data" (no byte), or "complete record" (a line that never ends); `label` is
- * how the final error of a read names this failure.
- */
+/** A body that stopped sending `what`; `label` names this failure in the final error of a read. */
 export class IdleTimeoutError extends Error {
 	readonly code = 'IDLE_TIMEOUT';
 
@@ -36,9 +33,8 @@ export function formatSeconds(ms: number): string {
 }
 
 /**
- * Calls `expired` every quarter of `ms` (10 ms to 1 s) until it returns true or the returned stop is called.
- * One `sleep` loop, not a timer per chunk: `sleep` is the only timer every n8n-workflow version offers, and
- * timers that cannot be cancelled would pile up by the thousand on a fast stream.
+ * Calls `expired` every quarter of `ms` (10 ms to 1 s) until it returns true or the returned stop is called: one
+ * `sleep` loop, as n8n-workflow offers no timer that can be cancelled, and one per chunk would pile up.
  */
 function watchdog(ms: number, expired: () => boolean): () => void {
 	const tick = Math.max(10, Math.min(1000, Math.floor(ms / 4)));
@@ -48,8 +44,8 @@ function watchdog(ms: number, expired: () => boolean): () => void {
 		let skipped = false;
 		while (watching) {
 			await sleep(tick);
-			// After the process was held up (a busy n8n, a starved machine), timers run before the socket's data that
-			// came meanwhile is read: judge the silence one tick later, once that data had its turn.
+			// After the process was held up, timers run before the socket's data that came meanwhile is read: judge the
+			// silence one tick later, once that data had its turn.
 			const stalled: boolean = Date.now() - last > 2 * tick && !skipped;
 			last = Date.now();
 			skipped = stalled;
@@ -66,21 +62,20 @@ const IDLE = Symbol('idle');
 /**
  * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms` while a read is pending (the time the
  * caller holds a chunk does not count), and with RequestDeadlineError once `deadline.at` has passed. Call it when the
- * answer's headers came: silence counts from `answeredAt`, a default set at the call, not at the first read.
+ * answer's headers came: silence counts from the call.
  */
 export async function* withIdleTimeout<T>(
 	body: AsyncIterable<T>,
 	ms: number,
 	deadline?: { at: number; ms: number },
-	answeredAt = Date.now(),
 ): AsyncGenerator<T> {
 	const chunks = body[Symbol.asyncIterator]();
 	let finished = false;
 	// Undefined while the caller holds a chunk (a sub-workflow may take minutes over a batch: no silence).
-	let waitingSince: number | undefined = answeredAt;
+	let waitingSince: number | undefined = Date.now();
 	let fired: IdleTimeoutError | undefined;
 	// Ends the pending read. A fresh promise per read: racing every read against one long-lived promise leaves a
-	// reaction on it per read that keeps each chunk alive until the body ends (a whole snapshot in memory).
+	// reaction on it per read that keeps each chunk alive until the body ends.
 	let wake: (() => void) | undefined;
 	const stop = watchdog(Math.min(ms, deadline?.ms ?? ms), () => {
 		const now = Date.now();
@@ -91,25 +86,16 @@ export async function* withIdleTimeout<T>(
 	});
 	try {
 		for (;;) {
-			let step: IteratorResult<T> | typeof IDLE | undefined;
-			let broke: { error: unknown } | undefined;
-			waitingSince ??= Date.now();
-			try {
-				step = await new Promise<IteratorResult<T> | typeof IDLE>((resolve, reject) => {
-					if (fired) return resolve(IDLE);
-					wake = () => resolve(IDLE);
-					chunks.next().then(resolve, reject);
-				});
-			} catch (error) {
-				broke = { error };
-			}
-			wake = undefined;
-			if (broke || step === undefined) {
+			const since = (waitingSince ??= Date.now());
+			const step = await new Promise<IteratorResult<T> | typeof IDLE>((resolve, reject) => {
+				if (fired) return resolve(IDLE);
+				wake = () => resolve(IDLE);
+				chunks.next().then(resolve, reject);
+			}).catch((error: unknown) => {
 				// n8n's client may close a silent socket at about the same moment (its `timeout`): the same timeout.
-				if (fired) throw fired;
-				if (Date.now() - waitingSince >= ms * 0.75) throw new IdleTimeoutError(ms);
-				throw broke?.error;
-			}
+				throw fired ?? (Date.now() - since >= ms * 0.75 ? new IdleTimeoutError(ms) : error);
+			});
+			wake = undefined;
 			if (step === IDLE) {
 				const error = fired ?? new IdleTimeoutError(ms);
 				// The pending read cannot be cancelled otherwise: destroying the body fails it and frees the connection.
@@ -133,10 +119,7 @@ export async function* withIdleTimeout<T>(
 
 const LATE = Symbol('late');
 
-/**
- * The answer of `request` (its headers), or undefined when none came within `ms`. n8n's client cannot be told
- * to stop waiting, so a late answer goes to `release` (which closes its body).
- */
+/** The answer of `request` (its headers), or undefined when none came within `ms` (a late one goes to `release`). */
 export async function answerWithin<T>(
 	request: Promise<T>,
 	ms: number,

@@ -1,7 +1,6 @@
 /**
- * The package's requests to the Domain Data service: JSON requests (`apiRequest`) and NDJSON streams
- * (`readNdjsonStream`) under one retry policy, with errors that say what to do and never hold the API key
- * (docs/service-interface.md).
+ * The package's requests to the Domain Data service: JSON requests and NDJSON streams under one retry policy, with
+ * errors that say what to do and never hold the API key (docs/service-interface.md).
  */
 import { send } from './send';
 import type { ApiRequest, DomainDataFunctions } from './request';
@@ -26,10 +25,10 @@ export { readNdjsonStream, type LineRange, type NdjsonStreamOptions } from './nd
 
 /** Sends a JSON request and returns the service's answer, a JSON object. */
 export async function apiRequest<T>(this: DomainDataFunctions, request: ApiRequest): Promise<T> {
-	return (await send.call(this, request, { stream: false }))?.body as T;
+	return (await send.call(this, request, { stream: false })) as T;
 }
 
 /** Like apiRequest, but the service's own 404 resolves to undefined: for lookups where "not found" is an answer. */
 export async function apiRequestOrNotFound<T>(this: DomainDataFunctions, request: ApiRequest): Promise<T | undefined> {
-	return (await send.call(this, request, { stream: false, allowNotFound: true }))?.body as T | undefined;
+	return (await send.call(this, request, { stream: false, allowNotFound: true })) as T | undefined;
 }

@@ -1,7 +1,6 @@
 /**
- * JSON as the service writes it, with integers beyond 2^53 kept exact: `JSON.parse` rounds them and Node 20 gives
- * no access to a number's source text, so such literals become strings of their digits before parsing; a search
- * cursor that holds one is sent back as the same digits (`JsonInteger`), not as a string.
+ * JSON as the service writes it, with integers beyond 2^53 kept exact: `JSON.parse` rounds them, so such literals
+ * become strings of their digits before parsing; a search cursor that holds one is sent back as the same digits.
  */
 
 /** Digits in a row that an integer beyond 2^53 needs: without such a run, JSON.parse is exact. */
@@ -11,10 +10,14 @@ const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
-const ZERO = 0x30;
-const NINE = 0x39;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
 
-const isDigit = (code: number) => code >= ZERO && code <= NINE;
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
 /** Whether a run of digits (no sign, no leading zero) is an integer that a JS number cannot hold exactly. */
 function beyondSafeInteger(digits: string): boolean {
@@ -29,18 +32,8 @@ function quoteLongIntegers(text: string): string {
 	let at = 0;
 	while (at < text.length) {
 		const code = text.charCodeAt(at);
-		if (code === QUOTE) {
-			// Skip the string, escapes included.
-			for (at++; at < text.length; at++) {
-				const inner = text.charCodeAt(at);
-				if (inner === BACKSLASH) at++;
-				else if (inner === QUOTE) break;
-			}
-			at++;
-			continue;
-		}
-		if (code !== MINUS && !isDigit(code)) {
-			at++;
+		if (code === QUOTE || (code !== MINUS && !isDigit(code))) {
+			at = code === QUOTE ? stringEnd(text, at) : at + 1;
 			continue;
 		}
 		const start = at;
@@ -89,29 +82,18 @@ export function cursorValue(value: unknown): unknown {
 	return match && beyondSafeInteger(match[2]) ? new JsonInteger(value) : value;
 }
 
-function holdsJsonInteger(value: unknown): boolean {
-	if (value instanceof JsonInteger) return true;
-	if (value === null || typeof value !== 'object') return false;
-	return Object.values(value).some(holdsJsonInteger);
-}
-
 /** A request body for n8n: the object itself, or, when it holds a JsonInteger, its JSON text with those digits. */
 export function requestBody<T extends object>(body: T | undefined): T | string | undefined {
-	if (body === undefined || !holdsJsonInteger(body)) return body;
 	const marker = `\u0000integer-${Math.random().toString(36).slice(2)}:`;
-	const text = JSON.stringify(body, (_key, value: unknown) =>
-		value instanceof JsonInteger ? marker + value.digits : value,
-	);
+	let holdsInteger = false;
+	const text = JSON.stringify(body, (_key, value: unknown) => {
+		if (!(value instanceof JsonInteger)) return value;
+		holdsInteger = true;
+		return marker + value.digits;
+	});
+	if (!holdsInteger) return body;
 	return text.replace(new RegExp(`"\\\\u0000${marker.slice(1)}(-?\\d+)"`, 'g'), '$1');
 }
-
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-
-const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
 /** The index just past the string that opens at `at` (a quote), escapes included. */
 function stringEnd(text: string, at: number): number {
@@ -125,31 +107,21 @@ function stringEnd(text: string, at: number): number {
 
 /** The index just past the JSON value that starts at `at`. */
 function valueEnd(text: string, at: number, end: number): number {
-	const first = text.charCodeAt(at);
-	if (first === QUOTE) return stringEnd(text, at);
-	if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-		let next = at;
-		while (next < end) {
-			const code = text.charCodeAt(next);
-			if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || isSpace(code)) break;
-			next++;
-		}
-		return next;
-	}
 	let depth = 0;
 	for (let next = at; next < end; next++) {
 		const code = text.charCodeAt(next);
+		const closes = code === CLOSE_BRACE || code === CLOSE_BRACKET;
 		if (code === QUOTE) next = stringEnd(text, next) - 1;
 		else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
-		else if ((code === CLOSE_BRACE || code === CLOSE_BRACKET) && --depth === 0) return next + 1;
+		else if (depth === 0 && (closes || code === COMMA || isSpace(code))) return next;
+		else if (closes && --depth === 0) return next + 1;
 	}
 	return end;
 }
 
 /**
- * The JSON object `text.slice(start, end)` without its top-level members named in `keys`, every other byte as
- * written (long integers, escapes, number forms and spacing as sent); a removed member takes the separator before it
- * (after it, when it is the first). Keys are compared decoded, so an escaped key matches too.
+ * The JSON object `text.slice(start, end)` without its top-level members named in `keys` (compared decoded), every
+ * other byte as written; a removed member takes the separator before it (after it, when it is the first).
  */
 export function withoutMembers(text: string, start: number, end: number, keys: ReadonlySet<string>): string {
 	let at = start;

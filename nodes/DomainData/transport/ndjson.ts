@@ -1,8 +1,7 @@
 /**
- * Splits an NDJSON body that arrives as byte chunks into lines, on bytes before decoding: '\n' never occurs inside
- * a multi-byte UTF-8 character, so the complete lines of a chunk are decoded in one call and a character cut by a
- * chunk boundary is carried over with the rest of its line. A line longer than a chunk is kept as pieces and joined
- * once when its end arrives; nothing else is copied, and no string is made per line.
+ * Splits an NDJSON body that arrives as byte chunks into lines, on bytes before decoding: '\n' never occurs inside a
+ * multi-byte UTF-8 character, so the complete lines of a chunk are decoded in one call. A line longer than a chunk is
+ * kept as pieces and joined once when its end arrives; nothing else is copied, and no string is made per line.
  */
 import { clip } from '../errors';
 
@@ -50,17 +49,14 @@ export class LineBlock {
 		return test(this.text) || (this.head !== undefined && test(this.head));
 	}
 
-	/**
-	 * The bytes of these lines as the service sent them, except that every line ends with a single '\n' (so the
-	 * pieces make a uniform NDJSON file). Made on first use: a reader that wants only records never asks.
-	 */
+	/** The bytes of these lines as sent, each line ending with a single '\n'; made on first use. */
 	get bytes(): Uint8Array[] {
 		return (this.pieces ??= this.raw.filter((piece) => piece.length > 0).map(withoutCarriageReturns));
 	}
 
 	/**
-	 * The bytes of the first `taken` lines but those marked in `leftOut`: the block's as they came when all are kept
-	 * and valid UTF-8 (usually); else line by line, a line the decoder repaired encoded as its text reads.
+	 * The bytes of the first `taken` lines but those marked in `leftOut`; a line the decoder repaired (invalid
+	 * UTF-8) encoded as its text reads.
 	 */
 	keptBytes(taken: number, leftOut?: Uint8Array): Uint8Array[] {
 		// The decoder replaced invalid bytes (or the service sent U+FFFD itself: then the bytes are the same).
@@ -126,8 +122,7 @@ export class NdjsonLineSplitter {
 	private block(head: Uint8Array | undefined, rest: Uint8Array): LineBlock {
 		const starts: number[] = [];
 		const ends: number[] = [];
-		// Every piece decoded ends with '\n', so the streaming decoder never holds bytes back between calls;
-		// Node 20 decodes about twice as fast in streaming mode (docs/benchmarks.md, "Decoding").
+		// Every piece decoded ends with '\n', so the streaming decoder (twice as fast) never holds bytes back.
 		const headText = head && this.decoder.decode(head, { stream: true });
 		if (headText !== undefined) lineRanges(headText, starts, ends);
 		const text = rest.length > 0 ? this.decoder.decode(rest, { stream: true }) : '';
@@ -165,20 +160,8 @@ export function joinBytes(pieces: readonly Uint8Array[], length: number): Uint8A
 
 /** `bytes` without the '\r' of each '\r\n'. JSON cannot hold a raw '\r', so one native search usually ends it. */
 function withoutCarriageReturns(bytes: Uint8Array): Uint8Array {
-	let cr = bytes.indexOf(CR);
-	if (cr === -1) return bytes;
-	const out = new Uint8Array(bytes.length);
-	let length = 0;
-	let from = 0;
-	for (; cr !== -1; cr = bytes.indexOf(CR, cr + 1)) {
-		if (bytes[cr + 1] !== LF) continue;
-		out.set(bytes.subarray(from, cr), length);
-		length += cr - from;
-		from = cr + 1;
-	}
-	out.set(bytes.subarray(from), length);
-	length += bytes.length - from;
-	return out.subarray(0, length);
+	if (bytes.indexOf(CR) === -1) return bytes;
+	return bytes.filter((byte, at) => byte !== CR || bytes[at + 1] !== LF);
 }
 
 /** Appends the range of each line of `text` (which ends with '\n'), without its line ending. */

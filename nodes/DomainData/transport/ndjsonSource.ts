@@ -1,16 +1,16 @@
 /**
  * One snapshot stream read to the end whatever the network does, in memory bounded by a chunk. After a drop, the
  * same request is sent again and skips the lines handed out, checked by their fingerprint (docs/dataset.md, "Resume
- * after a dropped connection"), under one retry budget for the whole read; no other code asks a stream again.
+ * after a dropped connection"), under one retry budget for the whole read.
  */
 import { asNodeError, buildApiError, count, redact } from '../errors';
-import { isUndecodableBody, undecodableBodyError } from './failures';
+import { isUndecodable, undecodableBodyError } from './failures';
 import { IdleTimeoutError } from './idle';
 import { Hasher64 } from './hash';
 import { type LineBlock, MAX_LINE_BYTES, NdjsonLineSplitter } from './ndjson';
 import { type ApiRequest, type CallLimits, cancelSignal, credentialSecret, type DomainDataFunctions } from './request';
 import { isTransientError, networkErrorCode, networkFailureLabel, RetryBudget } from './retry';
-import { ndjsonBody, send } from './send';
+import { send } from './send';
 
 /** The lines of `block` from `from` on (those before went out before a drop); `firstLine`: 1-based, of line `from`. */
 export type LineRange = { block: LineBlock; from: number; firstLine: number };
@@ -65,8 +65,8 @@ async function open(source: Source, budget: RetryBudget): Promise<AsyncIterable<
 	const { label, qs, limits, itemIndex } = options;
 	try {
 		const request = { method: 'GET' as const, path: ['historical', 'domain', label], qs, budget, limits, itemIndex };
-		const answer = await send.call(context, request, { stream: true, allowNotFound: true });
-		if (answer !== undefined) return await ndjsonBody(context, answer);
+		const body = await send.call(context, request, { stream: true, allowNotFound: true });
+		if (body !== undefined) return body as AsyncIterable<Uint8Array>;
 		throw await options.notFound();
 	} catch (error) {
 		throw failedWhile(source, error);
@@ -87,7 +87,6 @@ async function* readResponse(
 	// Lines seen in this response (a resume starts at 0 again and skips up to `handled`).
 	let seen = 0;
 	let lineAt = Date.now();
-	let settled = false;
 	try {
 		for (;;) {
 			let step: IteratorResult<Uint8Array>;
@@ -96,7 +95,6 @@ async function* readResponse(
 			} catch (error) {
 				// n8n aborts the body when the execution is cancelled.
 				if (signal?.aborted) throw options.cancelled();
-				settled = true;
 				return { error };
 			}
 			if (signal?.aborted) throw options.cancelled();
@@ -122,14 +120,13 @@ async function* readResponse(
 				lineAt = Date.now();
 			}
 			if (step.done) {
-				settled = true;
 				if (seen < source.handled) throw endedEarlyError(source, seen);
 				return undefined;
 			}
 		}
 	} finally {
-		// Stopped early (the caller has enough, an error, a stall): close the connection now.
-		if (!settled) await chunks.return?.();
+		// Stopped early (the caller has enough, an error, a stall): close the connection now; else a no-op.
+		await chunks.return?.();
 	}
 }
 
@@ -153,7 +150,7 @@ function split(source: Source, splitter: NdjsonLineSplitter, step: IteratorResul
 async function waitBeforeResume(source: Source, budget: RetryBudget, failure: unknown): Promise<void> {
 	const { context, options } = source;
 	const code = networkErrorCode(failure);
-	if (isUndecodableBody(failure)) throw undecodableBodyError(context.getNode(), code, options.itemIndex);
+	if (isUndecodable(code)) throw undecodableBodyError(context.getNode(), code, options.itemIndex);
 	if (!isTransientError(failure)) throw asNodeError(context.getNode(), failure, options.itemIndex);
 	const label = failure instanceof IdleTimeoutError ? failure.label : networkFailureLabel(code ?? 'ECONNRESET');
 	const wait = budget.afterFailure({ label, retryable: true });
@@ -215,19 +212,12 @@ const CLOSING_BRACE = 0x7d;
 /** Lines read cut short (no closing brace) may come whole next time: up to this many stay out of both fingerprints. */
 const DAMAGED_POSITIONS_KEPT = 4096;
 
-/**
- * The fingerprint of the lines a stream handed out, to check that a stream sent again after a drop starts with the
- * same lines: each line's length, head and tail (up to 32 code units) hashed in order, so that a swap of two lines
- * changes it too, and the number of lines.
- */
+/** Lines in order (each one's length, head and tail hashed, so a swap changes it too) and their number. */
 class Fingerprint {
 	private readonly hasher = new Hasher64();
 	private lines = 0;
 
-	/**
-	 * Adds lines `from` to `to` of `block`, the first at stream position `position`. The first read of a line notes
-	 * a damaged one in `damaged` (shared by the read's fingerprints); a re-read (`resumed`) leaves those out.
-	 */
+	/** Adds lines `from` to `to` of `block`, the first at stream `position`; a re-read (`resumed`) notes no damage. */
 	add(block: LineBlock, from: number, to: number, position: number, damaged: Set<number>, resumed: boolean) {
 		for (let index = from; index < to; index++, position++) {
 			const text = block.textOf(index);

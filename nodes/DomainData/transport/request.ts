@@ -87,10 +87,9 @@ export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefi
 }
 
 export function header(headers: unknown, name: string): string | undefined {
-	if (!headers || typeof headers !== 'object') return undefined;
-	const value = (headers as Record<string, unknown>)[name];
-	if (Array.isArray(value)) return value.length ? String(value[0]) : undefined;
-	return value === undefined || value === null ? undefined : String(value);
+	const value = (headers as Record<string, unknown> | undefined)?.[name];
+	const first: unknown = Array.isArray(value) ? value[0] : value;
+	return first === undefined || first === null ? undefined : String(first);
 }
 
 /** `root`: origin, path prefix and /json/api/v1, no trailing slash; `shown`: without the API path, for messages. */
@@ -98,10 +97,7 @@ type BaseUrlResult = { ok: true; root: string; shown: string } | { ok: false; pr
 
 const refused = (problem: string): BaseUrlResult => ({ ok: false, problem });
 
-/**
- * Reads the credential's Base URL. A trailing slash and a trailing /json/api/v1 are tolerated (the address of the
- * service and the API root both work); the credential's test request applies the same rules.
- */
+/** Reads the credential's Base URL, a trailing /json/api/v1 tolerated (the credential's test has the same rules). */
 export function resolveBaseUrl(value: unknown): BaseUrlResult {
 	const text = typeof value === 'string' ? value.trim() : '';
 	if (!text) return refused('The Base URL of the Domain Data credential is empty');
@@ -130,10 +126,6 @@ export function resolveBaseUrl(value: unknown): BaseUrlResult {
 				'(?...) or a fragment (#...)',
 		);
 	}
-	const prefix = url.pathname
-		.replace(/\/+$/, '')
-		.replace(/\/json\/api\/v1$/i, '')
-		.replace(/\/+$/, '');
-	const shown = url.origin + prefix;
+	const shown = url.origin + url.pathname.replace(/\/*(?:\/json\/api\/v1\/*)?$/i, '');
 	return { ok: true, root: shown + '/json/api/v1', shown };
 }

@@ -1,20 +1,15 @@
 /**
- * The retry policy of every request (docs/operations.md#retries-and-the-base-url): which failures are tried again
- * (statuses, and requests that got no whole answer: refused, dropped, silent), how long to wait, how many requests
- * one read may make. Every call is a read, so a retry changes nothing on the service.
+ * The retry policy of every request (docs/operations.md#retries-and-the-base-url): which failures are tried again,
+ * how long to wait, how many requests one read may make. Every call is a read, so a retry changes nothing.
  */
 import { sleep, sleepWithAbort } from 'n8n-workflow';
 
-export interface RetryTiming {
-	/** Ceiling of the first wait; each further wait doubles it. */
-	baseDelayMs: number;
-	maxDelayMs: number;
-	/** The longest Retry-After the node honours; longer requests are cut to this (and the error says so). */
-	maxRetryAfterMs: number;
-}
-
-/** The waits between requests (docs/operations.md). */
-export const RETRY_TIMING: Readonly<RetryTiming> = Object.freeze({
+/**
+ * The waits between requests: the first one's ceiling doubles each time up to `maxDelayMs`; a longer Retry-After than
+ * `maxRetryAfterMs` is cut to it (and the error says so).
+ */
+export type RetryTiming = Readonly<Record<'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs', number>>;
+export const RETRY_TIMING: RetryTiming = Object.freeze({
 	baseDelayMs: 500,
 	maxDelayMs: 30_000,
 	maxRetryAfterMs: 60_000,
@@ -26,31 +21,34 @@ export const DEFAULT_MAX_ATTEMPTS = 4;
 /** Rate limited, or a failure of the service or of a proxy in front of it. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
 
-/** Connections that broke after they were made: the request may be tried again at once. */
-const DROPPED_CODES: ReadonlySet<string> = new Set([
+/** The dropped connections that are timeouts (no answer in time). */
+export const TIMEOUT_CODES: ReadonlySet<string | undefined> = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
+const RESET_CODES = [
 	'ECONNRESET',
 	'EPIPE',
-	'ETIMEDOUT',
-	'ESOCKETTIMEDOUT',
-	'ECONNABORTED',
 	'ERR_STREAM_PREMATURE_CLOSE',
 	'UND_ERR_SOCKET',
 	'UND_ERR_CLOSED',
 	'Z_BUF_ERROR',
-]);
+];
 
-/** The dropped connections that are timeouts (no answer in time). */
-export const TIMEOUT_CODES: ReadonlySet<string | undefined> = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
+/** Connections that broke after they were made: the request may be tried again at once. */
+const DROPPED_CODES: ReadonlySet<unknown> = new Set([...TIMEOUT_CODES, ...RESET_CODES]);
 
-/** Connections that could not be made: a couple of tries ride out a restart, then the Base URL is named. */
-const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** Connections that could not be made. */
+const UNREACHABLE_CODES: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 const SYSTEM_CODE = /^(?:E[A-Z0-9_]+|ERR_[A-Z0-9_]+|UND_ERR_[A-Z_]+|Z_[A-Z_]+)$/;
 
+/** What the HTTP stack says without a code, read as the code it means. */
+const MESSAGE_CODES: ReadonlyArray<[RegExp, string]> = [
+	[/socket hang up|^aborted$|premature close/i, 'ECONNRESET'],
+	[/^timeout of \d+ms exceeded/i, 'ECONNABORTED'],
+];
+
 export function classifyNetworkCode(code: string | undefined): 'dropped' | 'unreachable' | 'fatal' {
-	if (code && DROPPED_CODES.has(code)) return 'dropped';
-	if (code && UNREACHABLE_CODES.has(code)) return 'unreachable';
-	return 'fatal';
+	if (DROPPED_CODES.has(code)) return 'dropped';
+	return UNREACHABLE_CODES.has(code) ? 'unreachable' : 'fatal';
 }
 
 /** How the final error of a read names a failure without an answer. */
@@ -72,20 +70,17 @@ export function networkErrorCode(error: unknown): string | undefined {
 		}
 		for (const text of [message, ...(Array.isArray(messages) ? messages : [])]) {
 			if (typeof text !== 'string') continue;
-			if (/socket hang up|^aborted$|premature close/i.test(text)) return 'ECONNRESET';
-			if (/^timeout of \d+ms exceeded/i.test(text)) return 'ECONNABORTED';
+			const said = MESSAGE_CODES.find(([pattern]) => pattern.test(text));
+			if (said) return said[1];
 			const named = /\b(E[A-Z]{3,}[A-Z_]*)\b/.exec(text)?.[1];
-			if (named && (DROPPED_CODES.has(named) || UNREACHABLE_CODES.has(named) || named === 'ENOTFOUND')) return named;
+			if (classifyNetworkCode(named) !== 'fatal' || named === 'ENOTFOUND') return named;
 		}
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
 }
 
-/**
- * Whether trying again may work: a stream body that broke while it was read, or an error of this transport for a
- * dropped or refused connection, a 429 or a 5xx (after its retries). The Dataset stream resumes on such errors.
- */
+/** Whether trying again may work: a dropped or refused connection, a 429 or a 5xx (after this transport's tries). */
 export function isTransientError(error: unknown): boolean {
 	if (!error || typeof error !== 'object') return false;
 	const context = (error as { context?: { transient?: unknown } }).context;
@@ -98,19 +93,13 @@ export function isTransientError(error: unknown): boolean {
 /** A connection that cannot be made: a couple of retries ride out a restart, more only delay the error. */
 const MAX_ATTEMPTS_UNREACHABLE = 3;
 
-/**
- * Capped exponential backoff with "equal jitter" (half of the ceiling for sure, half random), so that parallel
- * calls that failed together do not come back together. `retry` counts from 1.
- */
+/** Capped exponential backoff with "equal jitter", so that calls that failed together do not come back together. */
 export function backoffDelay(retry: number, timing: RetryTiming = RETRY_TIMING, random = Math.random): number {
 	const ceiling = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** Math.max(0, retry - 1));
 	return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/**
- * Retry-After (delta-seconds or an HTTP date) as milliseconds. Undefined when absent, unreadable, or asking for no
- * wait at all: such a header would spend every try within milliseconds, so the backoff applies instead.
- */
+/** Retry-After (seconds or an HTTP date) in ms; undefined when unusable or asking for no wait (backoff then). */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
 	const text = Array.isArray(value) ? value[0] : value;
 	if (typeof text !== 'string' && typeof text !== 'number') return undefined;
@@ -122,36 +111,25 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	// An HTTP date names a weekday or a month (Date.parse reads "-5" as a year).
 	if (!/[a-z]/i.test(trimmed)) return undefined;
 	const date = Date.parse(trimmed);
-	if (Number.isNaN(date) || date <= now) return undefined;
-	return date - now;
+	return Number.isNaN(date) || date <= now ? undefined : date - now;
 }
 
-interface PlannedWait {
-	ms: number;
-	/** What the service asked for, when it sent a usable Retry-After. */
-	requestedMs?: number;
-	capped: boolean;
-}
+/** A wait before another request; `requestedMs`: the service's usable Retry-After. */
+type PlannedWait = { ms: number; requestedMs?: number; capped: boolean };
 
 /** The wait before retry number `retry`: the service's Retry-After when it sent one (capped), else backoff. */
-export function planWait(
-	retry: number,
-	retryAfterHeader: unknown,
-	timing: RetryTiming = RETRY_TIMING,
-	now = Date.now(),
-): PlannedWait {
-	const requestedMs = parseRetryAfter(retryAfterHeader, now);
+export function planWait(retry: number, retryAfter: unknown, timing = RETRY_TIMING, now = Date.now()): PlannedWait {
+	const requestedMs = parseRetryAfter(retryAfter, now);
 	if (requestedMs === undefined) return { ms: backoffDelay(retry, timing), capped: false };
 	const capped = requestedMs > timing.maxRetryAfterMs;
 	return { ms: capped ? timing.maxRetryAfterMs : requestedMs, requestedMs, capped };
 }
 
 /**
- * The requests of one read (one JSON request, or a stream with its resumes): counts them, decides after each
- * failure whether another one may be made, and waits before it. Progress (new lines) starts a new budget.
+ * The requests of one read (a JSON request, or a stream with its resumes): whether another one may be made after a
+ * failure, and the wait before it. Progress (new lines) starts a new budget.
  */
 export class RetryBudget {
-	readonly maxAttempts: number;
 	/** Requests since the last progress. */
 	private attempts = 0;
 	/** Failures met since the last progress, by label, in the order first met. */
@@ -159,18 +137,12 @@ export class RetryBudget {
 	/** What the service asked for, when the last wait was cut to `maxRetryAfterMs`. */
 	private cappedRequestMs?: number;
 
-	/**
-	 * `limits.maxAttempts` comes checked: readCallLimits refuses what a user typed wrong. `timing`: RETRY_TIMING in
-	 * the node; a budget made elsewhere and handed to a request (ApiRequest's and readNdjsonStream's `budget`) may
-	 * wait otherwise.
-	 */
+	/** `limits.maxAttempts` comes checked (readCallLimits); tests hand a budget with a faster `timing` to a read. */
 	constructor(
-		limits: { maxAttempts: number },
+		readonly limits: { maxAttempts: number },
 		readonly signal?: AbortSignal,
-		readonly timing: Readonly<RetryTiming> = RETRY_TIMING,
-	) {
-		this.maxAttempts = limits.maxAttempts;
-	}
+		readonly timing: RetryTiming = RETRY_TIMING,
+	) {}
 
 	/** Counts a request about to be sent; returns its number in the current run (1 for the first). */
 	startRequest(): number {
@@ -198,7 +170,8 @@ export class RetryBudget {
 		// Right after progress the failed request is not one "without progress": it starts the new run uncounted.
 		if (this.attempts > 0) this.met.set(failure.label, (this.met.get(failure.label) ?? 0) + 1);
 		if (!failure.retryable) return undefined;
-		const allowed = failure.unreachable ? Math.min(this.maxAttempts, MAX_ATTEMPTS_UNREACHABLE) : this.maxAttempts;
+		const { maxAttempts } = this.limits;
+		const allowed = failure.unreachable ? Math.min(maxAttempts, MAX_ATTEMPTS_UNREACHABLE) : maxAttempts;
 		if (this.attempts >= allowed) return undefined;
 		const wait = planWait(Math.max(1, this.attempts), failure.retryAfter, this.timing);
 		this.cappedRequestMs = wait.capped ? wait.requestedMs : undefined;
@@ -218,13 +191,15 @@ export class RetryBudget {
 		return [...this.met].map(([label, count]) => `${count}× ${label}`).join(', ');
 	}
 
-	get kindsMet(): number {
-		return this.met.size;
+	/** ` after 3 tries (2× HTTP 503, 1× connection dropped)` for a message; nothing after one request. */
+	afterTries(): string {
+		if (this.attempts <= 1) return '';
+		return ` after ${this.attempts} tries${this.met.size > 1 ? ` (${this.summary()})` : ''}`;
 	}
 
 	/** A sentence for the final error when the service asked for a longer wait than the node allows. */
-	retryAfterNote(): string | undefined {
-		if (this.cappedRequestMs === undefined) return undefined;
+	retryAfterNote(): string {
+		if (this.cappedRequestMs === undefined) return '';
 		return (
 			` The service asked to wait ${Math.ceil(this.cappedRequestMs / 1000)} s before trying again; the node ` +
 			`waits at most ${this.timing.maxRetryAfterMs / 1000} s.`

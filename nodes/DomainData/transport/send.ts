@@ -1,7 +1,6 @@
 /**
- * Sends one request under the retry policy (retry.ts) and the timeouts (idle.ts), and reads what a caller may see
- * of the answer. Every body is asked for as a stream, so that none is read whole before the transport decides how
- * much of it it wants: an error body up to what a message needs, a JSON answer up to a cap, a stream by chunks.
+ * Sends one request under the retry policy (retry.ts) and the timeouts (idle.ts). Every body is asked for as a stream,
+ * so that none is read whole before the transport decides how much of it it wants.
  */
 import type { IHttpRequestOptions, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 
@@ -25,7 +24,6 @@ import {
 	header,
 	resolveTarget,
 	type ApiRequest,
-	type CallLimits,
 	type DomainDataFunctions,
 } from './request';
 import { classifyNetworkCode, networkErrorCode, networkFailureLabel, RETRYABLE_STATUSES, RetryBudget } from './retry';
@@ -36,8 +34,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 /** No JSON answer of the service comes near this (a search page of 1000 results is about 3 MB). */
 const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
-/** A 2xx answer. */
-type Answer = { status: number; headers: unknown; body: unknown; context: FailureContext };
+const utf8 = new TextEncoder();
 
 /** What the transport knows about a request that got no usable answer. */
 interface Failed {
@@ -51,70 +48,49 @@ interface Failed {
 
 type SendMode = { stream: boolean; allowNotFound?: boolean };
 
-/** What stays the same across the tries of one request. */
-type Sending = {
-	node: INode;
-	request: ApiRequest;
-	mode: SendMode;
-	url: string;
-	limits: CallLimits;
-	context: FailureContext;
-};
+/** A try's outcome: the 2xx answer's body (a JSON one read whole), or what went wrong. */
+type Tried = { body: unknown } | { failed: Failed };
 
-/**
- * Sends `request` until a 2xx answer comes (a stream's body as chunks, a JSON answer read and parsed) or the retry
- * budget says to stop, then throws the error that names what to do (`allowNotFound`: undefined for the service's 404).
- */
-export async function send(
-	this: DomainDataFunctions,
-	request: ApiRequest,
-	mode: SendMode,
-): Promise<Answer | undefined> {
-	const node = this.getNode();
+/** What stays the same across the tries of one request. */
+type Sending = { node: INode; request: ApiRequest; mode: SendMode; url: string; context: FailureContext };
+
+/** Sends `request` until a 2xx answer comes (its body: a stream's chunks, a JSON answer parsed) or the budget ends. */
+export async function send(this: DomainDataFunctions, request: ApiRequest, mode: SendMode): Promise<unknown> {
 	const target = await resolveTarget.call(this, request.itemIndex);
 	const path = encodePath.call(this, request);
-	const limits = request.limits ?? DEFAULT_CALL_LIMITS;
-	const budget = request.budget ?? new RetryBudget(limits, cancelSignal(this));
-	const context: FailureContext = {
-		method: request.method,
-		path,
-		shown: target.shown,
-		budget,
-		itemIndex: request.itemIndex,
-		badRequestDescription: request.badRequestDescription,
-		secret: target.secret,
-	};
-	const sending: Sending = { node, request, mode, url: target.root + path, limits, context };
+	const budget = request.budget ?? new RetryBudget(request.limits ?? DEFAULT_CALL_LIMITS, cancelSignal(this));
+	// The request's method, item and 400 description, with what the errors add.
+	const context: FailureContext = { ...request, path, shown: target.shown, budget, secret: target.secret };
+	const sending: Sending = { node: this.getNode(), request, mode, url: target.root + path, context };
 
 	for (;;) {
 		const attempt = budget.startRequest();
 		const tried = await tryOnce.call(this, sending);
-		if ('answer' in tried) return tried.answer;
+		if ('body' in tried) return tried.body;
 		const { failed } = tried;
 		const kind = failed.idle ? 'dropped' : classifyNetworkCode(failed.code);
+		const label = failed.answer
+			? `HTTP ${failed.answer.status}`
+			: (failed.idle?.label ?? networkFailureLabel(failed.code));
 		const wait = budget.afterFailure({
-			label: failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? networkFailureLabel(failed.code)),
+			label,
 			retryable: failed.answer ? RETRYABLE_STATUSES.has(failed.answer.status) : kind !== 'fatal',
 			unreachable: !failed.answer && kind === 'unreachable',
 			retryAfter: failed.retryAfter,
 		});
 		if (wait === undefined) return givenUp(failed, sending);
-
 		this.logger.debug(
-			`Domain Data: ${failed.answer ? `HTTP ${failed.answer.status}` : (failed.idle?.label ?? failed.code)} on ` +
-				`${request.method} ${path}; request ${attempt + 1} of at most ${budget.maxAttempts} in ${wait.ms} ms`,
+			`Domain Data: ${label} on ${request.method} ${path}; request ${attempt + 1} of at most ` +
+				`${budget.limits.maxAttempts} in ${wait.ms} ms`,
 		);
 		request.onRetry?.();
 		await budget.wait(wait);
 	}
 }
 
-/** One try of a request: the 2xx answer (a JSON one read whole), or what went wrong. */
-async function tryOnce(
-	this: DomainDataFunctions,
-	{ node, request, mode, url, limits, context }: Sending,
-): Promise<{ answer: Answer } | { failed: Failed }> {
-	const { idleTimeoutMs, deadlineMs } = limits;
+/** One try of a request. */
+async function tryOnce(this: DomainDataFunctions, { node, request, mode, url, context }: Sending): Promise<Tried> {
+	const { idleTimeoutMs, deadlineMs } = request.limits ?? DEFAULT_CALL_LIMITS;
 	// A fresh options object per try: n8n's helpers add headers and remove empty bodies in place.
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -138,10 +114,11 @@ async function tryOnce(
 	let response: IN8nHttpFullResponse | undefined;
 	try {
 		const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
-		const waitMs = mode.stream ? idleTimeoutMs : deadlineMs;
 		// A late answer is closed: the node no longer waits for it.
-		response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, waitMs, (late) =>
-			(late?.body as { destroy?: () => void } | undefined)?.destroy?.(),
+		response = await answerWithin(
+			pending as Promise<IN8nHttpFullResponse>,
+			mode.stream ? idleTimeoutMs : deadlineMs,
+			(late) => (late?.body as { destroy?: () => void } | undefined)?.destroy?.(),
 		);
 	} catch (error) {
 		// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
@@ -155,17 +132,13 @@ async function tryOnce(
 	const deadline = mode.stream ? undefined : { at: sentAt + deadlineMs, ms: deadlineMs };
 	const body = isAsyncIterable(response.body) ? withIdleTimeout(response.body, idleTimeoutMs, deadline) : response.body;
 	if (status < 200 || status >= 300) {
+		const { text } = await readText(body, ERROR_BODY_LIMIT);
 		const contentType = header(headers, 'content-type');
-		return {
-			failed: {
-				answer: { status, statusText: response.statusMessage, body: await readHead(body), contentType },
-				retryAfter: header(headers, 'retry-after'),
-			},
-		};
+		const answer = { status, statusText: response.statusMessage, body: text, contentType };
+		return { failed: { answer, retryAfter: header(headers, 'retry-after') } };
 	}
-	const answer: Answer = { status, headers, body, context };
-	const failed = mode.stream ? undefined : await readJsonAnswer(node, answer);
-	return failed ? { failed } : { answer };
+	if (mode.stream) return { body: await ndjsonBody(node, context, response, body) };
+	return await readJsonAnswer(node, context, body);
 }
 
 /** The end of a request the budget gives up on: the error that names what to do, or undefined for an allowed 404. */
@@ -178,97 +151,67 @@ function givenUp(failed: Failed, { node, mode, context }: Sending): undefined {
 	throw statusError(node, failed.answer, context);
 }
 
-/**
- * Reads a 2xx JSON answer whole (capped) and parses it into `answer.body`. Returns the failure of a body that
- * broke off or stalled (to retry); throws for one too large, not a JSON object or holding the key (not the service's).
- */
-async function readJsonAnswer(node: INode, answer: Answer): Promise<Failed | undefined> {
-	let text: string | undefined;
+/** Reads a 2xx JSON answer whole (capped) and parses it; a body that broke off or stalled is a failure to retry. */
+async function readJsonAnswer(node: INode, context: FailureContext, body: unknown): Promise<Tried> {
+	const { text, more, broke } = await readText(body, JSON_BODY_LIMIT);
+	const error = broke?.error;
+	if (error instanceof IdleTimeoutError) return { failed: { idle: error } };
+	if (broke) return { failed: { code: networkErrorCode(error) ?? 'ECONNRESET' } };
+	if (more) throw unexpectedBodyError(node, context, `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`);
+	// The key is looked for in the text as it came, then in the parsed strings (escapes can spell it in the bytes).
+	if (containsSecret(text, context.secret)) throw keyEchoError(node, context);
+	let parsed: unknown;
 	try {
-		text = isAsyncIterable(answer.body) ? await readWhole(answer.body) : String(answer.body ?? '');
-	} catch (error) {
-		if (error instanceof IdleTimeoutError) return { idle: error };
-		return { code: networkErrorCode(error) ?? 'ECONNRESET' };
-	}
-	if (text === undefined) {
-		const what = `the answer is larger than ${JSON_BODY_LIMIT / (1024 * 1024)} MB`;
-		throw unexpectedBodyError(node, answer.context, what);
-	}
-	// The key is looked for in the text as it came, then in the parsed strings (escapes such as \/ or \u0070
-	// can spell it in the bytes), so that no field of the answer can carry it into an output.
-	const { secret } = answer.context;
-	if (containsSecret(text, secret)) throw keyEchoError(node, answer.context);
-	try {
-		answer.body = parseJsonExact(text);
+		parsed = parseJsonExact(text);
 	} catch {
-		answer.body = undefined;
+		// not JSON: refused below
 	}
 	// Text without a backslash parses to no more than it holds.
-	if (text.includes('\\') && holdsSecret(answer.body, secret)) throw keyEchoError(node, answer.context);
+	if (text.includes('\\') && holdsSecret(parsed, context.secret)) throw keyEchoError(node, context);
 	// Every answer of the service is a JSON object; anything else came from something else (a wrong Base URL).
-	const { body } = answer;
-	if (body && typeof body === 'object' && !Array.isArray(body)) return undefined;
-	throw unexpectedBodyError(node, answer.context, 'the answer is not a JSON object');
+	if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { body: parsed };
+	throw unexpectedBodyError(node, context, 'the answer is not a JSON object');
 }
 
 /** The body of a 2xx stream answer, unless it is something else than the service's records. */
-export async function ndjsonBody(context: DomainDataFunctions, answer: Answer): Promise<AsyncIterable<Uint8Array>> {
-	const contentType = header(answer.headers, 'content-type');
+async function ndjsonBody(node: INode, context: FailureContext, response: IN8nHttpFullResponse, body: unknown) {
+	const contentType = header(response.headers, 'content-type');
 	if (contentType !== undefined && !/json/i.test(contentType)) {
 		// A proxy's or a captive portal's page: say what came instead of reading it as lines.
-		const head = await readHead(answer.body);
-		const read = readServiceMessage(head, contentType, answer.context.secret);
+		const read = readServiceMessage((await readText(body, ERROR_BODY_LIMIT)).text, contentType, context.secret);
 		// Masked whole before it is split or cut: a key with a ';' in it would otherwise show up to there.
-		const shownType = clip(maskServiceText(contentType, answer.context.secret).split(';')[0].trim(), 80);
+		const shownType = clip(maskServiceText(contentType, context.secret).split(';')[0].trim(), 80);
 		throw unexpectedBodyError(
-			context.getNode(),
-			answer.context,
-			`it answered ${answer.status} with ${shownType || 'another content type'} instead of NDJSON records` +
+			node,
+			context,
+			`it answered ${response.statusCode} with ${shownType || 'another content type'} instead of NDJSON records` +
 				(read.text ? `: "${read.text}"` : ''),
 		);
 	}
-	if (isAsyncIterable(answer.body)) return answer.body as AsyncIterable<Uint8Array>;
-	throw unexpectedBodyError(context.getNode(), answer.context, 'the answer has no readable body');
+	if (isAsyncIterable(body)) return body;
+	throw unexpectedBodyError(node, context, 'the answer has no readable body');
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
 	return !!value && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 }
 
-function toBytes(chunk: Uint8Array | string): Uint8Array {
-	return typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
-}
-
-/** The first `limit` bytes of a body as text (leaving early closes the rest); one that breaks off gives what came. */
-async function readHead(body: unknown, limit = ERROR_BODY_LIMIT): Promise<string> {
-	if (!isAsyncIterable(body)) return typeof body === 'string' ? body.slice(0, limit) : '';
+/** Up to `limit` bytes of a body as text, whether more came (the rest is not read), and the error of one that broke. */
+async function readText(body: unknown, limit: number) {
+	const chunks = isAsyncIterable(body) ? body : typeof body === 'string' ? [body] : [];
 	const decoder = new TextDecoder();
 	let text = '';
 	let size = 0;
+	let broke: { error: unknown } | undefined;
 	try {
-		for await (const chunk of body) {
-			const bytes = toBytes(chunk);
-			const room = limit - size;
-			text += decoder.decode(bytes.length > room ? bytes.subarray(0, room) : bytes, { stream: true });
-			size += Math.min(bytes.length, room);
-			if (size >= limit) break;
+		for await (const chunk of chunks) {
+			const bytes = typeof chunk === 'string' ? utf8.encode(chunk) : chunk;
+			text += decoder.decode(bytes.subarray(0, limit - size), { stream: true });
+			size += bytes.length;
+			if (size > limit) break;
 		}
-	} catch {
-		// broke off: keep what came
+	} catch (error) {
+		broke = { error };
 	}
-	return text + decoder.decode();
-}
-
-/** A whole body as text, or undefined beyond JSON_BODY_LIMIT (the rest is not read). Errors of the body are thrown. */
-async function readWhole(body: AsyncIterable<Uint8Array | string>): Promise<string | undefined> {
-	const decoder = new TextDecoder();
-	let text = '';
-	let size = 0;
-	for await (const chunk of body) {
-		const bytes = toBytes(chunk);
-		size += bytes.length;
-		if (size > JSON_BODY_LIMIT) return undefined;
-		text += decoder.decode(bytes, { stream: true });
-	}
-	return text + decoder.decode();
+	return { text: text + decoder.decode(), more: size > limit, broke };
 }
