@@ -5,7 +5,6 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { asNodeError, count, operationError, quoteFew, withNote } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
-import { domainListReport } from '../../helpers/domainsFilter';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange, SnapshotSpool } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
 import { fieldOptions, type SnapshotField } from '../../helpers/snapshotFields';
@@ -15,7 +14,7 @@ import { outputProperties, type OutputWording, readOptionsCollection } from './o
 import { readOutputParameters } from './outputPlan';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
 import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
-import { notHeldBy } from './sink/source';
+import { domainsReport } from './sink/source';
 import { snapshotSpool } from './sink/spool';
 
 const OUTPUT_WORDING: OutputWording = {
@@ -179,7 +178,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
 	// Names in neither snapshot are known once both were read whole (not when the Limit stopped the read).
 	const whole = () => stats.reads.length >= 2 && stats.reads.slice(0, 2).every((read) => read.complete);
-	const report = () => domainListReport(spec.filter?.domains, whole(), notHeldBy({ label, baseLabel }));
+	const report = domainsReport(spec.filter?.domains, whole, { label, baseLabel });
 	return {
 		labels: { label, baseLabel },
 		fileName: `changes-${baseLabel}-${label}`,
