@@ -89,7 +89,7 @@ class SpoolFiles {
 			return await this.store(this.lines.part(first, room, tally));
 		} catch (error) {
 			const cap = databaseCap(error);
-			if (cap === undefined) throw error;
+			if (cap === undefined) throw asNodeError(this.context.getNode(), error, this.itemIndex);
 			[this.cap, this.refusal] = [cap, error];
 			let last: IBinaryData | undefined;
 			for (const group of withinCap(tally.kept!, cap, error)) last = await this.store(listed(group));
