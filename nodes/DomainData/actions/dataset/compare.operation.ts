@@ -13,8 +13,8 @@ import type { ToolBounds } from '../perItem';
 import { outputProperties, type OutputWording, readOptionsCollection } from './output';
 import { readOutputParameters } from './outputPlan';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
-import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
-import { domainsReport } from './sink/source';
+import { deliverEach, type ItemPlan } from './sink';
+import { type DatasetSource, domainsReport } from './sink/source';
 import { snapshotSpool } from './sink/spool';
 
 const OUTPUT_WORDING: OutputWording = {
@@ -142,19 +142,13 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 	return hints;
 }
 
-/**
- * What the newer snapshot's spool left in n8n's binary data; nothing when none. Named apart from the Sub-Workflow
- * output's own spool (`spooledBytes`, `spoolFiles`), which a Compare into a sub-workflow has as well.
- */
+/** What the newer snapshot's spool left in n8n's binary data, named apart from the Sub-Workflow output's spool. */
 function spoolFields(spool: SnapshotSpool | undefined): IDataObject {
 	const written = spool?.written();
 	return written?.files ? { snapshotSpoolBytes: written.bytes, snapshotSpoolFiles: written.files } : {};
 }
 
-/**
- * A failed Compare says what its spool left behind: n8n gives a node no way to delete binary data, so the files stay
- * with the execution until n8n deletes it.
- */
+/** A failed Compare says what its spool left behind (a node cannot delete binary data). */
 async function* withSpoolNote(changes: AsyncIterable<IDataObject[]>, spool: SnapshotSpool, node: INode) {
 	try {
 		yield* changes;

@@ -12,8 +12,8 @@ import type { ToolBounds } from '../perItem';
 import { outputProperties, type OutputWording, readOptionsCollection } from './output';
 import { readOutputParameters } from './outputPlan';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
-import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
-import { domainsReport } from './sink/source';
+import { deliverEach, type ItemPlan } from './sink';
+import { type DatasetSource, domainsReport } from './sink/source';
 
 const OUTPUT_WORDING: OutputWording = {
 	one: 'record',

@@ -29,10 +29,7 @@ export function notHeldBy({ label, baseLabel }: DatasetSource['labels']): string
 	return baseLabel === undefined ? `not in the dataset "${label}"` : `in neither "${label}" nor "${baseLabel}"`;
 }
 
-/**
- * The Domains filter's report, made on the first call (once the read is over) and kept: the hints, the summary and
- * the tool's facts are written from that one value.
- */
+/** The Domains filter's report, made once on the first call after the read: hints, summary and facts share it. */
 export function domainsReport(list: DomainList | undefined, whole: () => boolean, labels: DatasetSource['labels']) {
 	let report: ReturnType<typeof domainListReport> | undefined;
 	return () => (report ??= domainListReport(list, whole(), notHeldBy(labels)));
