@@ -20,7 +20,7 @@ export {
 	type DomainDataFunctions,
 } from './request';
 export { type Hash64, hash64, Hasher64 } from './hash';
-export { excerpt, joinBytes } from './ndjson';
+export { excerpt, joinBytes, NdjsonLineSplitter } from './ndjson';
 export { readNdjsonStream, type LineRange, type NdjsonStreamOptions } from './ndjsonSource';
 
 /** Sends a JSON request and returns the service's answer, a JSON object. */

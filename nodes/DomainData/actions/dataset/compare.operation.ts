@@ -5,7 +5,6 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { asNodeError, count, operationError, quoteFew, withNote } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { type DatasetLabels, PREVIOUS_LABEL } from '../../helpers/datasets';
-import { domainListReport } from '../../helpers/domainsFilter';
 import type { ChangeKind, CompareSpec, CompareStats, DomainChange, SnapshotSpool } from '../../helpers/compare';
 import { CHANGE_KINDS, compareSnapshots, createCompareStats } from '../../helpers/compare';
 import { fieldOptions, type SnapshotField } from '../../helpers/snapshotFields';
@@ -14,8 +13,8 @@ import type { ToolBounds } from '../perItem';
 import { outputProperties, type OutputWording, readOptionsCollection } from './output';
 import { readOutputParameters } from './outputPlan';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
-import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
-import { notHeldBy } from './sink/source';
+import { deliverEach, type ItemPlan } from './sink';
+import { type DatasetSource, domainsReport } from './sink/source';
 import { snapshotSpool } from './sink/spool';
 
 const OUTPUT_WORDING: OutputWording = {
@@ -143,19 +142,13 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 	return hints;
 }
 
-/**
- * What the newer snapshot's spool left in n8n's binary data; nothing when none. Named apart from the Sub-Workflow
- * output's own spool (`spooledBytes`, `spoolFiles`), which a Compare into a sub-workflow has as well.
- */
+/** What the newer snapshot's spool left in n8n's binary data, named apart from the Sub-Workflow output's spool. */
 function spoolFields(spool: SnapshotSpool | undefined): IDataObject {
 	const written = spool?.written();
 	return written?.files ? { snapshotSpoolBytes: written.bytes, snapshotSpoolFiles: written.files } : {};
 }
 
-/**
- * A failed Compare says what its spool left behind: n8n gives a node no way to delete binary data, so the files stay
- * with the execution until n8n deletes it.
- */
+/** A failed Compare says what its spool left behind (a node cannot delete binary data). */
 async function* withSpoolNote(changes: AsyncIterable<IDataObject[]>, spool: SnapshotSpool, node: INode) {
 	try {
 		yield* changes;
@@ -179,7 +172,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 	const counts: Record<ChangeKind, number> = { added: 0, removed: 0, changed: 0 };
 	// Names in neither snapshot are known once both were read whole (not when the Limit stopped the read).
 	const whole = () => stats.reads.length >= 2 && stats.reads.slice(0, 2).every((read) => read.complete);
-	const report = () => domainListReport(spec.filter?.domains, whole(), notHeldBy({ label, baseLabel }));
+	const report = domainsReport(spec.filter?.domains, whole, { label, baseLabel });
 	return {
 		labels: { label, baseLabel },
 		fileName: `changes-${baseLabel}-${label}`,

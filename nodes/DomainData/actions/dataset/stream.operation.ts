@@ -4,16 +4,16 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { count } from '../../errors';
 import type { DatasetLabels } from '../../helpers/datasets';
-import { domainListReport, listedLines } from '../../helpers/domainsFilter';
+import { listedLines } from '../../helpers/domainsFilter';
 import { DEFAULT_SNAPSHOT_FIELDS, fieldOptions } from '../../helpers/snapshotFields';
-import { createReadStats, readSnapshot, readSnapshotBytes } from '../../helpers/snapshotReader';
+import { createReadStats, readSnapshot, readSnapshotBytes, type SnapshotReadStats } from '../../helpers/snapshotReader';
 import { returnAllOrLimit } from '../common';
 import type { ToolBounds } from '../perItem';
 import { outputProperties, type OutputWording, readOptionsCollection } from './output';
 import { readOutputParameters } from './outputPlan';
 import { datasetLabelProperty, filtersProperty, readSelectionParameters } from './sharedParameters';
-import { type DatasetSource, deliverEach, type ItemPlan } from './sink';
-import { notHeldBy } from './sink/source';
+import { deliverEach, type ItemPlan } from './sink';
+import { type DatasetSource, domainsReport } from './sink/source';
 
 const OUTPUT_WORDING: OutputWording = {
 	one: 'record',
@@ -52,46 +52,38 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels,
 	const recordKeys = [...selection.fields, 'label'];
 	const output = readOutputParameters.call(this, itemIndex, recordKeys, OUTPUT_WORDING, options, tool);
 	const { fields, limit, filter, limits } = selection;
-	const reading = { fields, limit, filter, limits, onMalformed: output.onMalformed, itemIndex };
+	// The read went to the snapshot's end unless the Limit (or the tool's bound) stopped it.
+	const toEnd = (stats: SnapshotReadStats) => stats.complete && (limit === undefined || stats.records < limit);
 	// The snapshot as the sink reads it: records, or the NDJSON bytes as the service sent them (File).
 	const open = async (): Promise<DatasetSource> => {
 		const label = await labels.label(selection.label, limits, itemIndex);
 		const stats = createReadStats(label);
 		const listed = filter?.domains;
-		const read = { ...reading, label, stats, wanted: listed && listedLines(listed.names) };
-		// Names no line held are known only once every line was read (not when the Limit stopped the read).
-		const report = () => {
-			const whole = stats.complete && (limit === undefined || stats.records < limit);
-			return domainListReport(listed, whole, notHeldBy({ label }));
-		};
+		const wanted = listed && listedLines(listed.names);
+		const read = { fields, limit, filter, limits, onMalformed: output.onMalformed, itemIndex, label, stats, wanted };
+		const report = domainsReport(listed, () => toEnd(stats), { label });
 		return {
 			labels: { label },
 			fileName: label,
 			// Under the guard one record more than fits tells "too many" without reading further.
 			records: ({ batchSize, guard }) =>
 				readSnapshot.call(this, { ...read, batchSize, limit: guard ? guard.max + 1 : limit }),
-			ndjson: () => ({ bytes: readSnapshotBytes.call(this, read), records: () => stats.records }),
+			ndjson: () => readSnapshotBytes.call(this, read),
 			reads: () => [stats],
-			summary: () => ({
-				fields: stats.requestedFields.filter((field) => fields.includes(field)),
-				...report().summary,
-			}),
+			summary: () => ({ fields: stats.requestedFields.filter((field) => fields.includes(field)), ...report().summary }),
 			hints: (empty) => {
-				const { hints } = report();
 				const nothing = filter
 					? `No record of the dataset "${label}" matched the filters (${count(stats.lines)} lines read)`
 					: `The dataset "${label}" returned no records`;
-				return empty ? [...hints, nothing] : hints;
+				return empty ? [...report().hints, nothing] : report().hints;
 			},
 		};
 	};
-	// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
-	// The read went to the snapshot's end unless the Limit (or the tool's bound) stopped it.
 	const facts = (source: DatasetSource) => {
 		const [stats] = source.reads();
-		const toEnd = stats.complete && (limit === undefined || stats.records < limit);
-		return { snapshotRead: { lines: stats.lines, toEnd, filtered: filter !== undefined } };
+		return { snapshotRead: { lines: stats.lines, toEnd: toEnd(stats), filtered: filter !== undefined } };
 	};
+	// Without filters a Limit is the number of records that come (unless the snapshot is shorter).
 	return { output, limit, limitIsCount: !filter, open, facts };
 }
 

@@ -1,7 +1,6 @@
 /**
- * The File output: the records as NDJSON files in n8n's binary storage, written as they come, in parts of at most
- * "Max File Size" (n8n's database mode refuses larger files and holds each file in memory while it writes it). A
- * part ends at a line's end, so each part holds whole records, and together they hold each record once.
+ * The File output: the records as NDJSON files in n8n's binary storage, written as they come, in parts of whole
+ * records of at most "Max File Size" (n8n's database mode refuses larger files and holds each in memory).
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
@@ -12,22 +11,15 @@ import { failedWith } from '../../perItem';
 import { LineParts, type PartTally } from './lineParts';
 import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
 
-/**
- * What a gzip part keeps free under Max File Size: the compressed bytes are counted as the compressor gives them, and
- * it (with the one or two pieces queued before it) holds back far less than this of what it was given.
- */
+/** What a gzip part keeps free under Max File Size: far more than the compressor holds back of what it was given. */
 const GZIP_HELD_BACK = 1024 * 1024;
-const NEWLINE = 0x0a;
 
 function sizeText(bytes: number): string {
 	const kb = bytes / 1024;
 	return kb < 1 ? `${bytes} bytes` : kb < 1024 ? `${kb.toFixed(1)} KB` : `${(kb / 1024).toFixed(1)} MB`;
 }
 
-/**
- * n8n (up to 2.8 at least) offers a node no way to delete binary data, and a failed `prepareBinaryData` does not
- * tell the file's id: in filesystem mode the bytes written before a failure stay until n8n deletes the execution.
- */
+/** n8n offers a node no way to delete binary data, and a failed `prepareBinaryData` does not tell the file's id. */
 function withPartialFileNote<E extends { description?: string | null }>(error: E, bytes: number): E {
 	if (bytes === 0) return error;
 	const note =
@@ -35,11 +27,6 @@ function withPartialFileNote<E extends { description?: string | null }>(error: E
 		"execution's binary data until n8n deletes the execution (by its pruning of old executions, or at once when " +
 		'failed executions are not saved).';
 	return withNote(error, note);
-}
-
-function serialised(records: AsyncIterable<IDataObject[]>) {
-	const serialiser = new Serialiser(records);
-	return { bytes: serialiser.pieces(), records: () => serialiser.records };
 }
 
 /** The `name` of an NDJSON line (undefined when it has none). */
@@ -52,15 +39,9 @@ function nameOf(line: Uint8Array): string | undefined {
 	}
 }
 
-/** The last line of a piece that ends a line. */
-function lastLineOf(piece: Uint8Array): Uint8Array {
-	return piece.subarray(piece.lastIndexOf(NEWLINE, piece.byteLength - 2) + 1, piece.byteLength - 1);
-}
-
 /**
- * A run that stopped at a part: the parts done, and where to go on. The complete parts reach the next node only as
- * items of a node that continues on fail: without that, n8n outputs nothing of a failed node, so going on after them
- * would lose their records, and the way on is to run it again from where this run started.
+ * A run that stopped at a part: the parts done, and where to go on. n8n outputs nothing of a failed node unless it
+ * continues on fail (`kept`): else the way on is to run it again from where this run started.
  */
 function withPartsNote<E extends Error & { description?: string | null }>(
 	error: E,
@@ -84,8 +65,7 @@ function withPartsNote<E extends Error & { description?: string | null }>(
 /**
  * Stores the source's NDJSON (optionally gzipped) as `<fileName>.ndjson[.gz]`, or in parts
  * `<fileName>.part-0001.ndjson[.gz]`..., pushing one item per file onto `output` as each is complete (so that
- * Continue On Fail keeps the complete parts). Nothing is stored before the first bytes of a part came, so a failure
- * up to then leaves no file behind. A failure carries its error item's fields (failedWith).
+ * Continue On Fail keeps the complete parts). A failure carries its error item's fields (failedWith).
  */
 export async function toFile(
 	this: IExecuteFunctions,
@@ -98,13 +78,13 @@ export async function toFile(
 	const gzip = output.compression === 'gzip';
 	const extension = `.ndjson${gzip ? '.gz' : ''}`;
 	const base = skipRecords > 0 ? `${source.fileName}.from-${skipRecords + 1}` : source.fileName;
-	const ndjson = source.ndjson?.() ?? serialised(source.records({}));
+	const ndjson = source.ndjson?.() ?? new Serialiser(source.records({})).pieces();
 	const items: INodeExecutionData[] = [];
 	let records = 0;
 	const tooLarge = (line: Uint8Array): never => {
 		throw recordTooLargeError(this.getNode(), source, { line, position: skipRecords + records + 1, output, itemIndex });
 	};
-	const lines = new LineParts(ndjson.bytes, skipRecords, tooLarge);
+	const lines = new LineParts(ndjson, skipRecords, tooLarge);
 	try {
 		// The first part is stored even without a record: an empty file, as always.
 		for (let first = await lines.piece(); items.length === 0 || first; first = await lines.piece()) {
@@ -197,7 +177,7 @@ function partFacts(part: number, before: number, tally: PartTally): IDataObject 
 		firstRecord: before + 1,
 		lastRecord: before + tally.records,
 		firstName: tally.firstLine && nameOf(tally.firstLine),
-		lastName: tally.lastPiece && nameOf(lastLineOf(tally.lastPiece)),
+		lastName: tally.lastLine && nameOf(tally.lastLine),
 	};
 }
 

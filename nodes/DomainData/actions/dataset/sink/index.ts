@@ -17,8 +17,6 @@ import { toFile } from './file';
 import { addHints, type DatasetSource, sum } from './source';
 import { assertCallable, runningWorkflows, runSubWorkflow } from './subWorkflow';
 
-export { type DatasetSource } from './source';
-
 /** One input item, its parameters read and checked before any call. */
 export interface ItemPlan {
 	output: OutputParameters;
@@ -28,7 +26,7 @@ export interface ItemPlan {
 	/** Resolves the labels (which may call the service) and opens the source. */
 	open(): Promise<DatasetSource>;
 	/** What a tool's answer says of the run besides labels and the Domains list (read once the records were). */
-	facts?: (source: DatasetSource) => RunFacts;
+	facts(source: DatasetSource): RunFacts;
 }
 
 const GUARD_DESCRIPTION =
@@ -92,8 +90,8 @@ async function toMemory(
 }
 
 /**
- * The execute of an operation that reads datasets: its input items on one dataset list per execution. Items and
- * Batches count their records across all input items: n8n holds the whole output of the node at once.
+ * The execute of an operation that reads datasets, on one dataset list per execution. Items and Batches count their
+ * records across all input items: n8n holds the whole output of the node at once.
  */
 export function deliverEach(
 	words: OutputWording,
@@ -120,7 +118,7 @@ export function deliverEach(
 				held += delivered;
 				facts.labels = source.labels;
 				facts.domainList = source.summary().domainList as DomainListFacts | undefined;
-				Object.assign(facts, plan.facts?.(source));
+				Object.assign(facts, plan.facts(source));
 			}
 		};
 		return { items: await forEachItem.call(this, items, deliver, tool), facts };

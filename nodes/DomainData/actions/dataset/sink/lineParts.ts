@@ -1,4 +1,4 @@
-/** NDJSON pieces cut into parts of whole lines under a size: what the File output stores as one file each. */
+/** NDJSON pieces cut at line ends into files under a size: the File output's parts and the spools' files. */
 const NEWLINE = 0x0a;
 
 function lineCount(piece: Uint8Array): number {
@@ -7,12 +7,19 @@ function lineCount(piece: Uint8Array): number {
 	return lines;
 }
 
-/** One part as it is written: its records, plain bytes, and its first and last line. */
+/** Where the whole lines of `piece` from `start` that fit in `room` bytes end: `start` when not one fits. */
+export function fittingEnd(piece: Uint8Array, start: number, room: number): number {
+	if (piece.byteLength - start <= room) return piece.byteLength;
+	return room > 0 ? Math.max(start, piece.lastIndexOf(NEWLINE, start + room - 1) + 1) : start;
+}
+
+/** One part as it is written: its records, plain bytes, first and last line, and its pieces when `kept` is given. */
 export interface PartTally {
 	records: number;
 	plainBytes: number;
 	firstLine?: Uint8Array;
-	lastPiece?: Uint8Array;
+	lastLine?: Uint8Array;
+	kept?: Uint8Array[];
 }
 
 /**
@@ -63,26 +70,21 @@ export class LineParts {
 		}
 	}
 
-	/** The pieces of one part, starting with `first`, while `room()` (bytes) lets them in. */
+	/** The pieces of one part, starting with `first`, while `room()` (bytes) lets them in; none read past a full one. */
 	async *part(first: Uint8Array | undefined, room: () => number, tally: PartTally): AsyncGenerator<Uint8Array> {
 		for (let piece: Uint8Array | undefined = first; piece; piece = await this.piece()) {
-			let taken = piece;
-			if (piece.byteLength > room()) {
-				// The lines that fit; none in an empty part: the first line is larger than a part may be.
-				const fits = room() > 0 ? piece.lastIndexOf(NEWLINE, room() - 1) : -1;
-				if (fits === -1 && tally.records === 0) this.tooLarge(piece.subarray(0, piece.indexOf(NEWLINE)));
-				const end = fits + 1;
-				if (end > 0 && end < piece.byteLength) this.carried = piece.subarray(end);
-				else if (end === 0) this.carried = piece;
-				if (end === 0) return;
-				taken = piece.subarray(0, end);
-			}
+			const end = fittingEnd(piece, 0, room());
+			if (end === 0 && tally.records === 0) this.tooLarge(piece.subarray(0, piece.indexOf(NEWLINE)));
+			if (end < piece.byteLength) this.carried = piece.subarray(end);
+			if (end === 0) return;
+			const taken = end < piece.byteLength ? piece.subarray(0, end) : piece;
 			if (tally.records === 0) tally.firstLine = taken.subarray(0, taken.indexOf(NEWLINE));
 			tally.records += lineCount(taken);
 			tally.plainBytes += taken.byteLength;
-			tally.lastPiece = taken;
+			tally.lastLine = taken.subarray(taken.lastIndexOf(NEWLINE, taken.byteLength - 2) + 1, taken.byteLength - 1);
+			tally.kept?.push(taken);
 			yield taken;
-			if (this.carried) return;
+			if (this.carried || room() <= 0) return;
 		}
 	}
 

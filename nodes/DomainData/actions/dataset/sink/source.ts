@@ -2,6 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { MemoryGuard } from '../../../helpers/compare';
+import { type DomainList, domainListReport } from '../../../helpers/domainsFilter';
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
 import type { OutputParameters } from '../outputPlan';
 
@@ -14,7 +15,7 @@ export interface DatasetSource {
 	/** Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. */
 	records(request: { batchSize?: number; guard?: MemoryGuard }): AsyncIterable<IDataObject[]>;
 	/** The File output's NDJSON, for a source that has the bytes cheaper than serialising its records. */
-	ndjson?(): { bytes: AsyncIterable<Uint8Array>; records: () => number };
+	ndjson?(): AsyncIterable<Uint8Array>;
 	/** The snapshot reads behind the records, filled in as they go. */
 	reads(): readonly SnapshotReadStats[];
 	/** Facts for the File and Sub-Workflow summary items, once read (fields, counts by kind...). */
@@ -26,6 +27,12 @@ export interface DatasetSource {
 /** Where a Domains list's names that no line held are missing: `not in the dataset "…"`, `in neither "…" nor "…"`. */
 export function notHeldBy({ label, baseLabel }: DatasetSource['labels']): string {
 	return baseLabel === undefined ? `not in the dataset "${label}"` : `in neither "${label}" nor "${baseLabel}"`;
+}
+
+/** The Domains filter's report, made once on the first call after the read: hints, summary and facts share it. */
+export function domainsReport(list: DomainList | undefined, whole: () => boolean, labels: DatasetSource['labels']) {
+	let report: ReturnType<typeof domainListReport> | undefined;
+	return () => (report ??= domainListReport(list, whole(), notHeldBy(labels)));
 }
 
 export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | 'reconnects'): number {
@@ -64,7 +71,6 @@ const PIECE_CHARS = 64 * 1024;
 /** Pulls records from `source` and serialises them into NDJSON pieces of about 64 KB, counting them. */
 export class Serialiser {
 	private readonly iterator: AsyncIterator<IDataObject[]>;
-	private readonly encoder = new TextEncoder();
 	private batch: IDataObject[] = [];
 	private position = 0;
 	ended = false;
@@ -74,37 +80,31 @@ export class Serialiser {
 		this.iterator = source[Symbol.asyncIterator]();
 	}
 
-	/** The next piece, or undefined at the end of the source. */
-	async piece(): Promise<Uint8Array | undefined> {
-		let text = '';
-		while (text.length < PIECE_CHARS) {
-			if (this.position === this.batch.length) {
-				const step = this.ended ? undefined : await this.iterator.next();
-				if (!step || step.done) {
-					this.ended = true;
-					break;
-				}
-				this.batch = step.value;
-				this.position = 0;
-				continue;
-			}
-			text += JSON.stringify(this.batch[this.position++]) + '\n';
-			this.records++;
-		}
-		return text.length > 0 ? this.encoder.encode(text) : undefined;
-	}
-
 	/** Every piece; stopping early stops the source (and its connection). */
 	async *pieces(): AsyncGenerator<Uint8Array> {
+		const encoder = new TextEncoder();
 		try {
-			for (let piece = await this.piece(); piece; piece = await this.piece()) yield piece;
+			while (!this.ended) {
+				let text = '';
+				while (text.length < PIECE_CHARS && (await this.hasRecord())) {
+					text += JSON.stringify(this.batch[this.position++]) + '\n';
+					this.records++;
+				}
+				if (text.length > 0) yield encoder.encode(text);
+			}
 		} finally {
-			await this.close();
+			if (!this.ended) await this.iterator.return?.();
 		}
 	}
 
-	async close(): Promise<void> {
-		if (!this.ended) await this.iterator.return?.();
+	/** Whether a record is at `position`, the next batch read when this one is done. */
+	private async hasRecord(): Promise<boolean> {
+		while (this.position === this.batch.length && !this.ended) {
+			const step = await this.iterator.next();
+			if (step.done) this.ended = true;
+			else [this.batch, this.position] = [step.value, 0];
+		}
+		return this.position < this.batch.length;
 	}
 
 	/** What is left of the source: the rest of the current batch, then the stream itself. */

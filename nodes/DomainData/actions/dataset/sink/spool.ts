@@ -1,16 +1,15 @@
 /**
- * The spool of the Sub-Workflow output (docs/dataset.md, "The spool"): the whole selection is read at the service's
- * pace into n8n's binary data storage, in NDJSON files of about SEGMENT_BYTES, then fed to the sub-workflow at its own
- * pace, one file in memory at a time. Under n8n's database mode with a cap on one file
- * (N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE) below that, the files follow the cap n8n names when it refuses one. With
- * binary data in memory (mode `default`) spooling would hold the snapshot: the records then go straight from the
- * stream to the sub-workflow.
+ * The spools (docs/dataset.md, "The spool"): the Sub-Workflow output's records and Compare's newer snapshot, read at
+ * the service's pace into n8n's binary data storage in NDJSON files of about SEGMENT_BYTES, then read back one file in
+ * memory at a time. With binary data in memory (mode `default`) spooling would hold the snapshot: then it stops.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { asNodeError } from '../../../errors';
 import type { SnapshotSpool } from '../../../helpers/compare';
 import { rebatch, toBinaryInput } from '../../../helpers/streams';
+import { NdjsonLineSplitter } from '../../../transport';
+import { fittingEnd, LineParts, type PartTally } from './lineParts';
 import { addHint, Serialiser } from './source';
 
 const SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -29,70 +28,78 @@ export interface SpoolFacts {
 	files: number;
 }
 
-/** How n8n's database mode refuses a file over its cap, naming the cap (n8n-core's FileTooLargeError). */
+/** How n8n's database mode refuses a file over its cap (n8n-core's FileTooLargeError), naming the cap. */
 const DATABASE_CAP = /exceeds the max size limit of ([\d.]+) MB set for `database` mode/;
 
-/** The cap on one file, in bytes, that n8n's error names; undefined for any other error. */
 function databaseCap(error: unknown): number | undefined {
 	const match = error instanceof Error ? DATABASE_CAP.exec(error.message) : null;
 	return match ? Math.floor(Number(match[1]) * 1024 * 1024) : undefined;
 }
 
-/** Where a spool's NDJSON comes from, a piece (of whole lines) at a time; undefined at its end. */
-type PieceSource = Pick<Serialiser, 'piece'>;
+/** What a spool file may pass its size by: the last piece (about 64 KB, and a record). */
+const PIECE_ROOM = 1024 * 1024;
 
 /**
- * The spool's files as they are written: pieces until a file holds `size` bytes (the first piece is read before the
- * file exists). n8n's database mode collects a file before it checks it against its cap: a file it refuses is written
- * again from its pieces (kept until the file is stored, so one file's bytes at most) in files that fit the cap, and
- * the files after it keep under the cap too.
+ * The spool's files: pieces until a file holds `size` bytes. n8n's database mode collects a file before it checks it
+ * against its cap (N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE): a file it refuses is written again from its pieces (kept
+ * until the file is stored) in files that fit the cap it names, and the files after it are cut at that cap.
  */
 class SpoolFiles {
 	readonly files: IBinaryData[] = [];
 	bytes = 0;
+	private readonly lines: LineParts;
+	private cap = Infinity;
+	private refusal?: unknown;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly itemIndex: number,
-		private size = SEGMENT_BYTES,
-	) {}
+		ndjson: AsyncIterable<Uint8Array>,
+		private readonly size = SEGMENT_BYTES,
+	) {
+		// A line over the cap n8n named: its refusal stands.
+		this.lines = new LineParts(ndjson, 0, () => {
+			throw this.refusal;
+		});
+	}
+
+	/**
+	 * Writes every file; false when n8n keeps binary data in memory (a file without an id): then it stops, and reads
+	 * the rest of the source without keeping it when `drain`.
+	 */
+	async fill(drain: boolean): Promise<boolean> {
+		try {
+			for (let first = await this.lines.piece(); first; first = await this.lines.piece()) {
+				if ((await this.write(first)).id) continue;
+				while (drain && (await this.lines.piece()));
+				return false;
+			}
+			return true;
+		} catch (error) {
+			await this.lines.close().catch(() => undefined);
+			throw asNodeError(this.context.getNode(), error, this.itemIndex);
+		}
+	}
 
 	/** Writes the next file, starting with `first`; returns it (the last one, when a refusal split it). */
-	async write(source: PieceSource, first: Uint8Array): Promise<IBinaryData> {
-		const kept: Uint8Array[] = [];
-		const size = this.size;
-		async function* pieces() {
-			let bytes = first.byteLength;
-			kept.push(first);
-			yield first;
-			while (bytes < size) {
-				const piece = await source.piece();
-				if (!piece) return;
-				bytes += piece.byteLength;
-				kept.push(piece);
-				yield piece;
-			}
-		}
+	private async write(first: Uint8Array): Promise<IBinaryData> {
+		const tally: PartTally = { records: 0, plainBytes: 0, kept: [] };
+		const room = () => (tally.plainBytes < this.size ? this.cap - tally.plainBytes : 0);
 		try {
-			return this.stored(await this.store(toBinaryInput(pieces())));
+			return await this.store(this.lines.part(first, room, tally));
 		} catch (error) {
 			const cap = databaseCap(error);
 			if (cap === undefined) throw asNodeError(this.context.getNode(), error, this.itemIndex);
-			// The next files leave room under the cap for the piece that passes `size` (about 64 KB and a record).
-			this.size = Math.min(this.size, Math.max(Math.floor(cap / 2), cap - PIECE_ROOM));
+			[this.cap, this.refusal] = [cap, error];
 			let last: IBinaryData | undefined;
-			for (const group of withinCap(kept, cap, error))
-				last = this.stored(await this.store(toBinaryInput(listed(group))));
+			for (const group of withinCap(tally.kept!, cap, error)) last = await this.store(listed(group));
 			return last!;
 		}
 	}
 
-	private async store(input: ReturnType<typeof toBinaryInput>): Promise<IBinaryData> {
+	private async store(pieces: AsyncIterable<Uint8Array>): Promise<IBinaryData> {
 		const name = `domain-data-spool-${String(this.files.length + 1).padStart(5, '0')}.ndjson`;
-		return await this.context.helpers.prepareBinaryData(input, name, 'application/x-ndjson');
-	}
-
-	private stored(file: IBinaryData): IBinaryData {
+		const file = await this.context.helpers.prepareBinaryData(toBinaryInput(pieces), name, 'application/x-ndjson');
 		this.files.push(file);
 		this.bytes += typeof file.bytes === 'number' ? file.bytes : 0;
 		return file;
@@ -103,10 +110,6 @@ async function* listed(pieces: readonly Uint8Array[]): AsyncGenerator<Uint8Array
 	yield* pieces;
 }
 
-/** What a spool file may pass its size by: the last piece (about 64 KB, and a record). */
-const PIECE_ROOM = 1024 * 1024;
-const NEWLINE = 0x0a;
-
 /**
  * The pieces (each ending a line) regrouped into files of at most `cap` bytes, cut at line ends; a line longer than
  * the cap cannot be spooled under it: then n8n's `refusal` stands.
@@ -116,17 +119,12 @@ export function* withinCap(pieces: readonly Uint8Array[], cap: number, refusal: 
 	let bytes = 0;
 	for (const piece of pieces) {
 		for (let start = 0; start < piece.byteLength;) {
-			let end = piece.byteLength;
-			if (end - start > cap - bytes) {
-				// The lines of this piece that fit in the group's room; none: the group is full.
-				const fits = cap - bytes > 0 ? piece.lastIndexOf(NEWLINE, start + cap - bytes - 1) : -1;
-				if (fits < start) {
-					if (bytes === 0) throw refusal;
-					yield group;
-					[group, bytes] = [[], 0];
-					continue;
-				}
-				end = fits + 1;
+			const end = fittingEnd(piece, start, cap - bytes);
+			if (end === start) {
+				if (bytes === 0) throw refusal;
+				yield group;
+				[group, bytes] = [[], 0];
+				continue;
 			}
 			group.push(piece.subarray(start, end));
 			bytes += end - start;
@@ -136,19 +134,14 @@ export function* withinCap(pieces: readonly Uint8Array[], cap: number, refusal: 
 	if (bytes > 0) yield group;
 }
 
-/** The records of the spool files, read back one file at a time and parsed line by line, in batches. */
+/** The records of the spool files, read back one file at a time, in batches of at most `size`. */
 async function* fromFiles(this: IExecuteFunctions, files: readonly IBinaryData[], itemIndex: number, size: number) {
 	for (const file of files) {
-		const text = new TextDecoder().decode(await this.helpers.getBinaryDataBuffer(itemIndex, file));
-		const records: IDataObject[] = [];
-		let start = 0;
-		for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-			records.push(JSON.parse(text.slice(start, end)) as IDataObject);
-			start = end + 1;
-			if (records.length < size) continue;
-			yield records.splice(0);
+		const lines = new NdjsonLineSplitter().push(await this.helpers.getBinaryDataBuffer(itemIndex, file));
+		for (let start = 0; start < lines.count; start += size) {
+			const batch = Math.min(size, lines.count - start);
+			yield Array.from({ length: batch }, (_, index) => JSON.parse(lines.line(start + index)) as IDataObject);
 		}
-		if (records.length > 0) yield records;
 	}
 }
 
@@ -164,26 +157,18 @@ export async function* spooledBatches(
 	const { batchSize, skip, itemIndex } = options;
 	// Skipped records are never written: a run that resumes with Skip Records needs no old spool.
 	const serialiser = new Serialiser(rebatch(records, batchSize, skip));
-	const spool = new SpoolFiles(this, itemIndex);
-	const { files } = spool;
-	try {
-		for (let first = await serialiser.piece(); first; first = await serialiser.piece()) {
-			const file = await spool.write(serialiser, first);
-			if (!file.id) {
-				// Binary data in memory: what is written stays in the item, so stop spooling and stream the rest
-				// (when the whole selection fit in that one file, it was read at full speed all the same).
-				if (serialiser.ended) options.spooled({ records: serialiser.records, bytes: spool.bytes, files: 0 });
-				else memoryModeNote.call(this, SUB_WORKFLOW_UNSPOOLED);
-				yield* rebatch(concat(fromFiles.call(this, files, itemIndex, batchSize), serialiser.rest()), batchSize);
-				return;
-			}
-		}
-	} catch (error) {
-		await serialiser.close().catch(() => undefined);
-		throw asNodeError(this.getNode(), error, itemIndex);
+	const spool = new SpoolFiles(this, itemIndex, serialiser.pieces());
+	const spooled = fromFiles.call(this, spool.files, itemIndex, batchSize);
+	if (await spool.fill(false)) {
+		options.spooled({ records: serialiser.records, bytes: spool.bytes, files: spool.files.length });
+		yield* rebatch(spooled, batchSize);
+		return;
 	}
-	options.spooled({ records: serialiser.records, bytes: spool.bytes, files: files.length });
-	yield* rebatch(fromFiles.call(this, files, itemIndex, batchSize), batchSize);
+	// Binary data in memory: what is written stays in the item, so stop spooling and stream the rest (when the whole
+	// selection fit in that one file, it was read at full speed all the same).
+	if (serialiser.ended) options.spooled({ records: serialiser.records, bytes: spool.bytes, files: 0 });
+	else memoryModeNote.call(this, SUB_WORKFLOW_UNSPOOLED);
+	yield* rebatch(concat(spooled, serialiser.rest()), batchSize);
 }
 
 async function* concat<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T> {
@@ -212,24 +197,11 @@ export function snapshotSpool(this: IExecuteFunctions, itemIndex: number, maxFil
 	let spool: SpoolFiles | undefined;
 	return {
 		keep: async (ndjson) => {
-			const pieces = ndjson[Symbol.asyncIterator]();
-			const source: PieceSource = { piece: async () => (await pieces.next()).value as Uint8Array | undefined };
-			spool = new SpoolFiles(this, itemIndex, size);
-			try {
-				for (let first = await source.piece(); first; first = await source.piece()) {
-					const file = await spool.write(source, first);
-					if (!file.id) {
-						memoryModeNote.call(this, NEWER_READ_AGAIN);
-						while (await source.piece());
-						return false;
-					}
-				}
-				files = spool.files;
-			} catch (error) {
-				await pieces.return?.().catch(() => undefined);
-				throw asNodeError(this.getNode(), error, itemIndex);
-			}
-			return true;
+			spool = new SpoolFiles(this, itemIndex, ndjson, size);
+			const kept = await spool.fill(true);
+			if (kept) files = spool.files;
+			else memoryModeNote.call(this, NEWER_READ_AGAIN);
+			return kept;
 		},
 		files: async function* () {
 			for (const file of files) yield await helpers.getBinaryDataBuffer(itemIndex, file);

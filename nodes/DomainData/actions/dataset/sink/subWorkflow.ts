@@ -1,7 +1,4 @@
-/**
- * The Sub-Workflow output: one run of the chosen workflow per batch, through n8n's API for nodes (`executeWorkflow`),
- * each awaited before the next, fed from the spool (./spool.ts). n8n runs it in the process that runs this node.
- */
+/** The Sub-Workflow output: one run of the chosen workflow per batch (`executeWorkflow`), fed from ./spool.ts. */
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { count, isNodeError, operationError, withNote, withoutFinalStops } from '../../../errors';
@@ -30,9 +27,7 @@ const done = (progress: Progress) => Math.min(progress.skipRecords, progress.rea
 
 /**
  * Refuses, before any call, a target this node cannot run: on an n8n without sub-workflow calls, and a workflow
- * that is running this node (itself, or one that called it): each batch would start this node again, which would
- * read the dataset and call the workflow again, without end. (As a tool, actions/tool/runAsTool.ts refuses the
- * Sub-Workflow output before anything runs.)
+ * that is running this node (itself, or one that called it), which each batch would start again without end.
  */
 export async function assertCallable(
 	this: IExecuteFunctions,
@@ -111,14 +106,6 @@ function withResumeHint(error: unknown, done: number): unknown {
 	return withNote(error, `${count(done)} records were sent to the sub-workflow before this. ${resumeHint(done)}`);
 }
 
-/** Counts what passes (skipped records included), to tell a Skip Records beyond the end. */
-async function* counted(records: AsyncIterable<IDataObject[]>, progress: Progress) {
-	for await (const batch of records) {
-		progress.read += batch.length;
-		yield batch;
-	}
-}
-
 /**
  * Runs the chosen workflow once per batch and returns the summary item (`records`: sent in this run). On a failure
  * the failure carries the summary fields, with `skipRecords` (where to resume), for its error item (failedWith).
@@ -194,6 +181,14 @@ export async function runSubWorkflow(
 	const hint = progress.read > 0 && progress.sent === 0 ? `${skippedAll}: nothing was sent` : undefined;
 	addHints.call(this, source, progress.read, hint);
 	return { json: summary(false), pairedItem: { item: itemIndex } };
+}
+
+/** Counts what passes (skipped records included), to tell a Skip Records beyond the end. */
+async function* counted(records: AsyncIterable<IDataObject[]>, progress: Progress) {
+	for await (const batch of records) {
+		progress.read += batch.length;
+		yield batch;
+	}
 }
 
 /** One item per record (the record parsed for this run: adding keys costs less than a copy). */
