@@ -142,6 +142,15 @@ function readWhere(node: INode, options: EnrichOptions, itemIndex: number): Wher
 	});
 }
 
+/** The snapshot record's names of the facts a lookup names otherwise: Enrich gives the lookup's names either way. */
+const LOOKUP_NAMES: ReadonlyMap<string, string> = new Map([['language_code', 'language']]);
+
+/** A snapshot record under the lookup's field names, in its order; its extras (country_code, label) as they are. */
+function withLookupNames(record: IDataObject, label: string): IDataObject {
+	const renamed = Object.entries(record).map(([field, value]) => [LOOKUP_NAMES.get(field) ?? field, value]);
+	return { ...Object.fromEntries(renamed), label };
+}
+
 /**
  * Every name from one stream read of the snapshot `label` (only the listed names' lines are parsed; it stops once all
  * are found), each record with the snapshot's `label`. Records are taken one by one as they arrive, so that a read
@@ -171,7 +180,7 @@ async function lookUpInSnapshot(
 			const spelled = normalizeDomainName(record.name, { removeWww: false });
 			const name = spelled.ok ? spelled.name : (record.name as string);
 			// A name listed twice by the snapshot: its first record counts.
-			if (!found.has(name)) found.set(name, { ...record, label });
+			if (!found.has(name)) found.set(name, withLookupNames(record, label));
 			if (found.size === names.length) break;
 		}
 	} catch (error) {
