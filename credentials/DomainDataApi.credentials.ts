@@ -6,10 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-// resolveBaseUrl's rules (transport/request.ts) as an n8n expression that refuses with the node's words before anything
-// is sent; test/unit/credential/credential.test.ts checks that the two agree on each rule docs/operations.md and the
-// Base URL's description state. An expression cannot throw an error of its own: `extend` on null throws one named
-// after its second argument (n8n appends "can't be used on null value").
+// resolveBaseUrl's rules (transport/request.ts; credential.test.ts checks that they agree) as an n8n expression that
+// refuses before anything is sent: `extend` on null throws an error named after its second argument.
 const BASE_URL_EXPRESSION = [
 	'={{ (() => {',
 	'const refuse = (problem) => extend(null, problem + ". The Test sent nothing: this Base URL", []);',
@@ -98,8 +96,7 @@ export class DomainDataApi implements ICredentialType {
 		properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } },
 	};
 
-	// A one-result search is the cheapest call every plan may make. The Test never follows a redirect: n8n's
-	// default follows it and sends the key along, to any origin.
+	// A one-result search is the cheapest call every plan may make. No redirect is followed: n8n's would send the key.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: BASE_URL_EXPRESSION,

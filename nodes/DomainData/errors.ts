@@ -1,8 +1,6 @@
 /**
- * The one place that builds n8n errors (eslint.config.mjs forbids `new NodeApiError`/`NodeOperationError` elsewhere).
- * Built from clean objects: n8n and axios errors carry the request headers, so the API key; only our own words and
- * masked service texts go in. The message is set again after the constructor: NodeError replaces one that contains a
- * system error code (EPERM, ENOENT...) by a generic text, and user input holds such codes ("deeperm.com").
+ * The one place that builds n8n errors, from clean objects: axios errors carry the request headers, so the API key.
+ * The message is set again after the constructor, which replaces one holding a system error code ("deeperm.com").
  */
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -20,10 +18,7 @@ export function redact(text: string, secret?: string): string {
 	return containsSecret(text, secret) ? text.split(secret as string).join('***') : text;
 }
 
-/**
- * Whether any string of a parsed JSON value, object keys included, holds the key: the raw text can spell it with
- * escapes (`\/`, `\u0070`). Walked without recursion, so that no nesting depth can overflow the stack.
- */
+/** Whether any string or key of a parsed JSON value holds the key; walked without recursion (any depth). */
 export function holdsSecret(value: unknown, secret?: string): boolean {
 	if (!isMaskable(secret)) return false;
 	if (typeof value === 'string') return value.includes(secret);
@@ -31,7 +26,6 @@ export function holdsSecret(value: unknown, secret?: string): boolean {
 	while (pending.length > 0) {
 		const next = pending.pop();
 		if (next === null || typeof next !== 'object') continue;
-		// Strings are looked at where they are found: only objects and arrays wait on the stack.
 		const entries = next as Record<string, unknown>;
 		const isArray = Array.isArray(next);
 		for (const key in entries) {
@@ -50,10 +44,7 @@ const WITHHELD_TEXT = '(not shown: it holds the API key of the credential)';
 /** The HTML character references decoded by name; a page can write any character by number too. */
 const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
-/**
- * The text of an HTML fragment as a reader sees it: tags as spaces, character references decoded (by number or by
- * name, the `;` optional); a reference that names no character is dropped, as it shows nothing.
- */
+/** The text of an HTML fragment as a reader sees it: tags as spaces, character references decoded or dropped. */
 export function decodeHtml(html: string): string {
 	return html
 		.replace(/<[^>]*>/g, ' ')
@@ -118,10 +109,7 @@ export function count(value: number): string {
 	return value.toLocaleString('en-US');
 }
 
-/**
- * `"a", "b", "c", "d", "e" and 199,995 more`: the one "first few and N more" of messages and tool answers (a list
- * from an expression can hold a million entries). `show` writes each value (quoted by default).
- */
+/** `"a", "b", "c", "d", "e" and 199,995 more`: a list from an expression can hold a million entries. */
 export function quoteFew(values: readonly unknown[], total = values.length, show = describeValue): string {
 	const named = values.slice(0, NAMED_IN_MESSAGES).map(show).join(', ');
 	const rest = total - Math.min(values.length, NAMED_IN_MESSAGES);
@@ -169,13 +157,11 @@ export function buildApiError(node: INode, parts: ErrorParts): NodeApiError {
 }
 
 /**
- * What a tool's answer says after this failure, set where the error is made (actions/tool/runAsTool.ts maps it to
- * words): `description`, the description is written for a model and passed on; `domainList`, the Domains filter a
- * model may fill holds no domain; `searchFilters`, the service refused a search whose filters had the keys
- * `filterKeys`.
+ * What a tool's answer says after this failure, set where the error is made: `description`, written for a model;
+ * `domainList`, the Domains filter holds no domain; `searchFilters`, the service refused a search (`filterKeys`).
  */
-export type ToolHelp = 'description' | 'domainList' | 'searchFilters';
-const TOOL_HELPS: readonly string[] = ['description', 'domainList', 'searchFilters'];
+const TOOL_HELPS = ['description', 'domainList', 'searchFilters'] as const;
+export type ToolHelp = (typeof TOOL_HELPS)[number];
 
 /** A NodeOperationError (a parameter or a state the user can fix). */
 export function operationError(
@@ -194,7 +180,7 @@ export function operationError(
 /** The ToolHelp an error was made with (and the filter keys of `searchFilters`), if any. */
 export function toolHelpOf(error: unknown): { help?: ToolHelp; filterKeys: string[] } {
 	const context = (error as { context?: { toolHelp?: unknown; filterKeys?: unknown } } | undefined)?.context;
-	const help = TOOL_HELPS.includes(String(context?.toolHelp)) ? (context!.toolHelp as ToolHelp) : undefined;
+	const help = TOOL_HELPS.find((kind) => kind === context?.toolHelp);
 	const keys = Array.isArray(context?.filterKeys) ? context.filterKeys.map(String) : [];
 	return { help, filterKeys: keys };
 }

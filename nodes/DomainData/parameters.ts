@@ -29,10 +29,7 @@ function numberOf(value: unknown): number {
 	return typeof value === 'string' && DECIMAL.test(value) ? Number(value) : Number.NaN;
 }
 
-/**
- * The one rule for whole numbers: an integer that a number holds exactly (up to 2^53 - 1, so that it goes into a
- * request as the digits typed, never as `1e+21`), from `min` (default 1) to `max`, checked before any call.
- */
+/** Whole numbers from `min` (default 1) to `max`, at most 2^53 - 1: sent as the digits typed, never as `1e+21`. */
 export function readWholeNumber(
 	node: INode,
 	value: unknown,

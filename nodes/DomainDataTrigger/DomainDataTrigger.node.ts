@@ -62,13 +62,8 @@ export class DomainDataTrigger implements INodeType {
 		}
 
 		const { id: nodeId, name: nodeName } = this.getNode();
-		const store: StateStore = {
-			node: this.getWorkflowStaticData('node'),
-			global: this.getWorkflowStaticData('global'),
-			nodeId,
-			nodeName,
-			service,
-		};
+		const [node, global] = [this.getWorkflowStaticData('node'), this.getWorkflowStaticData('global')];
+		const store: StateStore = { node, global, nodeId, nodeName, service };
 		const now = new Date();
 		const plan = planPoll(loadStoredState(store, now), datasets, now);
 		const ignored: Array<[string[], string]> = [
@@ -76,8 +71,8 @@ export class DomainDataTrigger implements INodeType {
 			[plan.futureLabels, 'dated in the future, until their date has come'],
 		];
 		for (const [labels, why] of ignored) {
-			if (labels.length === 0) continue;
-			this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
+			if (labels.length > 0)
+				this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
 		}
 		if (plan.kind === 'baseline') storeState(store, plan.nextState);
 		if (plan.kind !== 'emit') return null;
@@ -108,9 +103,8 @@ function report(context: IPollFunctions, error: Error): void {
 }
 
 /**
- * One item per dataset, oldest first, records read one dataset after the other. A dataset whose lines are malformed
- * fires without records but with an `error`, and is listed in `unreadable` to be reported once, so that it holds
- * back no later dataset. Any other failed read stops here: `failure`, with the items of the datasets before it.
+ * One item per dataset, oldest first. A dataset whose lines are malformed fires without records but with an `error`
+ * (reported once: `unreadable`), holding back no later dataset; any other failed read stops here (`failure`).
  */
 async function datasetEvents(
 	this: IPollFunctions,
@@ -134,8 +128,8 @@ async function datasetEvents(
 }
 
 /**
- * `{ records }` (with `skippedLines` under "Skip and Count"), or `{ records: [], error }` when the lines are
- * malformed. Malformed lines are always read past, so that this is judged once, with the whole slice known.
+ * `{ records }` (with `skippedLines` under "Skip and Count"), or `{ records: [], error }` when the lines are malformed,
+ * judged once the whole slice is read (malformed lines are always read past).
  */
 async function firstRecords(
 	this: IPollFunctions,

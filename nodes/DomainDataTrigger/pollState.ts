@@ -1,9 +1,7 @@
 /**
- * The trigger's memory between polls and the plan of one poll, as pure functions (rules: docs/trigger.md). Saved as
- * `{ version: 1, lastLabel, seen, nodeId, service }`: lastLabel, the newest label seen, never moves back (a backfill
- * never fires); seen, the newest labels listed (one listed again does not fire again); nodeId and service, the node
- * and the service (the credential's Base URL) it belongs to. Written only on the baseline and when a poll emits,
- * after its calls succeeded: n8n saves static data only then.
+ * The trigger's memory between polls and the plan of one poll, as pure functions (rules: docs/trigger.md). lastLabel,
+ * the newest label seen, never moves back (a backfill never fires); seen, the newest labels listed (one listed again
+ * does not fire again). Written only on the baseline and when a poll emits: n8n saves static data only then.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -19,14 +17,14 @@ export type TriggerState = { version: typeof STATE_VERSION; lastLabel: string | 
 /** One event: the dataset and the date label listed just before it. */
 export type NewDataset = Dataset & { previousLabel: string | null };
 
+/**
+ * baseline: the first poll, which emits nothing; `newDatasets` oldest first; `nextState`, saved once every call of the
+ * poll has succeeded; labels not calendar dates, and those dated after tomorrow (UTC): neither emitted nor saved.
+ */
 interface PollPlan {
-	/** baseline: the first poll, records and emits nothing. */
 	kind: 'baseline' | 'emit' | 'none';
-	/** Oldest first. */
 	newDatasets: NewDataset[];
-	/** What to save once every call of this poll has succeeded. */
 	nextState: TriggerState;
-	/** Not calendar dates (YYYY-MM-DD), and dated after tomorrow (UTC): neither emitted nor saved. */
 	ignoredLabels: string[];
 	futureLabels: string[];
 }
@@ -59,19 +57,17 @@ export function saveState(staticData: IDataObject, state: TriggerState): void {
 }
 
 /**
- * Where the state is kept: the node's own static data, which n8n keys by the node's name (by its id under durable
- * poll cursors, committed with the execution), and a copy in the workflow's global static data under the node's id,
- * which a rename keeps. The copy names the node name it was written under. `service` is the address of the service
- * the poll reads (the credential's Base URL as the transport resolves it, never the key).
+ * Where the state is kept: the node's own static data (keyed by the node's name, or its id under durable poll
+ * cursors), and a copy under the node's id in the workflow's global static data, which a rename keeps and which names
+ * the node name it was written under. `service`: the credential's Base URL as the transport resolves it.
  */
 export type StateStore = { node: IDataObject; global: IDataObject; nodeId: string; nodeName: string; service: string };
 
 const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
 
 /**
- * The saved state, when it was written by this node for this service: what another node left under this node's name
- * (names swapped, a node deleted and added anew under the same name) or what was read from another service does not
- * count. A state saved by an earlier version of the package names neither, and counts.
+ * The saved state, when it was written by this node for this service (not another node's under this node's name, nor
+ * one read from another service). A state saved by an earlier version of the package names neither, and counts.
  */
 function loadOwnedState(data: IDataObject, store: StateStore, now: Date): TriggerState | undefined {
 	if (data.nodeId !== undefined && data.nodeId !== store.nodeId) return undefined;
@@ -80,11 +76,9 @@ function loadOwnedState(data: IDataObject, store: StateStore, now: Date): Trigge
 }
 
 /**
- * Of the states that count (loadOwnedState): under the name the copy was written under, the node's own state, even
- * none: under durable poll cursors it is what n8n commits with the execution, and a test poll's state (the
- * activation's) is not committed, so the next poll takes its baseline again. Under another name (the node was
- * renamed, or renamed back), the later of the two: the node's own data is then missing or older.
- * Without a copy (saved before copies were kept, or a new node), the node's own state.
+ * Of the states that count: under the name the copy was written under, or without a copy, the node's own state, even
+ * none (under durable poll cursors it is what n8n commits with the execution; a test poll's is not). Under another
+ * name (the node was renamed), the later of the two: the node's own data is then missing or older.
  */
 export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
 	const own = loadOwnedState(store.node, store, now);

@@ -197,13 +197,15 @@ test('Enrich Items with Source Snapshot: one stream request, no bulk call, every
 		.map((row) => row.website as string);
 	rows.forEach((row, index) => {
 		const record = byName.get(names[index]);
-		const { name, rank, title, technologies } = (record ?? {}) as Record_;
+		const { name, rank, title, technologies, language_code: language, country_code } = (record ?? {}) as Record_;
 		expect([row.row, row.website]).toEqual([index, names[index]]);
+		// Under a lookup's field names (language_code is language); country_code and label are the snapshot's own.
 		expect(row.domainData).toEqual(
 			record
-				? expect.objectContaining({ name, rank, title, technologies, label: NEWEST })
+				? expect.objectContaining({ name, rank, title, technologies, language, country_code, label: NEWEST })
 				: { name: names[index], found: false },
 		);
+		if (record) expect(row.domainData).not.toHaveProperty('language_code');
 	});
 });
 

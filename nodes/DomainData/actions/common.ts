@@ -42,14 +42,9 @@ export const requestDeadlineOption: INodeProperties = {
 		'again under Max Attempts',
 };
 
-/** What an Options collection may hold of the call limits. */
 type CallLimitOptions = { [name in 'maxAttempts' | 'idleTimeout' | 'requestDeadline']?: unknown };
 
-/**
- * The one reader of Max Attempts, Idle Timeout and Request Deadline: the limits of one item's calls, defaults
- * applied here, handed down whole. `offersIdleTimeout`: the operation shows Idle Timeout (those that stream); where
- * it does not, a JSON answer may be silent up to its Request Deadline, so that raising the deadline is enough.
- */
+/** The one reader of the call limits; without Idle Timeout (`offersIdleTimeout`) the Request Deadline serves. */
 export function readCallLimits(
 	node: INode,
 	options: CallLimitOptions,
@@ -67,10 +62,8 @@ export function readCallLimits(
 			description: `Enter a number of seconds from 1 to ${range} (about 24.8 days): longer waits cannot be timed.`,
 		});
 	};
-	const maxAttempts = readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', {
-		itemIndex,
-		fallback: DEFAULT_CALL_LIMITS.maxAttempts,
-	});
+	const fallback = DEFAULT_CALL_LIMITS.maxAttempts;
+	const maxAttempts = readWholeNumber(node, options.maxAttempts, 'option "Max Attempts"', { itemIndex, fallback });
 	const idleTimeoutMs = offersIdleTimeout
 		? readMs(options.idleTimeout, 'Idle Timeout (Seconds)', DEFAULT_CALL_LIMITS.idleTimeoutMs)
 		: undefined;
@@ -100,11 +93,7 @@ export function returnAllOrLimit(): INodeProperties[] {
 	];
 }
 
-/**
- * Return All / Limit of one item. A tool (`tool`) reads at most its records, plus one where only a record more than it
- * shows tells that there are more (`tellsMore`; Search learns it from the cursor); a Limit below the bound is the
- * user's, and shown whole.
- */
+/** Return All / Limit of one item; a tool's within its records, plus one that tells whether there are more. */
 export function readLimit(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -112,9 +101,8 @@ export function readLimit(
 	tellsMore = true,
 ): number | undefined {
 	if (!tool && (this.getNodeParameter('returnAll', itemIndex, false) as boolean)) return undefined;
-	const limit = readWholeNumber(this.getNode(), this.getNodeParameter('limit', itemIndex, 50), 'parameter "Limit"', {
-		itemIndex,
-	});
+	const value = this.getNodeParameter('limit', itemIndex, 50);
+	const limit = readWholeNumber(this.getNode(), value, 'parameter "Limit"', { itemIndex });
 	if (!tool) return limit;
 	return Math.min(limit, tool.records) + (tellsMore && limit >= tool.records ? 1 : 0);
 }
@@ -157,9 +145,6 @@ export interface DomainOptions extends CallLimitOptions {
 
 /** The one reader of "Concurrency" (1 to 10, as the field allows). */
 export function readConcurrency(node: INode, options: DomainOptions, itemIndex?: number): number {
-	return readWholeNumber(node, options.concurrency, 'option "Concurrency"', {
-		itemIndex,
-		max: 10,
-		fallback: DEFAULT_CONCURRENCY,
-	});
+	const rule = { itemIndex, max: 10, fallback: DEFAULT_CONCURRENCY };
+	return readWholeNumber(node, options.concurrency, 'option "Concurrency"', rule);
 }

@@ -4,12 +4,10 @@ import { asNodeError } from '../errors';
 import type { UnappliedFilter } from './domain/searchFilters';
 
 /**
- * What a tool call allows an operation (actions/tool/runAsTool.ts); undefined when the node runs in a workflow. The
- * operations read it with their parameters: a Limit within `records`, items as output, the options a tool always
- * wants, and no Continue On Fail (a failure reaches the tool's words).
+ * What a tool call allows an operation (undefined in a workflow), read with its parameters: a Limit within `records`
+ * (the records an answer shows), items as output, and no Continue On Fail (a failure reaches the tool's words).
  */
 export interface ToolBounds {
-	/** Records an answer shows. */
 	records: number;
 }
 
@@ -23,7 +21,7 @@ export interface DomainListFacts {
 	rejectedExamples?: string[];
 }
 
-/** What a run found besides its items: the tool's answer is written from it, as the editor's hints are. */
+/** What a run found besides its items: the tool's answer is written from it. */
 export interface RunFacts {
 	/** Bulk Get: the names past the tool's bound, not looked up. */
 	namesLeft?: unknown[];
@@ -43,18 +41,12 @@ export interface RunFacts {
 	datasetsInAll?: number;
 }
 
-/** An operation's output items and what its run found. */
-interface OperationRun {
-	items: INodeExecutionData[];
-	facts: RunFacts;
-}
-
-/** Every operation gets all input items at once: bulk and enrich batch across items, the others loop. */
+/** Every operation gets all input items at once (bulk and enrich batch across items) and gives its items and facts. */
 export type OperationExecute = (
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 	tool?: ToolBounds,
-) => Promise<OperationRun>;
+) => Promise<{ items: INodeExecutionData[]; facts: RunFacts }>;
 
 /** Whether failures become error items: never for a tool, whose failure is an answer of its own. */
 export function continuesOnFail(context: IExecuteFunctions, tool: ToolBounds | undefined): boolean {
@@ -62,12 +54,9 @@ export function continuesOnFail(context: IExecuteFunctions, tool: ToolBounds | u
 }
 
 /**
- * The json of an item that reports a failure under Continue On Fail: the message and the facts of what failed. n8n's
- * "Continue (using error output)" routes an item there only when its json holds nothing but `error` (n8n 2.41 also
- * allows `message` and `details`, 2.8 only `message`) and merges the input item into it, so on the error output the
- * facts are left out but for where to go on (`resumeAt`, the Skip Records of the File and Sub-Workflow outputs),
- * which the text then says. An item-level `error` would route it too, but n8n then replaces the json by the message
- * on either output.
+ * The json of a failure's item under Continue On Fail: the message and the facts of what failed. n8n routes an item to
+ * the error output only when its json holds nothing but `error`, so there the facts give way to a sentence naming
+ * where to go on (`resumeAt`, the Skip Records of the File and Sub-Workflow outputs).
  */
 export function errorJson(
 	context: IExecuteFunctions,
@@ -80,19 +69,17 @@ export function errorJson(
 	return { error: `${message}. To go on from there, run it again with the option "Skip Records" set to ${resumeAt}.` };
 }
 
-/** The fields of the error item of a failure, given by the code that failed (where to go on, what was done). */
 const errorItemFields = new WeakMap<object, IDataObject>();
 
-/** `error`, whose error item (under Continue On Fail) carries `fields` beside the message. */
+/** `error`, whose error item (Continue On Fail) carries `fields` beside the message: what was done, where to go on. */
 export function failedWith<E extends object>(error: E, fields: IDataObject): E {
 	errorItemFields.set(error, fields);
 	return error;
 }
 
 /**
- * Runs `run` for each input item in order and honours Continue On Fail for it: a failure becomes that item's error
- * item (errorJson, with the fields the failure carries: failedWith) and the next item goes on. `run` pushes onto
- * `output` one item at a time: spreading 100,000 items as arguments would overflow the call stack.
+ * Runs `run` for each input item in order, a failure becoming that item's error item under Continue On Fail. `run`
+ * pushes onto `output` one item at a time: spreading 100,000 items as arguments would overflow the call stack.
  */
 export async function forEachItem(
 	this: IExecuteFunctions,

@@ -202,17 +202,54 @@ describe('a service that fails the third of five calls (local server)', () => {
 describe('Domain → Enrich Items with Source Snapshot', () => {
 	const NEWEST = '2025-06-30';
 	const PREVIOUS = '2025-06-23';
-	/** The snapshot's record of a name as Enrich adds it: the default stream fields and the label. */
+	/**
+	 * The snapshot's record of a name as Enrich adds it: the default stream fields under the lookup's names
+	 * (language_code is language), and the label.
+	 */
 	async function recordsOf(label: string): Promise<Map<string, IDataObject>> {
 		const records = new Map<string, IDataObject>();
 		for (let position = 0; position < 3000; position++) {
 			const line = sim.index.lineAt(position, label);
 			if (line === undefined) continue;
-			const record = JSON.parse(line) as IDataObject;
-			records.set(record.name as string, { ...record, label });
+			const { language_code: language, ...record } = JSON.parse(line) as IDataObject;
+			const { name, rank, title, meta_description, country_code, categories, technologies, tld1 } = record;
+			const inOrder = { name, rank, title, meta_description, country_code, language, categories, technologies, tld1 };
+			records.set(record.name as string, { ...inOrder, label });
 		}
 		return records;
 	}
+
+	test('the same field names from either Source: the snapshot adds country_code and label, a lookup id', async () => {
+		const names = [...(await recordsOf(NEWEST)).keys()].slice(0, 60);
+		const input = names.map((website) => ({ json: { website } }));
+		const byLookup = await enrich(input);
+		const bySnapshot = await enrich(input, { options: { source: 'snapshot' } });
+		expect([byLookup.error, bySnapshot.error]).toEqual([undefined, undefined]);
+		const data = (item: INodeExecutionData) => item.json.domainData as IDataObject;
+		const keys = (item: INodeExecutionData, extras: string[]) =>
+			Object.keys(data(item))
+				.filter((key) => !extras.includes(key))
+				.sort();
+		// The lookup's fields but for those it leaves out where there are none (a snapshot gives null or []).
+		const optional = ['meta_description', 'technologies'];
+		const both = names.map((_, index) => index).filter((index) => data(byLookup.items[index]).found !== false);
+		expect(both.length).toBeGreaterThan(50);
+		for (const index of both) {
+			const fromLookup = keys(byLookup.items[index], ['id']);
+			const fromSnapshot = keys(bySnapshot.items[index], ['country_code', 'label']);
+			expect(fromSnapshot).toEqual(
+				['name', 'rank', 'title', 'meta_description', 'language', 'categories', 'technologies', 'tld1'].sort(),
+			);
+			expect(fromLookup).toEqual(fromSnapshot.filter((key) => fromLookup.includes(key) || !optional.includes(key)));
+			expect(data(bySnapshot.items[index]).language).toEqual(expect.any(String));
+		}
+		// Where the lookup holds every field, the two key sets are the same but for the extras.
+		const whole = both.filter((index) => optional.every((key) => key in data(byLookup.items[index])));
+		expect(whole.length).toBeGreaterThan(10);
+		for (const index of whole) {
+			expect(keys(byLookup.items[index], ['id'])).toEqual(keys(bySnapshot.items[index], ['country_code', 'label']));
+		}
+	});
 
 	test('5,000 rows of 1,000 distinct domains: one stream request, no bulk call, rows in order', async () => {
 		const snapshot = await recordsOf(NEWEST);

@@ -54,10 +54,7 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['bulk'] } }, properties);
 
-/**
- * What one input item asks for: its distinct names in the order given, and how to call. A tool looks up the first
- * names within its bound (the others are told, `namesLeft`) and returns the names not in the index.
- */
+/** One item's distinct names in the order given, and how to call; a tool's first within its bound (`namesLeft`). */
 function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds) {
 	const node = this.getNode();
 	const entries = splitDomainList(this.getNodeParameter('domains', itemIndex));
@@ -106,8 +103,7 @@ export const execute: OperationExecute = async function (items, tool) {
 			output.push({ json: errorJson(this, request.error.message), pairedItem });
 			return;
 		}
-		// With continue-on-fail a failed call costs only its own names: each comes out in its place with the error
-		// (on the error output when that is chosen, without its name: see errorJson), and every answer paid for is kept.
+		// With continue-on-fail a failed call costs only its own names, each in its place with the error.
 		for (const name of request.names) {
 			const domain = found.get(name);
 			const error = failed.get(name);

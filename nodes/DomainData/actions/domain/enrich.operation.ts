@@ -86,9 +86,6 @@ const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 type EnrichOptions = DomainOptions & { source?: string; label?: unknown };
 
-/** Where an item's domain data comes from: bulk lookups, or the snapshot named by Dataset (`latest` when empty). */
-type Where = { source: 'lookup' } | { source: 'snapshot'; wantedLabel: string };
-
 /** The name an input item asks for, where its answer goes, and where it is looked up. */
 function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: number) {
 	const node = this.getNode();
@@ -132,6 +129,9 @@ function planItem(this: IExecuteFunctions, item: INodeExecutionData, itemIndex: 
 	return { name: normalized.name, destination, where, calls };
 }
 
+/** Where an item's domain data comes from: bulk lookups, or the snapshot named by Dataset (`latest` when empty). */
+type Where = { source: 'lookup' } | { source: 'snapshot'; wantedLabel: string };
+
 function readWhere(node: INode, options: EnrichOptions, itemIndex: number): Where {
 	const source = String(options.source ?? 'lookup').trim() || 'lookup';
 	if (source === 'lookup') return { source };
@@ -142,10 +142,18 @@ function readWhere(node: INode, options: EnrichOptions, itemIndex: number): Wher
 	});
 }
 
+/** The snapshot record's names of the facts a lookup names otherwise: Enrich gives the lookup's names either way. */
+const LOOKUP_NAMES: ReadonlyMap<string, string> = new Map([['language_code', 'language']]);
+
+/** A snapshot record under the lookup's field names, in its order; its extras (country_code, label) as they are. */
+function withLookupNames(record: IDataObject, label: string): IDataObject {
+	const renamed = Object.entries(record).map(([field, value]) => [LOOKUP_NAMES.get(field) ?? field, value]);
+	return { ...Object.fromEntries(renamed), label };
+}
+
 /**
- * Every name from one stream read of the snapshot `label` (only the listed names' lines are parsed; it stops once all
- * are found), each record with the snapshot's `label`. Records are taken one by one as they arrive, so that a read
- * that fails later leaves only the names not yet found without an answer. Memory: the names and their records.
+ * Every name from one stream read of the snapshot `label`, which stops once all are found. Records are taken as they
+ * arrive, so that a read that fails later leaves only the names not yet found without an answer.
  */
 async function lookUpInSnapshot(
 	context: IExecuteFunctions,
@@ -171,7 +179,7 @@ async function lookUpInSnapshot(
 			const spelled = normalizeDomainName(record.name, { removeWww: false });
 			const name = spelled.ok ? spelled.name : (record.name as string);
 			// A name listed twice by the snapshot: its first record counts.
-			if (!found.has(name)) found.set(name, { ...record, label });
+			if (!found.has(name)) found.set(name, withLookupNames(record, label));
 			if (found.size === names.length) break;
 		}
 	} catch (error) {
@@ -187,10 +195,7 @@ type EnrichRequest = ReturnType<typeof planItem>;
 /** The names asked of one source (bulk lookups, or one snapshot), and the first item that asked (its options count). */
 type Group = { key: string; label?: string; itemIndex: number; calls: EnrichRequest['calls']; names: Set<string> };
 
-/**
- * Groups the items' names by where they are looked up: the lookups, and each snapshot once, whatever Dataset asked
- * for it (`latest` and its date are one read). An item whose Dataset cannot be resolved becomes `{ error }`.
- */
+/** The items' names by source: the lookups, each snapshot once (`latest` and its date are one); else `{ error }`. */
 async function groupRequests(
 	this: IExecuteFunctions,
 	requests: Array<EnrichRequest | { error: NodeError }>,
@@ -225,23 +230,21 @@ async function groupRequests(
 	return { groups: [...groups.values()], keys };
 }
 
-/** Looks up each group's names: one bulk lookup for all lookup items, one stream read per snapshot. */
-async function lookUpGroup(this: IExecuteFunctions, group: Group, continueOnFail: boolean): Promise<LookedUp> {
-	const names = [...group.names];
-	const { itemIndex, label, calls } = group;
-	if (label === undefined) return await lookUp(this, names, { ...calls, continueOnFail });
-	return await lookUpInSnapshot(this, names, { label, limits: calls.limits, itemIndex, continueOnFail });
-}
-
 export const execute: OperationExecute = async function (items, tool) {
 	const continueOnFail = continuesOnFail(this, tool);
 	const plan = (itemIndex: number) => planItem.call(this, items[itemIndex], itemIndex);
 	const requests = readItems(this, items, plan, continueOnFail);
 	const { groups, keys } = await groupRequests.call(this, requests, continueOnFail);
 	const answers = new Map<string, LookedUp>();
-	for (const group of groups) answers.set(group.key, await lookUpGroup.call(this, group, continueOnFail));
-	// On the error output n8n merges the input row back into the error item; on the regular output the row keeps its
-	// fields beside the error.
+	// One bulk lookup for all lookup items, one stream read per snapshot.
+	for (const { key, label, itemIndex, calls, names } of groups) {
+		const lookedUp =
+			label === undefined
+				? lookUp(this, [...names], { ...calls, continueOnFail })
+				: lookUpInSnapshot(this, [...names], { label, limits: calls.limits, itemIndex, continueOnFail });
+		answers.set(key, await lookedUp);
+	}
+	// On the regular output the row keeps its fields beside the error (n8n merges them back on the error output).
 	const failedItem = (item: INodeExecutionData, message: string) => errorJson(this, message, item.json);
 
 	const output = requests.map((plan, itemIndex) => {

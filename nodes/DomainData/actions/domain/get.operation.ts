@@ -48,11 +48,7 @@ const properties: INodeProperties[] = [
 			type: 'options',
 			default: 'error',
 			options: [
-				{
-					name: 'Error',
-					value: 'error',
-					description: 'Stop with an error that names the domain',
-				},
+				{ name: 'Error', value: 'error', description: 'Stop with an error that names the domain' },
 				{
 					name: 'Return Not-Found Item',
 					value: 'returnNotFound',
@@ -81,34 +77,24 @@ function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds)
 				'Enter a domain name (example.com), a URL (https://example.com/page) or an email address (jane@example.com).',
 		});
 	}
-	return {
-		value,
-		name: normalized.name,
-		limits,
-		concurrency: readConcurrency(node, options, itemIndex),
-		// A name not in the index is an answer for a model, not a failure.
-		returnNotFound: tool !== undefined || options.onNotFound === 'returnNotFound',
-	};
+	const concurrency = readConcurrency(node, options, itemIndex);
+	// A name not in the index is an answer for a model, not a failure.
+	const returnNotFound = tool !== undefined || options.onNotFound === 'returnNotFound';
+	return { value, name: normalized.name, limits, concurrency, returnNotFound };
 }
 
 type GetPlan = ReturnType<typeof planItem>;
 
-/** The lookups of one run: each name asked once, its answer (null: not in the index) or the failure of its call. */
+/** The lookups of one run: each name asked once; its answer (null: not in the index) or the failure of its call. */
 class Lookups {
 	readonly answers = new Map<string, IDataObject | null>();
-	/** Names whose lookup ahead failed: their items fail with that error, without a second call. */
 	readonly failures = new Map<string, unknown>();
 
 	constructor(private readonly context: IExecuteFunctions) {}
 
 	async lookUp({ name, limits }: GetPlan, itemIndex: number, onRetry?: () => void): Promise<void> {
-		const answer = (await apiRequestOrNotFound.call(this.context, {
-			method: 'GET',
-			path: ['domain', name],
-			limits,
-			itemIndex,
-			onRetry,
-		})) as { domain?: unknown } | undefined;
+		const request = { method: 'GET' as const, path: ['domain', name], limits, itemIndex, onRetry };
+		const answer = (await apiRequestOrNotFound.call(this.context, request)) as { domain?: unknown } | undefined;
 		const found = answer?.domain;
 		if (answer && (!found || typeof found !== 'object' || Array.isArray(found))) {
 			throw unexpectedAnswerError(this.context.getNode(), 'the lookup answer has no "domain" object', itemIndex);
@@ -116,14 +102,9 @@ class Lookups {
 		this.answers.set(name, (found as IDataObject | undefined) ?? null);
 	}
 
-	/**
-	 * With Concurrency above 1, the distinct names of the items that can be read are looked up ahead, a few at a time
-	 * (the first failure stops that; the item loop then meets it in order, or asks again after Continue On Fail).
-	 * Returns the items read ahead, up to the first item that cannot be read.
-	 */
+	/** With Concurrency above 1, the items' distinct names are looked up ahead, a few at a time, until one fails. */
 	async ahead(count: number, plan: (itemIndex: number) => GetPlan): Promise<GetPlan[]> {
 		const read: GetPlan[] = [];
-		/** The first item that asks for each name. */
 		const firstAsking = new Map<string, number>();
 		for (let itemIndex = 0; itemIndex < count; itemIndex++) {
 			try {

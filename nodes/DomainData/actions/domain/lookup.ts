@@ -1,7 +1,4 @@
-/**
- * Bulk lookup shared by Bulk Get and Enrich Items: every distinct name once, 100 names a call, a few calls at a
- * time, answers matched to the names by name (the service does not keep the order, and may spell a name otherwise).
- */
+/** Bulk Get's and Enrich Items' lookup: each distinct name once, 100 a call, answers matched to the names by name. */
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { asNodeError } from '../../errors';
@@ -19,9 +16,8 @@ function spelledAsAsked(name: string, removeWww: boolean): string | undefined {
 }
 
 /**
- * Files the answered domains under the asked names. A name spelled otherwise (Unicode, upper case, a trailing dot)
- * matches after normalisation; one that differs only by "www." matches when exactly one asked name is left for it,
- * so that www.example.com and example.com, both asked, never get each other's data.
+ * Files the answered domains under the asked names, spelled otherwise (case, a final dot) or not; a name that differs
+ * only by "www." when exactly one asked name is left for it (www.example.com and example.com never swap data).
  */
 function fileAnswers(asked: readonly string[], domains: unknown[], found: Map<string, IDataObject>): void {
 	const askedNames = new Set(asked);
@@ -53,11 +49,7 @@ function failsEveryCall(error: unknown): boolean {
 }
 
 /** How a lookup calls: a few calls at a time under the limits of the item that set them; Continue On Fail or not. */
-export interface LookupCalls {
-	concurrency: number;
-	limits: CallLimits;
-	continueOnFail: boolean;
-}
+type LookupCalls = { concurrency: number; limits: CallLimits; continueOnFail: boolean };
 
 /** The Concurrency and call limits of one item's options (Bulk Get, Enrich Items). */
 export function readLookupCalls(node: INode, options: DomainOptions, itemIndex: number, offersIdleTimeout = false) {
@@ -68,9 +60,8 @@ export function readLookupCalls(node: INode, options: DomainOptions, itemIndex: 
 }
 
 /**
- * Looks up `names`. While a call is tried again no new call starts. A call that finally fails stops the lookup and
- * the node, unless the node continues on fail: then the other calls are still made (except after a failure that every
- * call would meet), and `failed` holds each name without an answer with the error that left it so.
+ * Looks up `names`; no new call starts while one is tried again. A call that fails for good stops the node unless it
+ * continues on fail: then the other calls are made (unless every call would fail), and `failed` holds the names left.
  */
 export async function lookUp(context: IExecuteFunctions, names: string[], calls: LookupCalls) {
 	const node = context.getNode();
@@ -79,13 +70,9 @@ export async function lookUp(context: IExecuteFunctions, names: string[], calls:
 	const found = new Map<string, IDataObject>();
 	const goOnAfter = continueOnFail ? (error: unknown) => !failsEveryCall(error) : undefined;
 	const outcome = await runPool(batches.length, { limit, goOnAfter }, async (index, control) => {
-		const answer = (await apiRequest.call(context, {
-			method: 'POST',
-			path: ['domain', 'bulk'],
-			body: { domains: batches[index] },
-			limits,
-			onRetry: () => control.holdOthers(),
-		})) as { domains?: unknown };
+		const body = { domains: batches[index] };
+		const request = { method: 'POST' as const, path: ['domain', 'bulk'], body, limits, onRetry: control.holdOthers };
+		const answer = (await apiRequest.call(context, request)) as { domains?: unknown };
 		if (!Array.isArray(answer.domains)) throw unexpectedAnswerError(node, 'the bulk answer has no "domains" list');
 		fileAnswers(batches[index], answer.domains, found);
 	});
@@ -101,10 +88,7 @@ export async function lookUp(context: IExecuteFunctions, names: string[], calls:
 /** What a look-up gives: each name found, and each name left without an answer by a failure (Continue On Fail). */
 export type LookedUp = Awaited<ReturnType<typeof lookUp>>;
 
-/**
- * Reads every input item first (a bad value stops the node before a credit is spent); an item that could not be read
- * keeps its place as `{ error }` when the node continues on fail.
- */
+/** Reads every item before any call; one that could not be read keeps its place as `{ error }` (Continue On Fail). */
 export function readItems<T>(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],

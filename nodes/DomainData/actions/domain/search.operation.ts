@@ -104,11 +104,9 @@ function readStartCursor(node: INode, value: unknown, itemIndex: number): unknow
 	}
 	if (Array.isArray(cursor) && cursor.length > 0) return cursor;
 	const message = `The Start Cursor must be a JSON array such as [2, 36411284], but it is ${describeValue(value)}`;
-	throw operationError(node, message, {
-		itemIndex,
-		description:
-			'Use the searchAfter value of the paging info of an earlier run (Options → Include Paging Info), unchanged.',
-	});
+	const description =
+		'Use the searchAfter value of the paging info of an earlier run (Options → Include Paging Info), unchanged.';
+	throw operationError(node, message, { itemIndex, description });
 }
 
 /** What one item asks: its filters (as set, and as sent), the Limit, pages, cursor and paging info. */
@@ -118,21 +116,13 @@ function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds)
 	const asSet = this.getNodeParameter('filters', itemIndex, '{}');
 	const filters = readFilters.call(this, asSet, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', {
-		itemIndex,
-		fallback: DEFAULT_PAGE_SIZE,
-	});
-	return {
-		itemIndex,
-		limit,
-		asSet,
-		filters,
-		pageSize,
-		limits: readCallLimits(node, options, itemIndex),
-		startCursor: readStartCursor(node, options.searchAfter, itemIndex),
-		// A tool's answer tells the total and whether there are more.
-		includePagingInfo: tool !== undefined || options.includePagingInfo === true,
-	};
+	const rule = { itemIndex, fallback: DEFAULT_PAGE_SIZE };
+	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', rule);
+	const limits = readCallLimits(node, options, itemIndex);
+	const startCursor = readStartCursor(node, options.searchAfter, itemIndex);
+	// A tool's answer tells the total and whether there are more.
+	const includePagingInfo = tool !== undefined || options.includePagingInfo === true;
+	return { itemIndex, limit, asSet, filters, pageSize, limits, startCursor, includePagingInfo };
 }
 
 export const execute: OperationExecute = async function (items, tool) {

@@ -1,7 +1,6 @@
 /**
- * Search's filters as the node knows them: the names the service takes (our assumption: the interface document does
- * not list them; the simulator takes these), what keeps a filters object from reaching the service as written, and
- * the check of the domains a search returned against the filters sent (language, technology, category, tld1, rank).
+ * Search's filters as the node knows them (the interface document does not list them; the simulator takes these), and
+ * the check of the domains a search returned against the filters sent.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -9,10 +8,7 @@ import { count, describeValue, quoteFew } from '../../errors';
 
 type FilterCheck = (domain: IDataObject, wanted: unknown) => boolean | undefined;
 
-/**
- * The filters the tool teaches a model and the simulator takes, in the order they are named: how a model is told each
- * one, and how it reads on a domain object (true when it matches, undefined when it cannot tell).
- */
+/** Per filter: how a model is told it, and how it reads on a domain (true: matches; undefined: cannot tell). */
 const FILTERS: Record<string, { taught: string; check: FilterCheck }> = {
 	language: { taught: 'language (ISO 639-1, e.g. "de")', check: (domain, wanted) => sameText(domain.language, wanted) },
 	technology: {
@@ -43,10 +39,7 @@ export const SEARCH_FILTERS = Object.keys(FILTERS);
 export const SEARCH_FILTERS_TAUGHT = Object.values(FILTERS)
 	.map((filter) => filter.taught)
 	.join(', ');
-/**
- * The search filter that `key` names in another case ("Language": "language"), when `key` is not a filter's name
- * itself: a service that takes the names as written refuses such a key, or ignores it.
- */
+/** The search filter that `key` names in another case ("Language"), which a service refuses or ignores. */
 export function filterInOtherCase(key: string): string | undefined {
 	if (SEARCH_FILTERS.includes(key)) return undefined;
 	return SEARCH_FILTERS.find((name) => name.toLowerCase() === key.toLowerCase());
@@ -107,15 +100,13 @@ function sameText(value: unknown, wanted: unknown): boolean | undefined {
 export interface UnappliedFilter {
 	name: string;
 	text: string;
-	/** The filter's name when `name` is that name in another case ("language" for "Language"). */
 	meant?: string;
 }
 
 /**
- * The filters sent that the service plainly did not apply: more than half of the domains it returned that the node
- * can check fail the filter (a service may match more loosely than the node checks, not mostly otherwise). A key
- * that is a filter's name in another case counts as not applied unless every domain that can be checked matches it
- * (a service that read the name in any case). `filters` is the parameter as read (a JSON text or an object).
+ * The filters (a JSON text or an object) the service plainly did not apply: more than half of the domains it returned
+ * that can be checked fail it (a service may match more loosely). A filter's name in another case counts as not
+ * applied unless every domain that can be checked matches it.
  */
 export function unappliedFilters(filters: unknown, domains: IDataObject[]): UnappliedFilter[] {
 	const unapplied: UnappliedFilter[] = [];

@@ -1,7 +1,4 @@
-/**
- * Search's paging through the service for one item: page after page with the cursor the service gives, each page's
- * domains checked, and the guards against cursors that never end.
- */
+/** Search's paging for one item: page after page with the service's cursor, and the guards against endless ones. */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { buildApiError, describeValue } from '../../errors';
@@ -13,7 +10,7 @@ const MAX_PAGES_WITHOUT_TOTAL = 100_000;
 /** Where the search of an item stands: the cursor of the next page (none after the last) and the total announced. */
 export type Paging = { cursor?: unknown[]; total?: number };
 
-/** What one item's search asks (search.operation.ts reads it). */
+/** What one item's search asks. */
 export interface SearchPlan {
 	itemIndex: number;
 	limit: number;
@@ -33,20 +30,15 @@ function kindOf(value: unknown): string {
 /** One page of a search: its domains (checked to be objects), the next cursor as sent, and the total announced. */
 async function fetchPage(this: IExecuteFunctions, plan: SearchPlan, size: number, cursor: unknown[] | undefined) {
 	const { itemIndex, filters, limits } = plan;
-	const node = this.getNode();
-	const page = (await apiRequest.call(this, {
-		method: 'POST',
-		path: ['domain', 'search'],
-		body: { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) },
-		limits,
-		itemIndex,
-		badRequestDescription:
-			`Check Filters (${filtersNamed(filters)}) and the options. If the service speaks of ` +
-			`the page size: the largest page depends on the plan, lower Options → Page Size (this call asked for ` +
-			`${size}).`,
-	})) as { results?: unknown; search_after?: unknown; total?: unknown };
+	const body = { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) };
+	const badRequestDescription =
+		`Check Filters (${filtersNamed(filters)}) and the options. If the service speaks of the page size: the largest ` +
+		`page depends on the plan, lower Options → Page Size (this call asked for ${size}).`;
+	const path = ['domain', 'search'];
+	const request = { method: 'POST' as const, path, body, limits, itemIndex, badRequestDescription };
+	const page = (await apiRequest.call(this, request)) as { results?: unknown; search_after?: unknown; total?: unknown };
 	if (!Array.isArray(page.results)) {
-		throw unexpectedAnswerError(node, 'the search answer has no "results" list', itemIndex);
+		throw unexpectedAnswerError(this.getNode(), 'the search answer has no "results" list', itemIndex);
 	}
 	return { results: page.results as unknown[], next: page.search_after, total: page.total };
 }
@@ -104,10 +96,7 @@ class SearchProgress {
 		return true;
 	}
 
-	/**
-	 * Pages may be shorter than asked (a plan's cap): the guard counts domains. More than the announced total, by
-	 * more than a page (a live index may shift a domain while it is read), means cursors that never end.
-	 */
+	/** More domains than the announced total, by more than a page (a live index shifts), means endless cursors. */
 	checkRunaway(): void {
 		const { total } = this.paging;
 		const { received, pages, read } = this;
@@ -123,10 +112,7 @@ class SearchProgress {
 	}
 }
 
-/**
- * Searches for one input item, page by page, and appends its domains to `output` as they come (items read before
- * a failure stay there). `paging` is where the search stands, for the error item when the paging info is shown.
- */
+/** Appends one item's domains to `output` page by page (those read before a failure stay); `paging`: where it is. */
 export async function searchForItem(
 	this: IExecuteFunctions,
 	plan: SearchPlan,
@@ -136,12 +122,8 @@ export async function searchForItem(
 	const { itemIndex, limit, pageSize } = plan;
 	const progress = new SearchProgress(this, plan, paging);
 	while (progress.read < limit) {
-		const { results, next, total } = await fetchPage.call(
-			this,
-			plan,
-			Math.min(pageSize, limit - progress.read),
-			paging.cursor,
-		);
+		const size = Math.min(pageSize, limit - progress.read);
+		const { results, next, total } = await fetchPage.call(this, plan, size, paging.cursor);
 		progress.pages++;
 		progress.checkDomains(results);
 		if (typeof total === 'number') paging.total = Math.max(paging.total ?? 0, total);

@@ -1,8 +1,6 @@
 /**
- * Texts for a model (tool answers and their errors): without the characters that can hide or reorder text, line
- * breaks as spaces, cut between characters as a reader sees them. What writing needs stays: emoji joined by ZWJ (a
- * family, the rainbow flag), emoji tag sequences (the flag of England), and ZWJ and ZWNJ between letters of the
- * scripts that write with them (Persian, Hindi).
+ * Texts for a model: without the characters that can hide or reorder text, line breaks as spaces, cut between
+ * characters as a reader sees them. What writing needs stays (emoji sequences, ZWJ and ZWNJ in Persian or Hindi).
  */
 
 /** Scripts whose words need ZWJ and ZWNJ between their letters (Persian, Arabic, Indic half forms and conjuncts). */
@@ -19,10 +17,9 @@ const JOINED = [
 	`(?<=${LETTER})(?<=${JOINING})[\\u200C\\u200D](?=${LETTER})(?=${JOINING})`,
 ];
 /**
- * Characters a model may misread or a reader cannot see: C0 and C1 controls (NUL, ESC, NEL…) and DEL, the soft
- * hyphen, zero-width characters (ZWJ and ZWNJ outside the sequences above), bidirectional marks, embeddings,
- * overrides and isolates, invisible operators, interlinear annotations, the byte-order mark, tag characters
- * (U+E0000…U+E007F, outside emoji tag sequences) and lone surrogates (the `u` flag matches only unpaired ones).
+ * Characters a model may misread or a reader cannot see: controls and DEL, the soft hyphen, zero-width and
+ * bidirectional characters, invisible operators, annotations, the BOM, tag characters and lone surrogates (the `u` flag
+ * matches only unpaired ones).
  */
 const HIDDEN_CHARACTERS =
 	'[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E' +
@@ -32,10 +29,7 @@ const HIDDEN = new RegExp(`(${JOINED.join('|')})|${HIDDEN_CHARACTERS}`, 'gu');
 const BREAKS = /[\t\n\r\u2028\u2029]+/g;
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
-/**
- * `text` cut to at most `max` UTF-16 units, the last "…", at a boundary between characters as a reader sees them
- * (a flag, a family emoji, a letter with its accents stay whole or go whole).
- */
+/** `text` cut to at most `max` UTF-16 units, the last "…", between characters as a reader sees them (graphemes). */
 function cutText(text: string, max: number): string {
 	if (text.length <= max) return text;
 	let end = 0;
@@ -50,10 +44,8 @@ const visibleText = (text: string) =>
 	text.replace(HIDDEN, (_hidden, joined?: string) => joined ?? '').replace(BREAKS, ' ');
 
 /**
- * A website's text as a model reads it: without hidden characters, line breaks as spaces, cut at `max`. Of a long text
- * only its start can be shown, so a window of it is cleaned first: that gives the same start as the whole text,
- * since only the window's last characters can differ (a joiner or a tag sequence the window cuts) and the cut comes
- * well before them; a window mostly of hidden characters leaves too little, and the whole text is cleaned.
+ * A website's text as a model reads it, cut at `max`. Of a long text only a window at its start is cleaned: only its
+ * last characters can differ from the whole text's, and the cut comes well before; unless it is mostly hidden ones.
  */
 export function cleanText(text: string, max: number): string {
 	const window = max * 4 + 64;

@@ -1,15 +1,8 @@
 /**
- * The node as a tool (n8n's "Domain Data Tool": AI Agent, MCP Server Trigger, any tool-using node): every operation
- * runs within the bounds below and answers with one item a model can read (answer.ts). A failure becomes a
- * short text: for an agent's tool call the answer `{ error }`, so that the agent goes on on every n8n version (2.8
- * fails the whole run when a tool node throws; 2.41 hands the model the bare message); elsewhere (an MCP client) it
- * is thrown with that text, which the MCP Server Trigger returns as an error result. "On Error: Stop Workflow", set
- * on the tool, throws the error itself, as n8n 2.41 does.
- *
- * The bounds (`ToolBounds`, read by each operation with its parameters) keep every call to the records an answer can
- * show (the README and the tool descriptions state them). A name not in the index is an answer for a model
- * (`{ name, found: false }`), not a failure; an empty Domains filter of Stream or Compare, which a model may fill
- * (examples/ai-agent-tool.json), means every domain.
+ * The node as a tool (AI Agent, MCP Server Trigger, any tool-using node): every operation runs within `ToolBounds` and
+ * answers with one item a model can read (answer.ts). A failure becomes a short text: for an agent's tool call the
+ * answer `{ error }`, so that the agent goes on on every n8n version (2.8 fails the whole run when a tool node throws);
+ * elsewhere (an MCP client) it is thrown with that text. "On Error: Stop Workflow" on the tool throws the error itself.
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -32,10 +25,7 @@ const UNAVAILABLE = 'The service is down or overloaded right now: try again in a
 const HELP_WITH_LABEL =
 	'Call this tool again with "latest" or the date label (YYYY-MM-DD) of a snapshot that exists; a tool that lists ' +
 	'snapshots tells which exist.';
-/**
- * A value the operation refused (its input or a parameter): what the model can do, in terms of the tool's input.
- * The error's own description speaks of the editor's fields, which a model cannot change.
- */
+/** A value the operation refused: what the model can do with the tool's input (not the editor's fields). */
 const HELP_BY_OPERATION: Record<string, string> = {
 	get:
 		'Call this tool again with one domain name such as example.com (a URL or an email address also works). To find ' +
@@ -54,10 +44,7 @@ const HELP_WITH_DOMAINS =
 	'example.com, example.org; or leave "domains" empty for every domain.';
 const TELL_THE_USER = 'Tell the user that the Domain Data tool could not answer this.';
 
-/**
- * Said with every refused search filter: a model that sent "country" wants a country, and neither language (spoken in
- * several countries) nor tld1 (a registrable domain, such as example.de) is one.
- */
+/** Said with every refused search filter: a model that sent "country" wants one, and neither language nor tld1 is. */
 const NO_COUNTRY_FILTER =
 	'Search has no country filter, and neither language nor tld1 stands for a country; records by country ' +
 	'(country_code) come from a Domain Data snapshot tool that filters on country codes, if there is one; else ' +
@@ -66,9 +53,8 @@ const NO_COUNTRY_FILTER =
 const quotedKey = (key: string) => `"${cleanText(key, 40)}"`;
 
 /**
- * The filters of a search the service refused that it cannot take: keys that are no search filter (or one in another
- * case). One sentence naming them and what to send instead; undefined when every key is a filter (then the value was
- * refused, and the service's reason says which).
+ * The keys of a refused search that are no search filter (or one in another case), and what to send instead;
+ * undefined when every key is a filter (then a value was refused, and the service's reason says which).
  */
 function rejectedFilterText(keys: string[]): string | undefined {
 	const rejected = keys.filter((key) => !SEARCH_FILTERS.includes(key));
@@ -85,10 +71,8 @@ function rejectedFilterText(keys: string[]): string | undefined {
 		);
 	}
 	const others = SEARCH_FILTERS.join(', ');
-	return (
-		`The service does not take the filter ${quoted}: call this tool again without it, with the filters it takes ` +
-		`(${others}). ${NO_COUNTRY_FILTER}`
-	);
+	const without = `call this tool again without it, with the filters it takes (${others})`;
+	return `The service does not take the filter ${quoted}: ${without}. ${NO_COUNTRY_FILTER}`;
 }
 
 /** What helps after a failure: by the error's kind (set where it was made), its status, or the operation. */
@@ -110,15 +94,8 @@ function toolErrorText(error: unknown, secret: string | undefined, operation: st
 	const what = typeof message === 'string' && message ? withoutFinalStops(message) : 'The Domain Data tool failed';
 	const { help, filterKeys } = toolHelpOf(error);
 	const rejected = help === 'searchFilters' ? rejectedFilterText(filterKeys) : undefined;
-	return cleanText(
-		redact(rejected ?? `${what}. ${helpFor(error, operation) ?? TELL_THE_USER}`, secret),
-		MAX_ERROR_CHARS,
-	);
-}
-
-/** The input items an operation gets: Enrich Items' first ones within the bound (one item, one record). */
-function boundedItems(operation: string, items: INodeExecutionData[]): INodeExecutionData[] {
-	return operation === 'enrich' ? items.slice(0, TOOL_MAX_RECORDS) : items;
+	const text = rejected ?? `${what}. ${helpFor(error, operation) ?? TELL_THE_USER}`;
+	return cleanText(redact(text, secret), MAX_ERROR_CHARS);
 }
 
 /** Stream's and Compare's filters set in the node (a tool's inputs when filled from the model, as in the examples). */
@@ -137,11 +114,13 @@ export async function runAsTool(
 	const items = this.getInputData();
 	const pairedItem = items.map((_, item) => ({ item }));
 	const bounds: ToolBounds = { records: TOOL_MAX_RECORDS };
+	// Enrich Items gets its first items within the bound (one item, one record).
+	const given = operation === 'enrich' ? items.slice(0, TOOL_MAX_RECORDS) : items;
 	try {
-		const { items: output, facts } = await execute.call(this, boundedItems(operation, items), bounds);
+		const { items: output, facts } = await execute.call(this, given, bounds);
 		const records = output.map((item) => item.json);
 		const mode = this.getNodeParameter('toolRecords', 0, 'full') as RecordsMode;
-		const itemsLeft = operation === 'enrich' ? Math.max(0, items.length - TOOL_MAX_RECORDS) : 0;
+		const itemsLeft = items.length - given.length;
 		const filterInputs = filtersSetIn(this, operation);
 		return [{ json: toolAnswer(operation, records, mode, { ...facts, itemsLeft, filterInputs }), pairedItem }];
 	} catch (error) {

@@ -1,7 +1,6 @@
 /**
- * The sentences of a tool answer that say what the run looked at (RunFacts): the snapshots read and how much of
- * them, the fields Compare compared (and whether rank was), what the Domains list found, and whether a list is all.
- * A model that is not told what was looked at reads "no change" or "3 records" as more than they are.
+ * The sentences of a tool answer that say what the run looked at (RunFacts): a model that is not told reads "no
+ * change" or "3 records" as more than they are.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -18,7 +17,7 @@ function listed(texts: string[]): string {
 	return texts.length > 1 ? `${texts.slice(0, -1).join(', ')} and ${texts.at(-1)}` : (texts[0] ?? '');
 }
 
-/** `12 removed, 8 added`: the changes of `records` per kind. */
+/** `12 removed, 8 added`. */
 function changeCounts(records: IDataObject[]): string {
 	const counts = new Map<string, number>();
 	for (const record of records) counts.set(String(record.change), (counts.get(String(record.change)) ?? 0) + 1);
@@ -43,10 +42,8 @@ function rankSentence({ compared }: RunFacts): string[] {
 }
 
 /**
- * Compare's first sentences: what was compared, then the changes. When the run went to the end the counts per kind are
- * those of the comparison (`found`); when it stopped at the bound they are not known, and the changes shown are the
- * first found (removals are found while the older snapshot is read, additions and changes after it): said plainly,
- * so that no model reads them as a sample.
+ * Compare's first sentences: what was compared, then the changes: counted per kind when the run went to the end, else
+ * the first found (removals come first), said plainly so that no model reads them as a sample.
  */
 export function compareSentences(found: IDataObject[], shown: IDataObject[], more: boolean, run: RunFacts): string[] {
 	if (found.length === 0) return [`No change found${whatCompared(run, 'in ')}.`, ...rankSentence(run)];
