@@ -1,11 +1,12 @@
 /**
  * A stream whose reader pauses, in real n8n: Dataset → Stream with the Sub-Workflow output and an Idle Timeout of
- * 3 s, into a sub-workflow that the test holds for 6 s a batch (its HTTP Request waits on a local server that answers
+ * 5 s, into a sub-workflow that the test holds for 10 s a batch (its HTTP Request waits on a local server that answers
  * only then). The idle timeout counts only while the node waits for the service, and n8n's HTTP client must not cut
  * the paused body: one stream request for the whole snapshot, not one per batch, and every record reaches the
  * sub-workflow once. The pause is the test's own (held at the server, twice the Idle Timeout, however slow the
  * machine); the Idle Timeout leaves a margin over the stalls of a loaded machine, where a 1 s one fired while the
- * service's bytes were waiting to be read (3 stream requests on n8n 2.8.4 at load 6 to 10 on 2 cores).
+ * service's bytes were waiting to be read (3 stream requests on n8n 2.8.4 at load 6 to 10 on 2 cores; a 3 s one
+ * timed out in subworkflow.spool.test.ts at load 30).
  */
 import type { N8nInstance } from '../../scripts/n8n/instance';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
@@ -20,7 +21,7 @@ const DOMAINS = 3000;
 const BATCH = 1000;
 const SUB = workflowId('pausedSub');
 const CALLER = workflowId('pausedCaller');
-const IDLE_SECONDS = 3;
+const IDLE_SECONDS = 5;
 /** How long the test holds each batch in the sub-workflow: twice the Idle Timeout. */
 const HOLD_MS = 2 * IDLE_SECONDS * 1000;
 
