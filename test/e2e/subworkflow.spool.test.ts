@@ -1,6 +1,6 @@
 /**
  * The Sub-Workflow output with a sub-workflow slower than the service's patience, in real n8n from the packed
- * package. Between n8n and the simulator sits a proxy that cuts an answer not read for 2 s (like nginx's
+ * package. Between n8n and the simulator sits a proxy that cuts an answer not read for 4 s (like nginx's
  * `send_timeout`); the sub-workflow waits 8 s per batch (n8n's Wait node), then inserts the batch into a
  * PostgreSQL table with n8n's Postgres node. The node spools the snapshot into n8n's binary data storage
  * (filesystem mode in regular mode, database mode in queue mode) and feeds the batches from there: every record
@@ -45,9 +45,11 @@ const TARGET = `dd_e2e_spool_${suffix}`;
 const RECORDS = 45_000;
 const BATCH = 15_000;
 const FIELDS = ['name', 'rank', 'title', 'meta_description', 'icon', 'canonical', 'first_published_at'];
-/** Per batch, longer than the proxy's patience (2 s) and the Idle Timeout (IDLE_SECONDS). */
+/** Per batch, longer than the proxy's patience (PROXY_PATIENCE_MS) and the Idle Timeout (IDLE_SECONDS). */
 const WAIT_SECONDS = 8;
 const IDLE_SECONDS = 6;
+/** 2 s was cut by a stall of n8n while it spooled (a second download) at load 30 on 2 cores. */
+const PROXY_PATIENCE_MS = 4000;
 
 const POSTGRES = { id: wf.workflowId('credPostgresSpool'), name: 'Postgres (spool target)' };
 
@@ -170,7 +172,7 @@ beforeAll(async () => {
 	created.push(TARGET);
 	sim = await startSimulator({ domains: RECORDS, snapshots: 2 });
 	newest = sim.datasets()[0].label;
-	proxy = await startImpatientProxy(sim.url, 2000);
+	proxy = await startImpatientProxy(sim.url, PROXY_PATIENCE_MS);
 	const url = `${sim.url}/json/api/v1/historical/domain/${newest}?fields=${FIELDS.join(',')}`;
 	const answer = await fetch(url, { headers: { authorization: 'Bearer sim-pro-key' } });
 	snapshotBytes = (await answer.arrayBuffer()).byteLength;
@@ -204,7 +206,7 @@ describe('regular mode (filesystem binary data)', () => {
 	});
 
 	test(
-		'behind a proxy that cuts an unread answer after 2 s: every record once, one download',
+		`behind a proxy that cuts an unread answer after ${PROXY_PATIENCE_MS / 1000} s: every record once, one download`,
 		async () => {
 			const bytesBefore = proxy.streamBytes();
 			const filesBefore = binaryDataFiles(n8n.userFolder).length;
