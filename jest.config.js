@@ -58,6 +58,8 @@ module.exports = {
 		...e2eProjects,
 	],
 	testTimeout: 60_000,
+	// Jest's own report, then the 15 slowest files with their seconds (test/harness/slowestFiles.js).
+	reporters: ['default', '<rootDir>/test/harness/slowestFiles.js'],
 	// Several suites start HTTP servers and n8n processes; two workers keep the machine responsive.
 	maxWorkers: 2,
 	// n8n-core keeps process-wide handles (its DI container's services) open once loaded in a worker.

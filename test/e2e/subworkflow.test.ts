@@ -1,8 +1,8 @@
 /**
  * The Sub-Workflow output in real n8n 2.8.4, from the packed package: whole snapshots go, batch by batch,
  * through a sub-workflow whose Postgres node (n8n's own) inserts them into a table of a database created
- * for this run (PostgreSQL on 127.0.0.1, dropped afterwards). Regular mode: 1,000,000 records, and a run
- * that fails at a batch and is resumed with Skip Records. Queue mode (main + worker): 100,000 records,
+ * for this run (PostgreSQL on 127.0.0.1, dropped afterwards). Regular mode: a whole snapshot of 100,000 records,
+ * and a run that fails at a batch and is resumed with Skip Records. Queue mode (main + worker): 25,000 records,
  * run by the worker.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,14 +22,12 @@ import {
 	workflowId,
 } from '../../scripts/n8n/workflows';
 import { startSimulator, type Simulator } from '../simulator';
-import { NODE20_N8N_VERSION } from '../../scripts/n8n/versions';
 import { importAndPublish, type QueueMode, startQueueMode, stopQueueMode } from './subworkflowSupport';
 import {
 	CLI_PUBLISHED_SUB_WORKFLOWS_ENV,
 	CREDENTIALS,
 	createInstance,
 	credentialImports,
-	e2eVersion,
 	postWebhook,
 } from './support';
 
@@ -39,11 +37,12 @@ const QUEUE_N8N_DATABASE = `dd_e2e_subwfq_${suffix}`;
 const REDIS_DB = Number(process.env.N8N_E2E_REDIS_DB ?? 7);
 const REDIS_PREFIX = `dd-e2e-subwf-${suffix.replace(/_/g, '-')}`;
 /**
- * A whole snapshot of 1,000,000 records on the newest n8n for Node 20 (issue 12's proof, about 2 minutes);
- * 200,000 on the other versions of the matrix, so that CI stays within its time.
+ * A whole snapshot in 20 batches: every record once in the table, the summary right. How a million or two go (time,
+ * memory, on the worker too) is the benchmark's question (bench/subworkflow.ts: 100,000 to 2,000,000 records).
  */
-const WHOLE = e2eVersion() === NODE20_N8N_VERSION ? 1_000_000 : 200_000;
-const QUEUE_RECORDS = 100_000;
+const WHOLE = 100_000;
+/** Five batches on the worker, none of them enqueued or saved. */
+const QUEUE_RECORDS = 25_000;
 const RESUME_RECORDS = 50_000;
 const BATCH = 5000;
 const FIELDS = ['name', 'rank'];
@@ -241,7 +240,7 @@ describe('queue mode', () => {
 	}, 120_000);
 
 	test(
-		'100,000 records go through the sub-workflow on the worker that runs the node',
+		`${QUEUE_RECORDS.toLocaleString('en-US')} records go through the sub-workflow on the worker that runs the node`,
 		async () => {
 			const { n8n, main, worker, rest } = queue!;
 			const answer = await postWebhook(n8n.url, hookPath, {}, 15 * 60_000);
@@ -257,7 +256,7 @@ describe('queue mode', () => {
 			expect(fromApiExecution(run.execution).json('Stream')).toEqual(answer);
 			// Sub-executions are not queued: they run inside the worker's execution. None is enqueued by main.
 			expect(main.output().match(/Enqueued execution/g)).toHaveLength(1);
-			// The sub-workflow saves no successful execution: the list holds nothing of its 20 runs.
+			// The sub-workflow saves no successful execution: the list holds nothing of its runs (one per batch).
 			expect(await rest.executions(queued.sub.id, { includeData: false })).toHaveLength(0);
 
 			expect(await tableState('domains_queue')).toEqual({
