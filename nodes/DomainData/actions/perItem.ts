@@ -103,3 +103,8 @@ export async function forEachItem(
 	}
 	return output;
 }
+
+/** A hint under the output in the editor (older n8n versions have no addExecutionHints: then nothing). */
+export function addHint(context: IExecuteFunctions, message: string): void {
+	if (typeof context.addExecutionHints === 'function') context.addExecutionHints({ message, location: 'outputPane' });
+}

@@ -15,8 +15,7 @@ import {
 	removeWwwOption,
 	requestDeadlineOption,
 } from '../common';
-import { addHint } from '../dataset/sink/source';
-import { forEachItem, type OperationExecute, type ToolBounds } from '../perItem';
+import { addHint, forEachItem, type OperationExecute, type ToolBounds } from '../perItem';
 
 /** From this many input items, a hint points at Bulk Get and Enrich Items (100 names a call). */
 const MANY_ITEMS = 100;

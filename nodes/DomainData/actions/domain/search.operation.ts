@@ -12,8 +12,7 @@ import {
 	returnAllOrLimit,
 	optionsCollection,
 } from '../common';
-import { addHint } from '../dataset/sink/source';
-import { failedWith, forEachItem, type OperationExecute, type RunFacts, type ToolBounds } from '../perItem';
+import { addHint, failedWith, forEachItem, type OperationExecute, type RunFacts, type ToolBounds } from '../perItem';
 import { filtersObject, filtersProblem, unappliedFilters } from './searchFilters';
 import { type Paging, type SearchPlan, searchForItem } from './searchPaging';
 

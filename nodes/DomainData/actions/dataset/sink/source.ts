@@ -5,6 +5,7 @@ import type { MemoryGuard } from '../../../helpers/compare';
 import { type DomainList, domainListReport } from '../../../helpers/domainsFilter';
 import type { SnapshotReadStats } from '../../../helpers/snapshotReader';
 import type { OutputParameters } from '../outputPlan';
+import { addHint } from '../../perItem';
 
 /** What an operation's item reads, once its labels are resolved. */
 export interface DatasetSource {
@@ -46,11 +47,6 @@ export function factsOfReads(source: DatasetSource, output: OutputParameters): I
 	const reconnects = sum(source.reads(), 'reconnects');
 	if (reconnects > 0) facts.reconnects = reconnects;
 	return facts;
-}
-
-/** A hint under the output in the editor (older n8n versions have no addExecutionHints: then nothing). */
-export function addHint(context: IExecuteFunctions, message: string): void {
-	if (typeof context.addExecutionHints === 'function') context.addExecutionHints({ message, location: 'outputPane' });
 }
 
 /** The hints once a source gave `records`: its skipped lines, and why nothing came (or `instead` of that). */

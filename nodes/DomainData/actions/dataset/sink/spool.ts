@@ -10,7 +10,8 @@ import type { SnapshotSpool } from '../../../helpers/compare';
 import { rebatch, toBinaryInput } from '../../../helpers/streams';
 import { NdjsonLineSplitter } from '../../../transport';
 import { fittingEnd, LineParts, type PartTally } from './lineParts';
-import { addHint, Serialiser } from './source';
+import { addHint } from '../../perItem';
+import { Serialiser } from './source';
 
 const SEGMENT_BYTES = 8 * 1024 * 1024;
 
