@@ -4,7 +4,9 @@
  * (the kind read from the tool's input and words: kindOf), with arguments read from the question; a question no
  * rule fits gets a plain "no rule" answer and no call. Once tools have answered, the reply is built from what they
  * returned: it quotes the tool's data (its summary, names, titles, languages, technologies, errors), so tests and
- * the demo can see that the answer comes from the tool, and it says that a stand-in wrote it.
+ * the demo can see that the answer comes from the tool, and it says that a stand-in wrote it. One answer is acted on
+ * instead: a search refused for its country filter, whose advice names a snapshot tool by country codes that is
+ * attached (followAdvice).
  */
 
 /** A chat message as OpenAI's Chat Completions API carries it. */
@@ -100,7 +102,8 @@ function kindOf(tool: ChatTool): ToolKind | undefined {
  * - "records of … snapshot", or a country named ("shops in Germany") → Stream (the snapshot tool, by country_code)
  * - two or more domain names → Bulk Get (Get with the first, when there is no Bulk Get)
  * - one domain name → Get
- * - "sites", "websites" or "domains" (with "use X", "in <country>", "<language>") → Search with those filters
+ * - "sites", "websites" or "domains" (with "use X", "<language>", "country XX") → Search with those filters; a
+ *   country code ("in country DE") goes as a `country` filter, which the search refuses with advice (followAdvice)
  */
 function ruleFor(question: string): ToolKind | undefined {
 	const domains = question.match(DOMAIN) ?? [];
@@ -122,10 +125,12 @@ function ruleFor(question: string): ToolKind | undefined {
 
 export const NO_RULE =
 	"I am the demo's stand-in model: I follow a few fixed rules, and none fits this question. I can look up one " +
-	'domain ("What does example.com run on?"), several ("Compare a.com and b.org"), search ("Find German websites ' +
-	'that use Shopify"), say what changed ("What changed since last week?", "What changed at acme.com and ' +
-	'globex.io since last week?") and which snapshots exist ("Which snapshots exist?"). For other questions, put a ' +
-	'real chat model in my place.';
+	'domain ("What does example.com run on?"), several ("Compare a.com and b.org"), search by language, technology, ' +
+	'category and rank ("Find German websites that use Shopify": German-language websites, of any country), find ' +
+	'websites of a country in a snapshot by its country code ("Find German Shopify shops ranked under 10,000", ' +
+	'"Which sites in France run on WordPress?"), say what changed ("What changed since last week?", "What changed ' +
+	'at acme.com and globex.io since last week?") and which snapshots exist ("Which snapshots exist?"). For other ' +
+	'questions, put a real chat model in my place.';
 
 export const STAND_IN_NOTE =
 	"(The demo's stand-in model wrote this by fixed rules from the tool's answer; a real chat model would answer in " +
@@ -158,17 +163,27 @@ function snapshotFiltersFrom(question: string): Record<string, string> {
 	const businesses = BUSINESSES.test(question);
 	const language = businesses ? undefined : filtersFrom(question).language;
 	const rank = maxRankIn(question);
+	const codes = [...Object.values(countriesIn(question)), countryCodeIn(question)].filter(Boolean);
 	return {
-		countryCodes: Object.values(countriesIn(question)).join(', '),
+		countryCodes: codes.join(', '),
 		languageCodes: typeof language === 'string' ? language : '',
 		technologies: typeof technology === 'string' ? technology : '',
 		maxRank: rank === undefined ? '' : String(rank),
 	};
 }
 
-/** Search filters read from the question: a language, a technology ("using X"), a category, a top-N. */
+/** A country given by its code ("in country DE", "country code FR"), as a user who knows the codes writes it. */
+function countryCodeIn(question: string): string | undefined {
+	return /\bcountry(?:\s+code)?\s+([A-Z]{2})\b/.exec(question)?.[1];
+}
+
+/**
+ * Search filters read from the question: a language, a technology ("using X"), a category, a top-N; and a country
+ * code written as such ("country DE"), which is the guess a model makes before the search refuses it.
+ */
 function filtersFrom(question: string): Record<string, unknown> {
-	const filters: Record<string, unknown> = {};
+	const country = countryCodeIn(question);
+	const filters: Record<string, unknown> = country ? { country } : {};
 	for (const [name, code] of Object.entries(LANGUAGES))
 		if (new RegExp(`\\b${name}\\b`, 'i').test(question)) filters.language = code;
 	const technology =
@@ -248,12 +263,70 @@ function describeResult(content: string): string {
 		.join('\n');
 }
 
+/** The error a tool answered with: `[{ error }]` (the AI Agent's tool answer) or plain text (an MCP error result). */
+function errorOf(content: string): string | undefined {
+	try {
+		const answers = [JSON.parse(content) as unknown].flat() as Array<{ error?: unknown } | null>;
+		const error = answers.find((answer) => typeof answer?.error === 'string')?.error;
+		return typeof error === 'string' ? error : undefined;
+	} catch {
+		return content;
+	}
+}
+
+/** The search filters of a tool call: its `filters` input (a JSON text or an object), else its inputs themselves. */
+function filtersOfCall(argumentsText: string): Record<string, unknown> {
+	try {
+		const args = JSON.parse(argumentsText) as Record<string, unknown>;
+		const filters = typeof args.filters === 'string' ? (JSON.parse(args.filters) as unknown) : args.filters;
+		return typeof filters === 'object' && filters !== null ? (filters as Record<string, unknown>) : args;
+	} catch {
+		return {};
+	}
+}
+
+/** Refused search filters as the snapshot tool's inputs (Stream's in the examples): texts, '' when not sent. */
+const SNAPSHOT_INPUT_OF: Record<string, string> = {
+	country: 'countryCodes',
+	language: 'languageCodes',
+	technology: 'technologies',
+	maxRank: 'maxRank',
+};
+
+/**
+ * A refusal's advice, followed: the search refuses a country filter and names where records by country come from (a
+ * snapshot tool that filters on country codes). When the last tool answer says so, the call it answered sent a
+ * country, and such a tool is attached and not called yet, the model calls it with the refused filters as its inputs.
+ * Read from the refusal's words as a model reads them: a refusal without that advice gets no second call.
+ */
+function followAdvice(after: ChatMessage[], tools: ChatTool[]): Reply | undefined {
+	const result = after.filter((message) => message.role === 'tool').at(-1);
+	const refusal = errorOf(textOf(result));
+	if (!refusal || !/\bsnapshot tool\b/i.test(refusal) || !/\bcountry codes?\b/i.test(refusal)) return undefined;
+	const calls = after.flatMap((message) => message.tool_calls ?? []);
+	const refused = calls.find((call) => call.id === result?.tool_call_id) ?? calls.at(-1);
+	const filters = filtersOfCall(refused?.function.arguments ?? '{}');
+	const tool = tools.find(
+		(candidate) =>
+			kindOf(candidate) === 'stream' && 'countryCodes' in (candidate.function.parameters?.properties ?? {}),
+	);
+	if (!filters.country || !tool || calls.some((call) => call.function.name === tool.function.name)) return undefined;
+	const inputs = Object.fromEntries(
+		Object.entries(SNAPSHOT_INPUT_OF).map(([filter, input]) => [input, String(filters[filter] ?? '')]),
+	);
+	const properties = Object.keys(tool.function.parameters?.properties ?? {});
+	const args = Object.fromEntries(properties.map((key) => [key, key === 'label' ? 'latest' : (inputs[key] ?? '')]));
+	return { toolCall: { name: tool.function.name, arguments: args } };
+}
+
 /** The reply to a conversation (`tools` may be empty: then the model answers at once). */
 export function decide(messages: ChatMessage[], tools: ChatTool[]): Reply {
 	const lastUser = messages.map((message) => message.role).lastIndexOf('user');
 	const question = textOf(messages[lastUser]);
 	const after = messages.slice(lastUser + 1);
 	const results = after.filter((message) => message.role === 'tool');
+	const advised = results.length > 0 ? followAdvice(after, tools) : undefined;
+	if (advised) return advised;
 	if (results.length > 0) {
 		const called = after.flatMap((message) => message.tool_calls ?? []).map((call) => call.function.name);
 		const from = called.length > 0 ? ` (from ${[...new Set(called)].join(', ')})` : '';
@@ -281,4 +354,38 @@ export function decide(messages: ChatMessage[], tools: ChatTool[]): Reply {
 		Object.entries(properties).map(([key, schema]) => [key, argumentFor(key, schema, question)]),
 	);
 	return { toolCall: { name: tool.function.name, arguments: args } };
+}
+
+/** One tool call of a conversation and the text the tool answered. */
+export interface CallMade {
+	name: string;
+	arguments: Record<string, unknown>;
+	answer: string;
+}
+
+/**
+ * A conversation driven by the rules outside n8n, with `call` as the model's hands (an MCP client calling the tools
+ * an MCP server lists): the question, then each call the rules make and its answer, until the rules answer in text.
+ */
+export async function converse(
+	question: string,
+	tools: ChatTool[],
+	call: (name: string, args: Record<string, unknown>) => Promise<string>,
+	maxCalls = 4,
+): Promise<{ calls: CallMade[]; answer: string }> {
+	const messages: ChatMessage[] = [{ role: 'user', content: question }];
+	const calls: CallMade[] = [];
+	for (;;) {
+		const reply = decide(messages, tools);
+		if ('content' in reply) return { calls, answer: reply.content };
+		if (calls.length === maxCalls) throw new Error(`more than ${maxCalls} tool calls for "${question}"`);
+		const { name, arguments: args } = reply.toolCall;
+		const id = `call_${calls.length + 1}`;
+		const answer = await call(name, args);
+		calls.push({ name, arguments: args, answer });
+		messages.push(
+			{ role: 'assistant', content: null, tool_calls: [{ id, function: { name, arguments: JSON.stringify(args) } }] },
+			{ role: 'tool', tool_call_id: id, content: answer },
+		);
+	}
 }

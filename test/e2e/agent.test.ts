@@ -33,6 +33,13 @@ import { startModel, toolAnswers, type ModelRequest, type StandInModel } from '.
 import { agentWorkflow, domainDataTool, fromAI, modelCredential } from '../../scripts/model/workflows';
 import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { startSimulator, type Simulator } from '../simulator';
+import {
+	COUNTRY_GUESS,
+	DEFAULT_COMPARED,
+	expectGermanShopifyShops,
+	expectRankNotCompared,
+	rankOnlyChange,
+} from './modelCases';
 import { BAD_KEY, CREDENTIALS, createInstance, e2eVersion, ownKeyCredential } from './support';
 
 const DOMAINS = 50_000;
@@ -89,14 +96,20 @@ const EXAMPLE_QUESTIONS: Record<string, { question: string; tool: string; args?:
 	},
 	// The names are chosen once the simulator runs (a removal, an addition or change, a name never indexed).
 	compareDomains: { question: '', tool: 'Compare_Snapshots' },
+	// A domain whose rank moved and nothing compared changed, chosen once the simulator runs.
+	compareRankOnly: { question: '', tool: 'Compare_Snapshots' },
 	list: { question: 'Which snapshots exist?', tool: 'List_Snapshots', args: {} },
 	country: {
 		question: 'Find German Shopify shops ranked under 10,000',
 		tool: 'Find_Sites_by_Country',
 		args: { label: 'latest', countryCodes: 'DE', languageCodes: '', technologies: 'Shopify', maxRank: '10000' },
 	},
+	// The search refuses "country"; the model follows the refusal's advice (the second call is asserted in its test).
+	countryGuess: { question: COUNTRY_GUESS.question, tool: 'Search_Domains', args: COUNTRY_GUESS.search },
 	noRule: { question: 'Write me a poem about the sea.', tool: '' },
 };
+/** The domain whose only change is its rank, and its ranks in both snapshots. */
+let rankOnly: { name: string; rank: number; baseRank: number };
 // n8n execute-batch takes only ids with a digit in them.
 const exampleId = (name: string) => workflowId(`agentEx1${name}`);
 
@@ -123,8 +136,7 @@ async function changesOfListed(label: string, baseLabel: string) {
 	const newer = await rawSnapshot(sim.url, label);
 	const older = await rawSnapshot(sim.url, baseLabel);
 	const labels = { label, baseLabel };
-	const fields = ['title', 'country_code', 'language_code', 'categories', 'technologies'];
-	const all = bruteForce(newer, older, labels, { fields });
+	const all = bruteForce(newer, older, labels, { fields: DEFAULT_COMPARED });
 	const removed = all.find((change) => change.change === 'removed')!;
 	const other = all.find((change) => change.change !== 'removed')!;
 	const names = [String(removed.name), String(other.name), 'never-indexed-4711.com'];
@@ -208,6 +220,9 @@ beforeAll(async () => {
 	listedChanges = await changesOfListed(newest.label, previous.label);
 	EXAMPLE_QUESTIONS.compareDomains.question = `What changed at ${listedChanges.names.join(' and ')} since last week?`;
 	EXAMPLE_QUESTIONS.compareDomains.args = { label: 'latest', domains: listedChanges.names.join(', ') };
+	rankOnly = await rankOnlyChange(sim.url, newest.label, previous.label);
+	EXAMPLE_QUESTIONS.compareRankOnly.question = `What changed at ${rankOnly.name} since last week?`;
+	EXAMPLE_QUESTIONS.compareRankOnly.args = { label: 'latest', domains: rankOnly.name };
 	sim.setKey(EXAMPLE_KEY, 'pro');
 	credentials.push(
 		{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: EXAMPLE_KEY, baseUrl: sim.url } },
@@ -460,21 +475,43 @@ describe("the AI-agent example answers the demo's questions, each from the right
 		expect(answer).toContain(sim.datasets()[0].label);
 	});
 
+	/** The snapshot tool's answer: the first German Shopify shops of the latest snapshot, as many as fit, all DE. */
+	async function germanShopifyShops(item: Record<string, unknown>) {
+		const latest = sim.datasets()[0].label;
+		const { records, matching } = await expectGermanShopifyShops(sim.url, latest, item);
+		log(`${matching} German Shopify shops ranked under 10,000 in "${latest}"; ${records.length} shown`);
+		return records;
+	}
+
 	test('"Find German Shopify shops ranked under 10,000": the snapshot tool by country_code, every shop DE', async () => {
 		const { item, answer } = answeredBy('country');
-		const latest = sim.datasets()[0].label;
-		const expected = (await rawSnapshot(sim.url, latest)).filter(
-			(record) =>
-				record.country_code === 'DE' &&
-				(record.technologies as string[] | undefined)?.includes('Shopify') &&
-				(record.rank as number) <= 10_000,
-		);
-		expect(expected.length).toBeGreaterThan(0);
-		const records = item.records as Array<Record<string, unknown>>;
-		expect(records.length).toBe(Math.min(expected.length, TOOL_MAX_RECORDS));
-		expect(records.map((record) => record.name)).toEqual(expected.slice(0, records.length).map((r) => r.name));
-		for (const record of records) expect(record.country_code).toBe('DE');
+		const records = await germanShopifyShops(item);
 		expect(answer).toContain(String(records[0].name));
+		expect(answer).toContain(String(item.summary));
+	});
+
+	test('a guessed "country" search filter: refused with advice, which the model follows to the snapshot tool', async () => {
+		const { run, requests, answer } = asked('countryGuess');
+		expect(run.describe()).toBe('ok');
+		// The model's three turns: the guess, the call the refusal advised, the answer.
+		expect(requests.map((request) => request.reply)).toEqual([
+			{ toolCall: { name: 'Search_Domains', arguments: COUNTRY_GUESS.search } },
+			{ toolCall: { name: 'Find_Sites_by_Country', arguments: COUNTRY_GUESS.advised } },
+			{ content: expect.stringContaining(STAND_IN_NOTE) },
+		]);
+		const [refusal, found] = toolAnswers(requests[2]).map((text) => JSON.parse(text) as Array<Record<string, unknown>>);
+		expect(refusal).toEqual([{ error: expect.stringContaining('The service does not take the filter "country"') }]);
+		expect(String(refusal[0].error)).toMatch(/snapshot tool that filters on country codes/);
+		const records = await germanShopifyShops(found[0]);
+		expect(answer).toContain(String(found[0].summary));
+		for (const record of records.slice(0, 5)) expect(answer).toContain(`${String(record.name)}: `);
+	});
+
+	test('"What changed at <a domain whose only change is rank>?": no compared field changed, rank not compared', () => {
+		const { item, answer } = answeredBy('compareRankOnly');
+		const [newest, previous] = sim.datasets();
+		log(`${rankOnly.name}: rank ${rankOnly.baseRank} in "${previous.label}", ${rankOnly.rank} in "${newest.label}"`);
+		expect(answer).toContain(expectRankNotCompared(item, newest.label, previous.label));
 	});
 
 	test('a question no rule fits: the stand-in says so plainly and calls no tool', () => {

@@ -15,7 +15,8 @@ import type { N8nInstance } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import { createDatabase, dropDatabase, isPostgresReachable, queryDatabase } from '../../scripts/n8n/services';
-import { rawSnapshot } from '../harness/bruteForceDiff';
+import { manualTrigger, node, workflow, workflowId, type WorkflowNode } from '../../scripts/n8n/workflows';
+import { bruteForce, rawSnapshot } from '../harness/bruteForceDiff';
 import { KEYS, startSimulator, type Simulator } from '../simulator';
 import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, createInstance } from './support';
 
@@ -209,6 +210,65 @@ test(
 		expect(
 			await queryDatabase(POSTGRES_TARGET, `select rank, country_code from domains where name = '${first.name}'`),
 		).toBe(`${first.rank}|${first.country_code}`);
+	},
+	5 * 60_000,
+);
+
+test(
+	'watch accounts, run by hand on the two newest snapshots: the Markdown names the changes and the domain in neither',
+	async () => {
+		const [newest, previous] = sim.datasets();
+		const example = loadExamples({ filesDir: n8n.filesDir }).find(
+			({ file }) => file === 'watch-accounts.json',
+		)!.workflow;
+		const nodes = example.nodes as WorkflowNode[];
+		// Started by hand: "New Snapshot" gives what the trigger gives for a new snapshot, its label and the one before.
+		const trigger = nodes.find((each) => each.name === 'New Snapshot')!;
+		const snapshot = { label: newest.label, previousLabel: previous.label };
+		const newSnapshot = node(trigger.name, 'n8n-nodes-base.code', 2, {
+			jsCode: `return [{ json: ${JSON.stringify(snapshot)} }];`,
+		});
+		const start = manualTrigger();
+		const connections = {
+			...example.connections,
+			[start.name]: { main: [[{ node: trigger.name, type: 'main', index: 0 }]] },
+		};
+		const id = workflowId('examplesWatchByHand');
+		const graph = { nodes: [start, ...nodes.map((each) => (each === trigger ? newSnapshot : each))], connections };
+		await n8n.importWorkflows([workflow(id, 'Watch accounts, by hand', graph)]);
+		const run = await n8n.execute(id);
+		expect(run.describe()).toBe('ok');
+
+		// What the Markdown must say, by brute force over the watched names (as Compare reads a website, URL or email).
+		const accounts = run.json('Accounts') as Array<{ account: string; website: string }>;
+		const nameOf = (website: string) =>
+			website
+				.replace(/^.*@/, '')
+				.replace(/^https?:\/\//, '')
+				.replace(/^www\./, '')
+				.replace(/\/.*$/, '')
+				.toLowerCase();
+		const names = new Set(accounts.map((account) => nameOf(account.website)));
+		const watched = (records: Array<{ name: string }>) => records.filter((record) => names.has(record.name));
+		const newer = watched(await rawSnapshot(sim.url, newest.label));
+		const older = watched(await rawSnapshot(sim.url, previous.label));
+		const fields = ['title', 'technologies', 'redirects_to', 'status'];
+		const changed = bruteForce(newer, older, { label: newest.label, baseLabel: previous.label }, { fields });
+		const held = new Set([...newer, ...older].map((record) => record.name));
+		const neither = accounts.filter((account) => !held.has(nameOf(account.website)));
+		expect(neither.map((account) => nameOf(account.website))).toEqual(['unknown-startup-example.com']);
+
+		const text = readFileSync(join(n8n.filesDir, `watch-accounts-${newest.label}.md`), 'utf8');
+		const summary = run.json('Summary')[0];
+		expect(text).toBe(summary.text);
+		const [header, , counts, , inNeither, , ...lines] = text.split('\n');
+		expect(header).toBe(`# Watched accounts: ${newest.label} compared with ${previous.label}`);
+		expect(counts).toBe(`${accounts.length} accounts watched, ${changed.length} with a change.`);
+		expect(inNeither).toBe('1 listed domain is in neither snapshot: unknown-startup-example.com (Stealth Startup).');
+		expect(lines.filter(Boolean).map((line) => line.replace(/^- ([^:]+):.*$/, '$1'))).toEqual(
+			changed.map((change) => change.name),
+		);
+		expect(summary).toMatchObject({ accounts: accounts.length, changed: changed.length, inNeitherSnapshot: 1 });
 	},
 	5 * 60_000,
 );

@@ -13,8 +13,10 @@ import type { N8nInstance, N8nProcess } from '../../scripts/n8n/instance';
 import { CREDENTIAL_TYPE } from '../../scripts/n8n/package';
 import type { N8nRestClient } from '../../scripts/n8n/rest';
 import { workflow } from '../../scripts/n8n/workflows';
+import { converse, type ChatTool } from '../../scripts/model/rules';
 import { domainDataTool, mcpWorkflow } from '../../scripts/model/workflows';
 import { startSimulator, type Simulator } from '../simulator';
+import { COUNTRY_GUESS, expectGermanShopifyShops, expectRankNotCompared, rankOnlyChange } from './modelCases';
 import { BAD_KEY, CREDENTIALS, createInstance, startWithApi } from './support';
 
 const EXAMPLE = 'ddExampleMcpSrv1';
@@ -219,6 +221,48 @@ describe('the MCP example: tools/list and tools/call with the official MCP SDK c
 				'takes (language, technology, category, tld1, maxRank). Search has no country filter',
 		);
 		expect(textOf(result)).not.toContain('Page Size');
+	});
+
+	/**
+	 * The stand-in model's rules as the MCP client's model: it chooses tools and arguments from what tools/list gives
+	 * (names, descriptions, input schemas) and reads each answer, as a model behind an MCP client does.
+	 */
+	async function ask(question: string) {
+		const { tools } = await client.listTools();
+		const chatTools: ChatTool[] = tools.map(({ name, description, inputSchema }) => ({
+			type: 'function',
+			function: { name, description, parameters: inputSchema as ChatTool['function']['parameters'] },
+		}));
+		const call = async (name: string, args: Record<string, unknown>) =>
+			textOf((await client.callTool({ name, arguments: args })) as CallResult);
+		const conversation = await converse(question, chatTools, call);
+		process.stdout.write(`[mcp e2e] ${JSON.stringify({ question, ...conversation })}\n`);
+		return conversation;
+	}
+
+	test('a guessed "country" search filter: refused with advice, which followed finds the country\'s shops', async () => {
+		const latest = sim.datasets()[0].label;
+		const { calls, answer } = await ask(COUNTRY_GUESS.question);
+		expect(calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([
+			{ name: 'Search_Domains', args: COUNTRY_GUESS.search },
+			{ name: 'Find_Sites_by_Country', args: COUNTRY_GUESS.advised },
+		]);
+		expect(calls[0].answer).toContain('The service does not take the filter "country"');
+		expect(calls[0].answer).toMatch(/snapshot tool that filters on country codes/);
+		const [found] = JSON.parse(calls[1].answer) as Array<Record<string, unknown>>;
+		await expectGermanShopifyShops(sim.url, latest, found);
+		expect(answer).toContain(String(found.summary));
+	});
+
+	test('Compare of a domain whose only change is its rank: no compared field changed, rank not compared', async () => {
+		const [newest, previous] = sim.datasets();
+		const rankOnly = await rankOnlyChange(sim.url, newest.label, previous.label);
+		const { calls, answer } = await ask(`What changed at ${rankOnly.name} since last week?`);
+		expect(calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([
+			{ name: 'Compare_Snapshots', args: { label: 'latest', domains: rankOnly.name } },
+		]);
+		const [item] = JSON.parse(calls[0].answer) as Array<Record<string, unknown>>;
+		expect(answer).toContain(expectRankNotCompared(item, newest.label, previous.label));
 	});
 });
 

@@ -229,13 +229,85 @@ describe('the rules: which tool for which question', () => {
 			{ label: 'latest', domains: 'acme.com, globex.io, initech.de' },
 		],
 		['Which snapshots exist?', 'List_Snapshots', {}],
+		[
+			// A country code as a search filter: the guess a model makes, which the search refuses with advice.
+			'Search for websites in country DE that use Shopify, ranked under 10,000',
+			'Search_Domains',
+			{ filters: '{"country":"DE","technology":"Shopify","maxRank":10000}' },
+		],
 	])('%s → %s', (question, name, args) => {
 		expect(call(question)).toEqual({ toolCall: { name, arguments: args } });
+	});
+
+	describe("a refused country filter: the refusal's advice followed, when it gives one", () => {
+		const QUESTION = 'Search for websites in country DE that use Shopify, ranked under 10,000';
+		const REFUSAL =
+			'The service does not take the filter "country": call this tool again without it, with the filters it ' +
+			'takes (language, technology, category, tld1, maxRank). Search has no country filter, and neither ' +
+			'language nor tld1 stands for a country; records by country (country_code) come from a Domain Data ' +
+			'snapshot tool that filters on country codes, if there is one; else tell the user that this search ' +
+			'cannot filter by country.';
+		/** The conversation after the guessed search: its call, and the tool's answer `content`. */
+		const refused = (content: string, filters = '{"country":"DE","technology":"Shopify","maxRank":10000}') => [
+			{ role: 'user', content: QUESTION },
+			{
+				role: 'assistant',
+				content: null,
+				tool_calls: [{ id: 'call_1', function: { name: 'Search_Domains', arguments: JSON.stringify({ filters }) } }],
+			},
+			{ role: 'tool', tool_call_id: 'call_1', content },
+		];
+		const FIND = {
+			label: 'latest',
+			countryCodes: 'DE',
+			languageCodes: '',
+			maxRank: '10000',
+			technologies: 'Shopify',
+		};
+
+		test("the AI Agent's answer [{ error }] or an MCP error text: the snapshot tool, with the refused filters", () => {
+			for (const content of [JSON.stringify([{ error: REFUSAL }]), REFUSAL]) {
+				expect(decide(refused(content), ALL)).toEqual({
+					toolCall: { name: 'Find_Sites_by_Country', arguments: FIND },
+				});
+			}
+		});
+
+		test('then the answer is built from both answers, the refusal and the records', () => {
+			const records = JSON.stringify([{ summary: '1 record shown.', records: [{ name: 'a.de', country_code: 'DE' }] }]);
+			const messages = [
+				...refused(JSON.stringify([{ error: REFUSAL }])),
+				{
+					role: 'assistant',
+					content: null,
+					tool_calls: [{ id: 'call_2', function: { name: 'Find_Sites_by_Country', arguments: '{}' } }],
+				},
+				{ role: 'tool', tool_call_id: 'call_2', content: records },
+			];
+			expect(decide(messages, ALL)).toEqual({
+				content:
+					'Here is what I found (from Search_Domains, Find_Sites_by_Country).\n' +
+					`The tool reported a problem: ${REFUSAL}\n1 record shown.\n- a.de: "" (country DE)\n\n${STAND_IN_NOTE}`,
+			});
+		});
+
+		test('no advice to follow: a refusal without it, a call without a country, or no snapshot tool attached', () => {
+			const other = 'The service does not take the filter "city": call this tool again without it.';
+			expect(decide(refused(JSON.stringify([{ error: other }])), ALL)).toHaveProperty('content');
+			const noCountry = refused(JSON.stringify([{ error: REFUSAL }]), '{"city":"Berlin"}');
+			expect(decide(noCountry, ALL)).toHaveProperty('content');
+			const withoutFind = ALL.filter((each) => each.function.name !== 'Find_Sites_by_Country');
+			expect(decide(refused(REFUSAL), withoutFind)).toHaveProperty('content');
+		});
 	});
 
 	test('no rule fits: it says so plainly, and calls nothing', () => {
 		expect(call('Write me a poem about the sea.')).toEqual({ content: NO_RULE });
 		expect(NO_RULE).toContain('stand-in model');
+		// What it can do, truly: a country is found by its country code in a snapshot, not by language or tld1.
+		expect(NO_RULE).toContain('websites of a country in a snapshot by its country code');
+		expect(NO_RULE).toContain('German-language websites, of any country');
+		expect(NO_RULE).not.toContain('tld1');
 	});
 
 	test('a lone tool the rules do not recognise (an HTTP Request tool) serves the rule', () => {
