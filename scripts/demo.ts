@@ -245,7 +245,7 @@ compares the two newest snapshots for ten accounts only and writes watch-account
 folder above. "enrich thousands of rows from one snapshot read" enriches 3,000 rows in one stream request.
 
 Ask the agent: open "a tool for an AI agent", click "Open chat" and ask "What does openreads.com.au run on?".
-MCP clients: activate "tools for MCP clients" and connect to ${n8n.url}/mcp/domain-data
+MCP clients: publish "tools for MCP clients" (activate on n8n 1.x) and connect to ${n8n.url}/mcp/domain-data
 with the header "Authorization: Bearer ${MCP_TOKEN}".
 
 Ctrl-C stops n8n, the simulator and the stand-in model. Your n8n data stays in ${userFolder}
