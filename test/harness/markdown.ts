@@ -130,6 +130,16 @@ function columnUnit(header: string): string | undefined {
  */
 export function figuresHeld(markdown: string): Set<string> {
 	const held = new Set(measuredFigures(markdown).map((figure) => figure.key));
+	for (const { header, cell } of tableCells(markdown)) {
+		const unit = columnUnit(header);
+		if (unit === undefined) continue;
+		for (const value of cell.match(new RegExp(`[+−-]?${NUMBER}`, 'g')) ?? []) held.add(figureKey(unit, value));
+	}
+	return held;
+}
+
+/** Each cell of a Markdown table's rows below its header (the separator row included), with its column's header. */
+export function* tableCells(markdown: string): Generator<{ header: string; cell: string }> {
 	let header: string[] | undefined;
 	for (const line of markdown.split('\n')) {
 		if (!line.startsWith('|')) {
@@ -140,16 +150,7 @@ export function figuresHeld(markdown: string): Set<string> {
 			.split('|')
 			.slice(1, -1)
 			.map((cell) => cell.trim());
-		if (header === undefined) {
-			header = cells;
-			continue;
-		}
-		const units = header.map(columnUnit);
-		cells.forEach((cell, column) => {
-			const unit = units[column];
-			if (unit === undefined) return;
-			for (const value of cell.match(new RegExp(`[+−-]?${NUMBER}`, 'g')) ?? []) held.add(figureKey(unit, value));
-		});
+		if (header === undefined) header = cells;
+		else for (const [column, cell] of cells.entries()) yield { header: header[column] ?? '', cell };
 	}
-	return held;
 }

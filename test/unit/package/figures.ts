@@ -5,6 +5,8 @@
  * when docs/benchmarks.md holds it, or when the code does (a generated table, or ALLOWED in docs.test.ts).
  */
 
+import { tableCells } from '../../harness/markdown';
+
 export interface UnitFigure {
 	text: string;
 	/** `unit:value`, thousands separators dropped, `seconds` as `s`, `MiB` as `MB`. */
@@ -87,25 +89,10 @@ function columnUnit(header: string): string | undefined {
 /** Every figure with a unit that a report holds: in its prose, and as bare numbers under a header that names one. */
 export function unitFiguresHeld(markdown: string): Set<string> {
 	const held = new Set(unitFigures(markdown).map((figure) => figure.key));
-	let units: Array<string | undefined> | undefined;
-	for (const line of markdown.split('\n')) {
-		if (!line.startsWith('|')) {
-			units = undefined;
-			continue;
-		}
-		const cells = line
-			.split('|')
-			.slice(1, -1)
-			.map((cell) => cell.trim());
-		if (units === undefined) {
-			units = cells.map(columnUnit);
-			continue;
-		}
-		cells.forEach((cell, column) => {
-			const unit = units?.[column];
-			if (unit === undefined) return;
-			for (const value of cell.match(new RegExp(NUMBER, 'g')) ?? []) held.add(figureKey(unit, value));
-		});
+	for (const { header, cell } of tableCells(markdown)) {
+		const unit = columnUnit(header);
+		if (unit === undefined) continue;
+		for (const value of cell.match(new RegExp(NUMBER, 'g')) ?? []) held.add(figureKey(unit, value));
 	}
 	return held;
 }
