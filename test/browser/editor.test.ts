@@ -1,12 +1,15 @@
 /**
  * The package in n8n's editor, in a real browser, the way a newcomer meets it: every n8n version of the test
- * matrix (scripts/n8n/versions.ts: 2.41.1, 2.8.4, 1.123.81; `N8N_E2E_VERSIONS` narrows it) started with a fresh user folder and the packed tarball installed as a community package, Debian's Chromium
- * driven by playwright-core, the simulator as the service. One scenario per version, step by step (jest runs
- * the steps in order, on the same page): sign in, find the node by name, create the credential (its Test
- * reports a refused key, then success), add the trigger and the Stream action, check the resource, operation
- * and label options against the node's description and the README's table of resources, and choose the workflow of the Sub-Workflow
- * output from the instance's workflows; then open the AI-agent example's chat, ask about a domain and get the answer
- * the stand-in model (scripts/model) builds from the tool's data.
+ * matrix (scripts/n8n/versions.ts: 2.41.1, 2.8.4, 1.123.81; `N8N_E2E_VERSIONS` narrows it) started with a fresh
+ * user folder and the packed tarball installed as a community package, Debian's Chromium driven by playwright-core
+ * (one browser for the run, a context of its own per version), the simulator as the service. What the steps need
+ * in n8n besides (a sub-workflow, the example and its credentials) is created through the REST API of the running
+ * n8n, as the editor saves it. One scenario per version, step by step (jest runs the steps in order, on the same
+ * page, which loads the editor once): sign in, find the node by name, create the credential (its Test reports a
+ * refused key, then success), add the trigger and the Stream action, check the resource, operation and label
+ * options against the node's description and the README's table of resources, and choose the workflow of the
+ * Sub-Workflow output from the instance's workflows; then open the AI-agent example's chat, ask about a domain and
+ * get the answer the stand-in model (scripts/model) builds from the tool's data.
  *
  * Screenshots go to test-output/editor/<version>/ (ignored by git), so `npm test` never rewrites tracked
  * files; `npm run docs:images` (N8N_DOCS_IMAGES=1) runs the newest version alone and writes the README's
@@ -16,14 +19,14 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import type { Browser, Dialog, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 import { DomainData } from '../../nodes/DomainData/DomainData.node';
 import { subWorkflowOutputOption } from '../../nodes/DomainData/actions/dataset/output';
 import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
 import type { PackedPackage } from '../../scripts/n8n/package';
 import { ensureN8n } from '../../scripts/n8n/install';
-import { N8nInstance, type N8nProcess } from '../../scripts/n8n/instance';
+import { N8nInstance, type CredentialImport, type N8nProcess, type WorkflowImport } from '../../scripts/n8n/instance';
 import { chain, executeWorkflowTrigger, noOp, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { REPO_ROOT } from '../../scripts/n8n/paths';
 import { NEWEST_N8N_VERSION, selectedMatrix } from '../../scripts/n8n/versions';
@@ -97,6 +100,48 @@ function options(p: INodeProperties): INodePropertyOptions[] {
 	return (p.options ?? []) as INodePropertyOptions[];
 }
 
+/**
+ * Saves a new workflow through the editor's REST API on the running n8n, as the editor does (an `n8n import`
+ * command would start a second n8n process for it). n8n 1.x drops the given id: the answer's id is the one n8n keeps.
+ */
+async function createWorkflow(rest: N8nRestClient, workflow: WorkflowImport): Promise<string> {
+	return (await rest.call<{ id: string }>('POST', '/rest/workflows', workflow)).id;
+}
+
+/** Creates a credential through the editor's REST API (n8n encrypts it); returns the id n8n gave it. */
+async function createCredential(rest: N8nRestClient, credential: CredentialImport): Promise<string> {
+	const { name, type, data } = credential;
+	return (await rest.call<{ id: string }>('POST', '/rest/credentials', { name, type, data })).id;
+}
+
+/** The workflow with its nodes' credential references pointed at the ids n8n gave those credentials. */
+function withCredentialIds(workflow: WorkflowImport, ids: Record<string, string>): WorkflowImport {
+	const nodes = workflow.nodes.map((node) => {
+		const refs = node.credentials as Record<string, { id: string; name: string }> | undefined;
+		if (!refs) return node;
+		const credentials = Object.fromEntries(
+			Object.entries(refs).map(([type, ref]) => [type, { ...ref, id: ids[ref.id] ?? ref.id }]),
+		);
+		return { ...node, credentials };
+	});
+	return { ...workflow, nodes };
+}
+
+/** What the test reads of the editor's Vue app: its router. */
+interface VueApp {
+	config: { globalProperties: { $router: { push(path: string): Promise<unknown> } } };
+}
+
+/** One Chromium for every version of the run; each version gets a context of its own (cookies, storage, cache). */
+let sharedBrowser: Promise<Browser> | undefined;
+function browserOnce(): Promise<Browser> {
+	sharedBrowser ??= launchChromium();
+	return sharedBrowser;
+}
+afterAll(async () => {
+	if (sharedBrowser) await (await sharedBrowser).close();
+}, 60_000);
+
 // Chromium from apt; a machine without apt skips with the reason, CI never skips.
 const chromium = ensureChromium(log);
 if (!chromium.ok && process.env.CI) throw new Error(`The editor test cannot run on CI: ${chromium.reason}`);
@@ -116,7 +161,9 @@ describeInBrowser.each(EDITORS)(
 		let packed: PackedPackage;
 		let n8n: N8nInstance;
 		let server: N8nProcess;
-		let browser: Browser;
+		let rest: N8nRestClient;
+		let subWorkflowId: string;
+		let context: BrowserContext;
 		let page: Page;
 
 		const creator = () => page.locator('[data-test-id="node-creator"]');
@@ -127,11 +174,21 @@ describeInBrowser.each(EDITORS)(
 		/** Screenshots without a hover effect where the last click was. */
 		async function screenshot(file: string, target?: Locator): Promise<void> {
 			await page.mouse.move(VIEWPORT.width / 2, 2);
-			await page.waitForTimeout(300);
+			// The hover style's transition runs to its end before the capture ("disabled" finishes finite animations).
 			const path = join(images, file);
-			if (target) await target.screenshot({ path });
-			else await page.screenshot({ path });
+			if (target) await target.screenshot({ path, animations: 'disabled' });
+			else await page.screenshot({ path, animations: 'disabled' });
 			log(`screenshot ${path}`);
+		}
+
+		/**
+		 * A parameter's dropdown once it takes clicks: n8n disables it while it loads its options from the service
+		 * (Stream's labels), and a click then opens nothing.
+		 */
+		async function selectField(parameter: string): Promise<Locator> {
+			const field = page.locator(`[data-test-id="parameter-input-${parameter}"]`);
+			await field.locator('input:not([disabled])').first().waitFor({ state: 'attached' });
+			return field;
 		}
 
 		/** The texts of the open dropdown of a parameter (n8n adds the option's description under its name). */
@@ -139,7 +196,7 @@ describeInBrowser.each(EDITORS)(
 			// n8n 2.41 sometimes takes the first click after a dropdown closed as a focus only: click once more
 			// when no dropdown opened.
 			for (let attempt = 1; ; attempt++) {
-				await page.locator(`[data-test-id="parameter-input-${parameter}"]`).click();
+				await (await selectField(parameter)).click();
 				try {
 					await page.locator('.el-select-dropdown:visible').waitFor({ timeout: 5000 });
 					break;
@@ -175,7 +232,7 @@ describeInBrowser.each(EDITORS)(
 		}
 
 		async function chooseOption(parameter: string, name: string): Promise<void> {
-			await page.locator(`[data-test-id="parameter-input-${parameter}"]`).click();
+			await (await selectField(parameter)).click();
 			const exactly = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 			await page.locator('.el-select-dropdown:visible .option-headline', { hasText: exactly }).click();
 			await page.locator('.el-select-dropdown:visible').waitFor({ state: 'hidden' });
@@ -190,25 +247,28 @@ describeInBrowser.each(EDITORS)(
 			packed = await packedPackage();
 			// Jest's NODE_ENV=test makes `n8n start` exit at once with code 1 and no output: n8n runs without it.
 			n8n = await N8nInstance.create({ version, package: packed, env: { NODE_ENV: undefined } });
-			await n8n.importWorkflows([
-				workflow(SUB_WORKFLOW.id, SUB_WORKFLOW.name, chain(executeWorkflowTrigger(), noOp('Write'))),
-			]);
 			server = await n8n.start();
-			await new N8nRestClient(n8n.url).ensureOwner();
-			browser = await launchChromium();
-			page = await browser.newPage({ viewport: VIEWPORT });
+			rest = new N8nRestClient(n8n.url);
+			await rest.ensureOwner();
+			subWorkflowId = await createWorkflow(
+				rest,
+				workflow(SUB_WORKFLOW.id, SUB_WORKFLOW.name, chain(executeWorkflowTrigger(), noOp('Write'))),
+			);
+			context = await (await browserOnce()).newContext({ viewport: VIEWPORT });
+			page = await context.newPage();
 			page.setDefaultTimeout(30_000);
 		}, 30 * 60_000);
 
 		afterAll(async () => {
-			await browser?.close();
+			await context?.close();
 			await n8n?.dispose();
 			await model?.close();
 			await sim?.close();
 		}, 60_000);
 
 		it('signs in as the owner', async () => {
-			await page.goto(`${n8n.url}/signin`);
+			// Signed in, the editor goes on to the page named by `redirect` (a new workflow) without loading again.
+			await page.goto(`${n8n.url}/signin?redirect=${encodeURIComponent('/workflow/new')}`);
 			await page.locator('[data-test-id="emailOrLdapLoginId"] input').fill(DEFAULT_OWNER.email);
 			await page.locator('[data-test-id="password"] input').fill(DEFAULT_OWNER.password);
 			await page.locator('[data-test-id="form-submit-button"]').click();
@@ -217,7 +277,6 @@ describeInBrowser.each(EDITORS)(
 		}, 60_000);
 
 		it('finds "Domain Data" in the node panel by its name, with our icon, and the trigger under Triggers', async () => {
-			await page.goto(`${n8n.url}/workflow/new`);
 			await page.locator('[data-test-id="canvas-plus-button"]').click();
 			await creator().locator('[data-test-id="node-creator-search-bar"]').fill('Domain Data');
 			const result = creator().locator('[data-test-id="item-iterator-item"]', { hasText: 'Domain Data' }).first();
@@ -415,9 +474,9 @@ describeInBrowser.each(EDITORS)(
 			expect(
 				await settle(
 					() => field.inputValue(),
-					(value) => value === SUB_WORKFLOW.id,
+					(value) => value === subWorkflowId,
 				),
-			).toBe(SUB_WORKFLOW.id);
+			).toBe(subWorkflowId);
 			await screenshot('subworkflow-picker-by-id.png', page.locator('[data-test-id="ndv"]'));
 			await closeNdv();
 		}, 60_000);
@@ -450,18 +509,32 @@ describeInBrowser.each(EDITORS)(
 		}, 60_000);
 
 		it("answers in the AI-agent example's chat from the tool's data", async () => {
-			// Imported now, so that the steps above meet only the credential they create.
-			await n8n.importCredentials([
-				{ ...EXAMPLE_CREDENTIAL, type: CREDENTIAL_TYPE, data: { apiKey: KEYS.pro, baseUrl: sim.url } },
-				modelCredential(EXAMPLE_MODEL_CREDENTIAL, model.url),
-			]);
+			// Created now, so that the steps above meet only the credential they create; the example's nodes then
+			// name these credentials by the ids n8n gave them.
+			const ids = {
+				[EXAMPLE_CREDENTIAL.id]: await createCredential(rest, {
+					...EXAMPLE_CREDENTIAL,
+					type: CREDENTIAL_TYPE,
+					data: { apiKey: KEYS.pro, baseUrl: sim.url },
+				}),
+				[EXAMPLE_MODEL_CREDENTIAL.id]: await createCredential(
+					rest,
+					modelCredential(EXAMPLE_MODEL_CREDENTIAL, model.url),
+				),
+			};
 			const example = loadExamples().find(({ file }) => file === 'ai-agent-tool.json')!.workflow;
-			await n8n.importWorkflows([example]);
-			// The canvas above has unsaved changes: leave it (n8n asks before the page unloads).
-			const leave = (dialog: Dialog) => void dialog.accept();
-			page.on('dialog', leave);
-			await page.goto(`${n8n.url}/workflow/${example.id}`);
-			page.off('dialog', leave);
+			const exampleId = await createWorkflow(rest, withCredentialIds(example, ids));
+			// Opened as a link inside the editor opens it, through the editor's router (Vue's app on #app), so the page
+			// does not load the editor again. Where n8n asks whether to leave the canvas above unsaved (1.x), leave it.
+			await page.evaluate((path) => {
+				const app = document.querySelector('#app') as unknown as { __vue_app__: VueApp };
+				void app.__vue_app__.config.globalProperties.$router.push(path);
+			}, `/workflow/${exampleId}`);
+			const leave = page.getByRole('button', { name: 'Leave without saving' });
+			const agent = page.locator('[data-test-id="canvas-node"]', { hasText: 'AI Agent' });
+			await leave.or(agent).first().waitFor();
+			if (await leave.isVisible()) await leave.click();
+			await agent.waitFor();
 			await page.locator('[data-test-id="zoom-to-fit"]').click();
 			await page.locator('[data-test-id="workflow-chat-button"]').click();
 			const chat = page.locator('[data-test-id="canvas-chat"]');
@@ -474,8 +547,10 @@ describeInBrowser.each(EDITORS)(
 			expect(model.requests.some((request) => 'toolCall' in request.reply)).toBe(true);
 			// Room for the question and the answer in the chat, and the whole workflow above it.
 			await page.setViewportSize({ width: VIEWPORT.width, height: 1000 });
-			await page
-				.locator('.el-notification')
+			// Without the run's toast ("Workflow executed successfully") over the chat: closed, not waited out.
+			const toasts = page.locator('.el-notification');
+			for (const close of await toasts.locator('.el-notification__closeBtn').all()) await close.click();
+			await toasts
 				.first()
 				.waitFor({ state: 'hidden', timeout: 15_000 })
 				.catch(() => undefined);
