@@ -4,7 +4,7 @@ import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 import { asNodeError, buildApiError, operationError, quoteFew, withNote } from '../DomainData/errors';
 import { listDatasets } from '../DomainData/helpers/datasets';
 import { createReadStats, readSnapshot, type SnapshotReadStats } from '../DomainData/helpers/snapshotReader';
-import { serviceAddress } from '../DomainData/transport';
+import { resolveTarget } from '../DomainData/transport';
 import { eventProperties, getTriggerOptions, type TriggerOptions } from './description';
 import { loadStoredState, newestDataset, planPoll, stateAfter, storeState } from './pollState';
 import type { NewDataset, StateStore } from './pollState';
@@ -40,7 +40,7 @@ export class DomainDataTrigger implements INodeType {
 		const options = getTriggerOptions.call(this);
 		const manual = this.getMode() === 'manual';
 		// Read before the list call, so that a poll without new datasets ends as soon as the list is answered.
-		const service = manual ? '' : await serviceAddress.call(this);
+		const service = manual ? '' : (await resolveTarget.call(this)).shown;
 		const datasets = await listDatasets.call(this, options.limits).catch((error: unknown) => {
 			throw triggerError(this, error);
 		});

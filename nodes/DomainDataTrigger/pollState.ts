@@ -49,13 +49,6 @@ export function loadState(staticData: IDataObject, now: Date = new Date()): Trig
 	return { version: STATE_VERSION, lastLabel: kept[0], seen: kept };
 }
 
-/** Fresh top-level values: n8n notices a change of static data only through assignments to the node's object. */
-export function saveState(staticData: IDataObject, state: TriggerState): void {
-	staticData.version = state.version;
-	staticData.lastLabel = state.lastLabel;
-	staticData.seen = [...state.seen];
-}
-
 /**
  * Where the state is kept: the node's own static data (keyed by the node's name, or its id under durable poll
  * cursors), and a copy under the node's id in the workflow's global static data, which a rename keeps and which names
@@ -89,11 +82,11 @@ export function loadStoredState(store: StateStore, now: Date = new Date()): Trig
 	return own && (own.lastLabel ?? '') >= (copy.lastLabel ?? '') ? own : copy;
 }
 
+/** Fresh top-level values: n8n notices a change of static data only through assignments to the node's object. */
 export function storeState(store: StateStore, state: TriggerState): void {
-	const owner = { nodeId: store.nodeId, service: store.service };
-	saveState(store.node, state);
-	Object.assign(store.node, owner);
-	store.global[copyKey(store.nodeId)] = { ...state, seen: [...state.seen], ...owner, nodeName: store.nodeName };
+	const saved = { ...state, seen: [...state.seen], nodeId: store.nodeId, service: store.service };
+	Object.assign(store.node, saved);
+	store.global[copyKey(store.nodeId)] = { ...saved, seen: [...state.seen], nodeName: store.nodeName };
 }
 
 /** The datasets whose label counts on `now`, newest first, each with the label listed before it. */

@@ -77,20 +77,12 @@ export function listedLines(names: DomainSet, then?: LineSelector): LineSelector
 	};
 }
 
-type DomainListReport = { summary: IDataObject; hints: string[] };
-
-/** The last report of each list, given again while nothing changed (the output asks for its summary and hints). */
-const lastReports = new WeakMap<DomainList, { key: string; report: DomainListReport }>();
-
 /**
  * What the output tells about a Domains list once read: the entries left out, and (when `whole`, every line read)
  * the names no line held. `missing` ends the hint's sentence: "are not in the dataset "2025-06-30"".
  */
-export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string): DomainListReport {
+export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string) {
 	if (!list) return { summary: {}, hints: [] };
-	const key = `${whole} ${list.names.seenCount} ${missing}`;
-	const last = lastReports.get(list);
-	if (last?.key === key) return last.report;
 	const { names, rejected } = list;
 	const hints: string[] = [];
 	const domainList: IDataObject = { listed: names.size };
@@ -113,7 +105,5 @@ export function domainListReport(list: DomainList | undefined, whole: boolean, m
 				quoteFew(rejected.examples, rejected.count),
 		);
 	}
-	const report = { summary: { domainList }, hints };
-	lastReports.set(list, { key, report });
-	return report;
+	return { summary: { domainList }, hints };
 }

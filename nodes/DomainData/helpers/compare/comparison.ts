@@ -1,7 +1,8 @@
 /** Dataset → Compare's shapes (spec, changes, stats) and the state one comparison carries through its passes. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { type DomainDataFunctions, type Hash64, Hasher64, mayHoldLongInteger, parseJsonExact } from '../../transport';
+import { bytesPerLine, type DomainDataFunctions, type Hash64, Hasher64 } from '../../transport';
+import { mayHoldLongInteger, parseJsonExact } from '../../transport';
 import type { SnapshotPair } from '../datasets';
 import type { LineSelector } from '../domainName';
 import { DomainSet } from '../domainSet';
@@ -71,8 +72,6 @@ export function createCompareStats() {
 }
 
 export type CompareStats = ReturnType<typeof createCompareStats>;
-
-const LF = 0x0a;
 
 /** Flags per ordinal: the filters select the newer record; the older snapshot has the domain (or hid it). */
 export const SELECTED = 1;
@@ -154,9 +153,9 @@ export class Comparison {
 		let ordinal = 0;
 		for await (const bytes of this.spec.spool!.files()) {
 			const batch: IDataObject[] = [];
-			for (let start = 0, end = bytes.indexOf(LF); end !== -1; start = end + 1, end = bytes.indexOf(LF, start)) {
+			for (const bytesOfLine of bytesPerLine([bytes])) {
 				if (!needed(ordinal++)) continue;
-				const line = decoder.decode(bytes.subarray(start, end));
+				const line = decoder.decode(bytesOfLine);
 				// The lines as sent: integers beyond 2^53 kept exact, as pass 1 read them.
 				batch.push((mayHoldLongInteger(line) ? parseJsonExact : JSON.parse)(line) as IDataObject);
 			}
