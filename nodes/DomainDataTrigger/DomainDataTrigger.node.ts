@@ -66,14 +66,10 @@ export class DomainDataTrigger implements INodeType {
 		const store: StateStore = { node, global, nodeId, nodeName, service };
 		const now = new Date();
 		const plan = planPoll(loadStoredState(store, now), datasets, now);
-		const ignored: Array<[string[], string]> = [
-			[plan.ignoredLabels, 'that are not calendar dates (YYYY-MM-DD)'],
-			[plan.futureLabels, 'dated in the future, until their date has come'],
-		];
-		for (const [labels, why] of ignored) {
-			if (labels.length > 0)
-				this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
-		}
+		const ignore = (labels: string[], why: string) =>
+			labels.length > 0 && this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
+		ignore(plan.ignoredLabels, 'that are not calendar dates (YYYY-MM-DD)');
+		ignore(plan.futureLabels, 'dated in the future, until their date has come');
 		if (plan.kind === 'baseline') storeState(store, plan.nextState);
 		if (plan.kind !== 'emit') return null;
 
@@ -81,15 +77,13 @@ export class DomainDataTrigger implements INodeType {
 		if (failure !== undefined && items.length === 0) throw triggerError(this, failure);
 		storeState(store, stateAfter(plan, items.length));
 		for (const error of unreadable) report(this, error);
-		if (failure !== undefined) report(this, readLater(this, failure, plan.newDatasets[items.length].label));
+		if (failure === undefined) return [items];
+		// A read that failed after events fired: they stay fired, and the dataset is read again at the next poll.
+		const { label } = plan.newDatasets[items.length];
+		const next = `The events before the dataset "${label}" fired; it and the datasets after it come at the next poll.`;
+		report(this, withNote(triggerError(this, failure), next));
 		return [items];
 	}
-}
-
-/** A read that failed after events fired: they stay fired, and the dataset is read again at the next poll. */
-function readLater(context: IPollFunctions, caught: unknown, label: string) {
-	const next = `The events before the dataset "${label}" fired; it and the datasets after it come at the next poll.`;
-	return withNote(triggerError(context, caught), next);
 }
 
 /** Reports an error as n8n reports a failed poll (a failed execution, the error workflow) while the poll emits. */

@@ -47,7 +47,7 @@ export interface CompareSpec extends SnapshotPair, Pick<ReadSnapshotOptions, 'li
 	/** Where pass 1 keeps the newer snapshot for pass 3; without it (or when it cannot keep), pass 3 reads again. */
 	spool?: SnapshotSpool;
 	/** Compare's memory bounds; COMPARE_LIMITS when absent. */
-	bounds?: Readonly<CompareLimits>;
+	bounds?: CompareLimits;
 }
 
 /** The newer snapshot's lines as pass 1 read them, kept (n8n's binary storage) so that pass 3 reads no more. */
@@ -84,7 +84,7 @@ export class Comparison {
 	output = 0;
 	readonly limit: number;
 	/** The spec's memory bounds, or the node's (COMPARE_LIMITS). */
-	readonly bounds: Readonly<CompareLimits>;
+	readonly bounds: CompareLimits;
 	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
 	readonly skippedNew = new DomainSet();
 	namelessNew = 0;
