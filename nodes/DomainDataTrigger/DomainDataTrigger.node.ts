@@ -3,7 +3,7 @@ import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { asNodeError, buildApiError, operationError, quoteFew, withNote } from '../DomainData/errors';
 import { listDatasets } from '../DomainData/helpers/datasets';
-import { createReadStats, readSnapshot, type SnapshotReadStats } from '../DomainData/helpers/snapshotReader';
+import { createReadStats, readSnapshot } from '../DomainData/helpers/snapshotReader';
 import { resolveTarget } from '../DomainData/transport';
 import { eventProperties, getTriggerOptions, type TriggerOptions } from './description';
 import { loadStoredState, newestDataset, planPoll, stateAfter, storeState } from './pollState';
@@ -143,19 +143,18 @@ async function firstRecords(
 		if (!isUnreadable()) throw asNodeError(this.getNode(), error);
 	}
 	if (!isUnreadable()) return onMalformed === 'skip' ? { records, skippedLines: stats.skippedLines } : { records };
-	const error = unreadableError(this, stats, onMalformed === 'error');
-	unreadable.push(error);
-	return { records: [], error: error.message };
-}
-
-function unreadableError(context: IPollFunctions, stats: SnapshotReadStats, canSkip: boolean) {
 	const lines = quoteFew(stats.skippedLineNumbers, stats.skippedLines);
 	const which = stats.skippedLines > 1 ? `lines ${lines} are not JSON records` : `line ${lines} is not a JSON record`;
-	const skip = canSkip ? 'Set "On Malformed Line" to "Skip and Count" to attach the records without such lines. ' : '';
-	return buildApiError(context.getNode(), {
-		message: `The records of the dataset "${stats.label}" were not attached: ${which}`,
+	const skip =
+		onMalformed === 'error'
+			? 'Set "On Malformed Line" to "Skip and Count" to attach the records without such lines. '
+			: '';
+	const error = buildApiError(this.getNode(), {
+		message: `The records of the dataset "${label}" were not attached: ${which}`,
 		description:
 			`The event of the dataset fired without records, with this message in its "error" field, once. ${skip}` +
 			'A Domain Data node (Dataset → Stream) reads the dataset and shows the beginning of each such line.',
 	});
+	unreadable.push(error);
+	return { records: [], error: error.message };
 }
