@@ -3,8 +3,8 @@ import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
 import { asNodeError, buildApiError, operationError, quoteFew, withNote } from '../DomainData/errors';
 import { listDatasets } from '../DomainData/helpers/datasets';
-import { createReadStats, readSnapshot, type SnapshotReadStats } from '../DomainData/helpers/snapshotReader';
-import { serviceAddress } from '../DomainData/transport';
+import { createReadStats, readSnapshot } from '../DomainData/helpers/snapshotReader';
+import { resolveTarget } from '../DomainData/transport';
 import { eventProperties, getTriggerOptions, type TriggerOptions } from './description';
 import { loadStoredState, newestDataset, planPoll, stateAfter, storeState } from './pollState';
 import type { NewDataset, StateStore } from './pollState';
@@ -40,7 +40,7 @@ export class DomainDataTrigger implements INodeType {
 		const options = getTriggerOptions.call(this);
 		const manual = this.getMode() === 'manual';
 		// Read before the list call, so that a poll without new datasets ends as soon as the list is answered.
-		const service = manual ? '' : await serviceAddress.call(this);
+		const service = manual ? '' : (await resolveTarget.call(this)).shown;
 		const datasets = await listDatasets.call(this, options.limits).catch((error: unknown) => {
 			throw triggerError(this, error);
 		});
@@ -66,14 +66,10 @@ export class DomainDataTrigger implements INodeType {
 		const store: StateStore = { node, global, nodeId, nodeName, service };
 		const now = new Date();
 		const plan = planPoll(loadStoredState(store, now), datasets, now);
-		const ignored: Array<[string[], string]> = [
-			[plan.ignoredLabels, 'that are not calendar dates (YYYY-MM-DD)'],
-			[plan.futureLabels, 'dated in the future, until their date has come'],
-		];
-		for (const [labels, why] of ignored) {
-			if (labels.length > 0)
-				this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
-		}
+		const ignore = (labels: string[], why: string) =>
+			labels.length > 0 && this.logger.warn(`Domain Data Trigger: ignored dataset labels ${why}: ${quoteFew(labels)}`);
+		ignore(plan.ignoredLabels, 'that are not calendar dates (YYYY-MM-DD)');
+		ignore(plan.futureLabels, 'dated in the future, until their date has come');
 		if (plan.kind === 'baseline') storeState(store, plan.nextState);
 		if (plan.kind !== 'emit') return null;
 
@@ -81,15 +77,13 @@ export class DomainDataTrigger implements INodeType {
 		if (failure !== undefined && items.length === 0) throw triggerError(this, failure);
 		storeState(store, stateAfter(plan, items.length));
 		for (const error of unreadable) report(this, error);
-		if (failure !== undefined) report(this, readLater(this, failure, plan.newDatasets[items.length].label));
+		if (failure === undefined) return [items];
+		// A read that failed after events fired: they stay fired, and the dataset is read again at the next poll.
+		const { label } = plan.newDatasets[items.length];
+		const next = `The events before the dataset "${label}" fired; it and the datasets after it come at the next poll.`;
+		report(this, withNote(triggerError(this, failure), next));
 		return [items];
 	}
-}
-
-/** A read that failed after events fired: they stay fired, and the dataset is read again at the next poll. */
-function readLater(context: IPollFunctions, caught: unknown, label: string) {
-	const next = `The events before the dataset "${label}" fired; it and the datasets after it come at the next poll.`;
-	return withNote(triggerError(context, caught), next);
 }
 
 /** Reports an error as n8n reports a failed poll (a failed execution, the error workflow) while the poll emits. */
@@ -149,19 +143,18 @@ async function firstRecords(
 		if (!isUnreadable()) throw asNodeError(this.getNode(), error);
 	}
 	if (!isUnreadable()) return onMalformed === 'skip' ? { records, skippedLines: stats.skippedLines } : { records };
-	const error = unreadableError(this, stats, onMalformed === 'error');
-	unreadable.push(error);
-	return { records: [], error: error.message };
-}
-
-function unreadableError(context: IPollFunctions, stats: SnapshotReadStats, canSkip: boolean) {
 	const lines = quoteFew(stats.skippedLineNumbers, stats.skippedLines);
 	const which = stats.skippedLines > 1 ? `lines ${lines} are not JSON records` : `line ${lines} is not a JSON record`;
-	const skip = canSkip ? 'Set "On Malformed Line" to "Skip and Count" to attach the records without such lines. ' : '';
-	return buildApiError(context.getNode(), {
-		message: `The records of the dataset "${stats.label}" were not attached: ${which}`,
+	const skip =
+		onMalformed === 'error'
+			? 'Set "On Malformed Line" to "Skip and Count" to attach the records without such lines. '
+			: '';
+	const error = buildApiError(this.getNode(), {
+		message: `The records of the dataset "${label}" were not attached: ${which}`,
 		description:
 			`The event of the dataset fired without records, with this message in its "error" field, once. ${skip}` +
 			'A Domain Data node (Dataset → Stream) reads the dataset and shows the beginning of each such line.',
 	});
+	unreadable.push(error);
+	return { records: [], error: error.message };
 }

@@ -49,13 +49,6 @@ export function loadState(staticData: IDataObject, now: Date = new Date()): Trig
 	return { version: STATE_VERSION, lastLabel: kept[0], seen: kept };
 }
 
-/** Fresh top-level values: n8n notices a change of static data only through assignments to the node's object. */
-export function saveState(staticData: IDataObject, state: TriggerState): void {
-	staticData.version = state.version;
-	staticData.lastLabel = state.lastLabel;
-	staticData.seen = [...state.seen];
-}
-
 /**
  * Where the state is kept: the node's own static data (keyed by the node's name, or its id under durable poll
  * cursors), and a copy under the node's id in the workflow's global static data, which a rename keeps and which names
@@ -66,34 +59,31 @@ export type StateStore = { node: IDataObject; global: IDataObject; nodeId: strin
 const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
 
 /**
- * The saved state, when it was written by this node for this service (not another node's under this node's name, nor
- * one read from another service). A state saved by an earlier version of the package names neither, and counts.
- */
-function loadOwnedState(data: IDataObject, store: StateStore, now: Date): TriggerState | undefined {
-	if (data.nodeId !== undefined && data.nodeId !== store.nodeId) return undefined;
-	if (data.service !== undefined && data.service !== store.service) return undefined;
-	return loadState(data, now);
-}
-
-/**
- * Of the states that count: under the name the copy was written under, or without a copy, the node's own state, even
- * none (under durable poll cursors it is what n8n commits with the execution; a test poll's is not). Under another
- * name (the node was renamed), the later of the two: the node's own data is then missing or older.
+ * A state counts when it was written by this node for this service (not another node's under this node's name, nor
+ * one read from another service); a state saved by an earlier version of the package names neither, and counts. Of
+ * those: under the name the copy was written under, or without a copy, the node's own state, even none (under durable
+ * poll cursors it is what n8n commits with the execution; a test poll's is not). Under another name (the node was
+ * renamed), the later of the two: the node's own data is then missing or older.
  */
 export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
-	const own = loadOwnedState(store.node, store, now);
+	const owned = (data: IDataObject) =>
+		(data.nodeId === undefined || data.nodeId === store.nodeId) &&
+		(data.service === undefined || data.service === store.service)
+			? loadState(data, now)
+			: undefined;
+	const own = owned(store.node);
 	const copyData = store.global[copyKey(store.nodeId)] as IDataObject | undefined;
 	if (!copyData || copyData.nodeName === store.nodeName) return own;
-	const copy = loadOwnedState(copyData, store, now);
+	const copy = owned(copyData);
 	if (!copy) return own;
 	return own && (own.lastLabel ?? '') >= (copy.lastLabel ?? '') ? own : copy;
 }
 
+/** Fresh top-level values: n8n notices a change of static data only through assignments to the node's object. */
 export function storeState(store: StateStore, state: TriggerState): void {
-	const owner = { nodeId: store.nodeId, service: store.service };
-	saveState(store.node, state);
-	Object.assign(store.node, owner);
-	store.global[copyKey(store.nodeId)] = { ...state, seen: [...state.seen], ...owner, nodeName: store.nodeName };
+	const saved = { ...state, seen: [...state.seen], nodeId: store.nodeId, service: store.service };
+	Object.assign(store.node, saved);
+	store.global[copyKey(store.nodeId)] = { ...saved, seen: [...state.seen], nodeName: store.nodeName };
 }
 
 /** The datasets whose label counts on `now`, newest first, each with the label listed before it. */

@@ -38,11 +38,6 @@ export function datedNewestFirst(listed: readonly Dataset[]): { dated: Dataset[]
 	return { dated, undatedLabels };
 }
 
-/** What `latest` means: the newest date label listed, wherever the list puts it. */
-export function newestDateLabel(listed: readonly Dataset[]): string | undefined {
-	return datedNewestFirst(listed).dated[0]?.label;
-}
-
 /** The snapshots the service offers, in its order (documented as newest first; nothing here relies on it). */
 export async function listDatasets(this: DomainDataFunctions, limits?: CallLimits, itemIndex?: number) {
 	const request = { method: 'GET' as const, path: ['historical', 'domain'], limits, itemIndex };
@@ -88,7 +83,8 @@ export function unknownLabelError(this: DomainDataFunctions, label: string, data
 function pickLabel(this: DomainDataFunctions, label: string, datasets: Dataset[], itemIndex?: number): string {
 	const wanted = label.trim();
 	if (wanted.toLowerCase() === LATEST_LABEL) {
-		const newest = newestDateLabel(datasets);
+		// The newest date label listed, wherever the list puts it.
+		const newest = datedNewestFirst(datasets).dated[0]?.label;
 		if (newest === undefined) throw unknownLabelError.call(this, LATEST_LABEL, datasets, itemIndex);
 		return newest;
 	}

@@ -115,16 +115,12 @@ export class DomainSet extends HashIndex {
 		this.seenCount++;
 	}
 
-	seen(index: number): boolean {
-		return (this.seenBits[index >> 3] & (1 << (index & 7))) !== 0;
-	}
-
 	/** How many names were never seen, and the first `examples` of them in list order. */
 	unseen(examples = 5): { count: number; examples: string[] } {
 		const count = this.size - this.seenCount;
 		const found: string[] = [];
 		for (let index = 0; index < this.size && found.length < Math.min(examples, count); index++) {
-			if (!this.seen(index)) found.push(this.nameAt(index));
+			if ((this.seenBits[index >> 3] & (1 << (index & 7))) === 0) found.push(this.nameAt(index));
 		}
 		return { count, examples: found };
 	}

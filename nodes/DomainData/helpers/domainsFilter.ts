@@ -37,7 +37,7 @@ class ListedNames extends DomainSet {
 }
 
 /** A Domains list: its names, and the entries that are no name, URL or email address (left out, counted). */
-export type DomainList = { names: DomainSet; rejected: { count: number; examples: string[] } };
+export type DomainList = { names: ListedNames; rejected: { count: number; examples: string[] } };
 
 /**
  * Reads a list given as text or as an array (any nesting), split by splitDomainList and normalised as Domain → Get
@@ -62,14 +62,13 @@ export function readDomainList(value: unknown): DomainList {
  * The lines of the listed names only, judged from the raw line; a listed name's line is marked seen and handed to
  * `then` (the caller's own selector), as is a line whose name cannot be read raw (the record filter judges it).
  */
-export function listedLines(names: DomainSet, then?: LineSelector): LineSelector {
-	const readsNames = names instanceof ListedNames ? names : undefined;
+export function listedLines(names: ListedNames, then?: LineSelector): LineSelector {
 	return (text, start, end) => {
 		const found = rawName(text, start, end);
 		if (found !== -1) {
 			const close = found < 0 ? ~found : found;
 			const from = start + NAME_FIRST.length;
-			const index = readsNames ? readsNames.indexOf(text, from, close, found >= 0) : names.indexOf(text, from, close);
+			const index = names.indexOf(text, from, close, found >= 0);
 			if (index !== NOT_LISTED) names.markSeen(index);
 			else if (!repeatsName(text, close, end)) return false;
 		}
@@ -77,20 +76,12 @@ export function listedLines(names: DomainSet, then?: LineSelector): LineSelector
 	};
 }
 
-type DomainListReport = { summary: IDataObject; hints: string[] };
-
-/** The last report of each list, given again while nothing changed (the output asks for its summary and hints). */
-const lastReports = new WeakMap<DomainList, { key: string; report: DomainListReport }>();
-
 /**
  * What the output tells about a Domains list once read: the entries left out, and (when `whole`, every line read)
  * the names no line held. `missing` ends the hint's sentence: "are not in the dataset "2025-06-30"".
  */
-export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string): DomainListReport {
+export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string) {
 	if (!list) return { summary: {}, hints: [] };
-	const key = `${whole} ${list.names.seenCount} ${missing}`;
-	const last = lastReports.get(list);
-	if (last?.key === key) return last.report;
 	const { names, rejected } = list;
 	const hints: string[] = [];
 	const domainList: IDataObject = { listed: names.size };
@@ -113,7 +104,5 @@ export function domainListReport(list: DomainList | undefined, whole: boolean, m
 				quoteFew(rejected.examples, rejected.count),
 		);
 	}
-	const report = { summary: { domainList }, hints };
-	lastReports.set(list, { key, report });
-	return report;
+	return { summary: { domainList }, hints };
 }

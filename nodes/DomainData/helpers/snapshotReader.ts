@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { buildApiError, containsSecret, count, holdsSecret, maskServiceText, operationError } from '../errors';
 import { type CallLimits, credentialSecret, DEFAULT_CALL_LIMITS, type DomainDataFunctions } from '../transport';
 import { excerpt, KEY_ECHO_DESCRIPTION, type LineRange, readNdjsonStream } from '../transport';
-import { mayHoldLongInteger, parseJsonExact, withoutMembers } from '../transport';
+import { mayHoldLongInteger, type NdjsonStreamOptions, parseJsonExact, withoutMembers } from '../transport';
 import { DEFAULT_BATCH_SIZE, rebatch } from './streams';
 import { listDatasets, unknownLabelError } from './datasets';
 import type { LineSelector } from './domainName';
@@ -38,11 +38,9 @@ export function createReadStats(label = '') {
 
 export type SnapshotReadStats = ReturnType<typeof createReadStats>;
 
-export interface ReadSnapshotOptions {
-	/** A concrete date label (not `latest`). */
-	label: string;
+/** `label`: a concrete date label (not `latest`). */
+export interface ReadSnapshotOptions extends Pick<NdjsonStreamOptions, 'label' | 'itemIndex'> {
 	limits?: CallLimits;
-	itemIndex?: number;
 	/** Canonical field names (aliases are accepted too); the records hold exactly these. */
 	fields: string[];
 	/** Stop after this many (matching) records. */
@@ -68,7 +66,8 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 	const canonical = toCanonicalFields(options.fields);
 	if (!canonical.ok) throw operationError(context.getNode(), canonical.message, { itemIndex: options.itemIndex });
 	const requestFields = withFields(canonical.fields, fieldsReadBy(options.filter));
-	const filterOnlyFields = requestFields.filter((field) => !canonical.fields.includes(field));
+	/** Asked only for the filter: removed from every record (and, with bytes, from every line) before it goes out. */
+	const filterOnly = new Set<string>(requestFields.filter((field) => !canonical.fields.includes(field)));
 	return {
 		// Kept as their own object: copied into this one, they slow the per-line loop.
 		options,
@@ -77,14 +76,12 @@ async function startRead(context: DomainDataFunctions, options: ReadSnapshotOpti
 		stats: options.stats ?? createReadStats(),
 		secret: await credentialSecret.call(context),
 		requestFields,
-		/** Asked only for the filter: removed from every record before it is handed out. */
-		filterOnlyFields,
+		filterOnly,
 		predicate: compileRecordFilter(options.filter),
 		onMalformed: options.onMalformed ?? 'error',
 		withBytes,
 		/** The kept lines' bytes lose the filter-only members (the rest as sent). */
-		reencode: withBytes && filterOnlyFields.length > 0,
-		filterOnly: new Set<string>(filterOnlyFields),
+		reencode: withBytes && filterOnly.size > 0,
 		/** Lines that were records, or that the caller declined: a snapshot without any is not a snapshot. */
 		recordLines: 0,
 		limitReached: false,
@@ -208,7 +205,7 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 			// A record or a declined line: either way, the snapshot has records.
 			read.recordLines++;
 			if (verdict !== DECLINED && (!read.predicate || read.predicate(verdict))) {
-				for (const field of read.filterOnlyFields) delete verdict[field];
+				for (const field of read.filterOnly) delete verdict[field];
 				records.push(verdict);
 				if (read.reencode)
 					trimmed.push(withoutMembers(block.textOf(index), starts[index], ends[index], read.filterOnly));

@@ -14,13 +14,13 @@ export {
 	cancelSignal,
 	credentialSecret,
 	DEFAULT_CALL_LIMITS,
-	serviceAddress,
+	resolveTarget,
 	type ApiRequest,
 	type CallLimits,
 	type DomainDataFunctions,
 } from './request';
 export { type Hash64, hash64, Hasher64 } from './hash';
-export { excerpt, joinBytes, NdjsonLineSplitter } from './ndjson';
+export { bytesPerLine, excerpt, joinBytes, NdjsonLineSplitter } from './ndjson';
 export { readNdjsonStream, type LineRange, type NdjsonStreamOptions } from './ndjsonSource';
 
 /** Sends a JSON request and returns the service's answer, a JSON object. */

@@ -40,6 +40,7 @@ export interface ApiRequest {
 	onRetry?: () => void;
 }
 
+/** The credential's service: `root` for requests, `shown` (its Base URL without the API path) for messages. */
 export async function resolveTarget(this: DomainDataFunctions, itemIndex?: number) {
 	const credentials = await this.getCredentials<{ baseUrl?: string; apiKey?: string }>('domainDataApi');
 	const resolved = resolveBaseUrl(credentials.baseUrl);
@@ -52,11 +53,6 @@ export async function resolveTarget(this: DomainDataFunctions, itemIndex?: numbe
 		});
 	}
 	return { root: resolved.root, shown: resolved.shown, secret: credentials.apiKey };
-}
-
-/** The address of the service the credential names: its Base URL as requests resolve it, without the API path. */
-export async function serviceAddress(this: DomainDataFunctions): Promise<string> {
-	return (await resolveTarget.call(this)).shown;
 }
 
 /** The credential's API key, only so that callers can keep it out of what they build from the service's texts. */

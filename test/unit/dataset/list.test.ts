@@ -3,10 +3,11 @@
  * simulator over HTTP.
  */
 import {
+	type Dataset,
 	DatasetLabels,
+	datedNewestFirst,
 	isCalendarDate,
 	listDatasets,
-	newestDateLabel,
 } from '../../../nodes/DomainData/helpers/datasets';
 import { DEFAULT_CALL_LIMITS } from '../../../nodes/DomainData/transport';
 import { startLocalService } from '../../harness/localService';
@@ -280,6 +281,7 @@ describe('latest is the newest calendar date listed, wherever the list puts it (
 				isCalendarDate,
 			),
 		).toBe(false);
+		const newestDateLabel = (listed: Dataset[]) => datedNewestFirst(listed).dated[0]?.label;
 		expect(newestDateLabel(lists['oldest first'])).toBe('2025-06-30');
 		expect(newestDateLabel(lists['a label that is no date first'])).toBe('2025-06-30');
 		expect(newestDateLabel([{ label: 'x', value: 'y' }])).toBeUndefined();

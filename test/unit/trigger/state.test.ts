@@ -11,7 +11,6 @@ import {
 	loadStoredState,
 	newestDataset,
 	planPoll,
-	saveState,
 	stateAfter,
 	storeState,
 	type StateStore,
@@ -177,10 +176,17 @@ describe('planPoll', () => {
 	});
 });
 
-describe('loadState / saveState', () => {
+describe('loadState / storeState', () => {
+	const into = (node: IDataObject): StateStore => ({
+		node,
+		global: {},
+		nodeId: 'id',
+		nodeName: 'Trigger',
+		service: '',
+	});
 	test('round-trips through JSON as n8n stores static data', () => {
 		const staticData: IDataObject = {};
-		saveState(staticData, state('2025-06-30', ['2025-06-30']));
+		storeState(into(staticData), state('2025-06-30', ['2025-06-30']));
 		const restored = JSON.parse(JSON.stringify(staticData));
 		expect(loadState(restored)).toEqual(state('2025-06-30', ['2025-06-30']));
 	});
@@ -205,10 +211,10 @@ describe('loadState / saveState', () => {
 		expect(loadState({ version: 1, lastLabel: null, seen: [] })).toEqual(state(null, []));
 	});
 
-	test('saveState assigns a fresh array, so that the saved value is not shared with the plan', () => {
+	test('storeState assigns a fresh array, so that the saved value is not shared with the plan', () => {
 		const next = state('2025-06-30', ['2025-06-30']);
 		const staticData: IDataObject = {};
-		saveState(staticData, next);
+		storeState(into(staticData), next);
 		next.seen.push('2025-06-23');
 		expect(staticData.seen).toEqual(['2025-06-30']);
 	});

@@ -1,7 +1,8 @@
 /** Dataset → Compare's shapes (spec, changes, stats) and the state one comparison carries through its passes. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { type DomainDataFunctions, type Hash64, Hasher64, mayHoldLongInteger, parseJsonExact } from '../../transport';
+import { bytesPerLine, type DomainDataFunctions, type Hash64, Hasher64 } from '../../transport';
+import { mayHoldLongInteger, parseJsonExact } from '../../transport';
 import type { SnapshotPair } from '../datasets';
 import type { LineSelector } from '../domainName';
 import { DomainSet } from '../domainSet';
@@ -46,7 +47,7 @@ export interface CompareSpec extends SnapshotPair, Pick<ReadSnapshotOptions, 'li
 	/** Where pass 1 keeps the newer snapshot for pass 3; without it (or when it cannot keep), pass 3 reads again. */
 	spool?: SnapshotSpool;
 	/** Compare's memory bounds; COMPARE_LIMITS when absent. */
-	bounds?: Readonly<CompareLimits>;
+	bounds?: CompareLimits;
 }
 
 /** The newer snapshot's lines as pass 1 read them, kept (n8n's binary storage) so that pass 3 reads no more. */
@@ -72,8 +73,6 @@ export function createCompareStats() {
 
 export type CompareStats = ReturnType<typeof createCompareStats>;
 
-const LF = 0x0a;
-
 /** Flags per ordinal: the filters select the newer record; the older snapshot has the domain (or hid it). */
 export const SELECTED = 1;
 export const SEEN_IN_BASE = 2;
@@ -85,7 +84,7 @@ export class Comparison {
 	output = 0;
 	readonly limit: number;
 	/** The spec's memory bounds, or the node's (COMPARE_LIMITS). */
-	readonly bounds: Readonly<CompareLimits>;
+	readonly bounds: CompareLimits;
 	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
 	readonly skippedNew = new DomainSet();
 	namelessNew = 0;
@@ -154,9 +153,9 @@ export class Comparison {
 		let ordinal = 0;
 		for await (const bytes of this.spec.spool!.files()) {
 			const batch: IDataObject[] = [];
-			for (let start = 0, end = bytes.indexOf(LF); end !== -1; start = end + 1, end = bytes.indexOf(LF, start)) {
+			for (const bytesOfLine of bytesPerLine([bytes])) {
 				if (!needed(ordinal++)) continue;
-				const line = decoder.decode(bytes.subarray(start, end));
+				const line = decoder.decode(bytesOfLine);
 				// The lines as sent: integers beyond 2^53 kept exact, as pass 1 read them.
 				batch.push((mayHoldLongInteger(line) ? parseJsonExact : JSON.parse)(line) as IDataObject);
 			}

@@ -4,19 +4,15 @@ import type { INode } from 'n8n-workflow';
 import { buildApiError, count, operationError } from '../../errors';
 
 /**
- * Refused with a clear error instead of growing until n8n dies: records of one snapshot (5 million cap the table at
- * about 330 MB), and the older records kept for pass 3.
+ * The bounds of the node (a CompareSpec without `bounds`), refused with a clear error instead of growing until n8n
+ * dies: records of one snapshot (5 million cap the table at about 330 MB), and the older records kept for pass 3.
  */
-export interface CompareLimits {
-	maxDomains: number;
-	maxKeptBytes: number;
-}
-
-/** The bounds of the node (a CompareSpec without `bounds`). */
-export const COMPARE_LIMITS: Readonly<CompareLimits> = Object.freeze({
+export const COMPARE_LIMITS = Object.freeze({
 	maxDomains: 5_000_000,
 	maxKeptBytes: 512 * 1024 * 1024,
 });
+
+export type CompareLimits = Readonly<Record<keyof typeof COMPARE_LIMITS, number>>;
 
 export function noNameError(node: INode, itemIndex: number | undefined, label: string, record: number) {
 	return buildApiError(node, {
