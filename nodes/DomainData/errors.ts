@@ -182,13 +182,6 @@ export function toolHelpOf(error: unknown): { help?: ToolHelp; filterKeys: strin
 	return { help: context?.toolHelp, filterKeys: context?.filterKeys ?? [] };
 }
 
-/** Marks a service's refusal of a search (a 400) with the filter keys sent, for the tool's words. */
-export function withSearchFilterKeys<E extends NodeApiError | NodeOperationError>(error: E, keys: string[]): E {
-	error.context.toolHelp = 'searchFilters';
-	error.context.filterKeys = keys;
-	return error;
-}
-
 export function isNodeError(error: unknown): error is NodeApiError | NodeOperationError {
 	return error instanceof NodeApiError || error instanceof NodeOperationError;
 }

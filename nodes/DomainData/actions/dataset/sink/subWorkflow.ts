@@ -5,7 +5,7 @@ import { count, isNodeError, operationError, withNote, withoutFinalStops } from 
 import { cancelSignal } from '../../../transport';
 import type { OutputParameters, SubWorkflowTarget } from '../outputPlan';
 import { addHints, type DatasetSource, factsOfReads } from './source';
-import { failedWith } from '../../perItem';
+import { failedWith, resumeHint } from '../../perItem';
 import { type SpoolFacts, spooledBatches } from './spool';
 
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
@@ -77,10 +77,6 @@ function progressText(batch: number, total: number | undefined, exact = false): 
 	return total === undefined ? `batch ${batch}` : `batch ${batch} of ${exact ? '' : 'about '}${total}`;
 }
 
-function resumeHint(records: number): string {
-	return `To go on from there, run it again with the option "Skip Records" set to ${records}.`;
-}
-
 /** The sub-workflow failed on a batch: name the batch, its records and where to resume. */
 function batchFailedError(node: INode, progress: Progress, size: number, cause: unknown, itemIndex: number) {
 	const records = done(progress);
@@ -98,12 +94,6 @@ function batchFailedError(node: INode, progress: Progress, size: number, cause: 
 				"be partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
 		},
 	);
-}
-
-/** Reading stopped (the service, the network): the sent batches are done, say where to resume. */
-function withResumeHint(error: unknown, done: number): unknown {
-	if (!isNodeError(error) || done === 0) return error;
-	return withNote(error, `${count(done)} records were sent to the sub-workflow before this. ${resumeHint(done)}`);
 }
 
 /**
@@ -172,7 +162,10 @@ export async function runSubWorkflow(
 		}
 	} catch (error) {
 		const resumeAt = skipRecords + progress.sent;
-		throw failedWith(withResumeHint(error, resumeAt) as object, { ...summary(true), skipRecords: resumeAt });
+		// Reading stopped (the service, the network): the sent batches are done, say where to resume.
+		const sent = `${count(resumeAt)} records were sent to the sub-workflow before this. ${resumeHint(resumeAt)}`;
+		const failure = isNodeError(error) && resumeAt > 0 ? withNote(error, sent) : (error as object);
+		throw failedWith(failure, { ...summary(true), skipRecords: resumeAt });
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
