@@ -12,15 +12,10 @@ import { type SpoolFacts, spooledBatches } from './spool';
 const MAX_CALL_DEPTH = 20;
 
 /** Of dataset `label`: records read (skipped ones too), sent, done; batches `expected` about, `exact` once spooled. */
-interface Progress {
-	label: string;
-	skipRecords: number;
-	read: number;
-	sent: number;
-	batches: number;
-	expected?: number;
-	exact?: boolean;
+function startProgress(label: string, skipRecords: number, expected: number | undefined) {
+	return { label, skipRecords, read: 0, sent: 0, batches: 0, expected, exact: false };
 }
+type Progress = ReturnType<typeof startProgress>;
 
 /** Records left out by Skip Records, then those the sub-workflow finished. */
 const done = (progress: Progress) => Math.min(progress.skipRecords, progress.read) + progress.sent;
@@ -113,7 +108,7 @@ export async function runSubWorkflow(
 	const started = Date.now();
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
 	const expected = toSend > 0 ? Math.ceil(toSend / batchSize) : undefined;
-	const progress: Progress = { label, skipRecords, read: 0, sent: 0, batches: 0, expected };
+	const progress = startProgress(label, skipRecords, expected);
 	let spool: SpoolFacts | undefined;
 	const spooled = (facts: SpoolFacts) => {
 		spool = facts;
