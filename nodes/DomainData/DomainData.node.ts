@@ -33,7 +33,7 @@ const WEBSITE_TEXTS = ' Texts in the answer (titles, descriptions) come from the
 /** The service leaves technologies out of a domain with none detected; the answers give []. */
 const NO_TECHNOLOGIES = ' technologies: [] means none detected.';
 /** Lookups and searches hold no country; snapshot records do (country_code), which Stream filters on. */
-export const COUNTRY_FROM_SNAPSHOTS =
+const COUNTRY_FROM_SNAPSHOTS =
 	'There is no country filter, and language is not country (German is spoken in Austria and Switzerland too): ' +
 	'records by country (country_code) come from a tool that reads a snapshot with country codes.';
 

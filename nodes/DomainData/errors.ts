@@ -160,8 +160,7 @@ export function buildApiError(node: INode, parts: ErrorParts): NodeApiError {
  * What a tool's answer says after this failure, set where the error is made: `description`, written for a model;
  * `domainList`, the Domains filter holds no domain; `searchFilters`, the service refused a search (`filterKeys`).
  */
-const TOOL_HELPS = ['description', 'domainList', 'searchFilters'] as const;
-export type ToolHelp = (typeof TOOL_HELPS)[number];
+type ToolHelp = 'description' | 'domainList' | 'searchFilters';
 
 /** A NodeOperationError (a parameter or a state the user can fix). */
 export function operationError(
@@ -179,17 +178,8 @@ export function operationError(
 
 /** The ToolHelp an error was made with (and the filter keys of `searchFilters`), if any. */
 export function toolHelpOf(error: unknown): { help?: ToolHelp; filterKeys: string[] } {
-	const context = (error as { context?: { toolHelp?: unknown; filterKeys?: unknown } } | undefined)?.context;
-	const help = TOOL_HELPS.find((kind) => kind === context?.toolHelp);
-	const keys = Array.isArray(context?.filterKeys) ? context.filterKeys.map(String) : [];
-	return { help, filterKeys: keys };
-}
-
-/** Marks a service's refusal of a search (a 400) with the filter keys sent, for the tool's words. */
-export function withSearchFilterKeys<E extends NodeApiError | NodeOperationError>(error: E, keys: string[]): E {
-	error.context.toolHelp = 'searchFilters';
-	error.context.filterKeys = keys;
-	return error;
+	const context = (error as { context?: { toolHelp?: ToolHelp; filterKeys?: string[] } } | undefined)?.context;
+	return { help: context?.toolHelp, filterKeys: context?.filterKeys ?? [] };
 }
 
 export function isNodeError(error: unknown): error is NodeApiError | NodeOperationError {

@@ -66,7 +66,12 @@ export function errorJson(
 ): IDataObject {
 	if (context.getNode().onError !== 'continueErrorOutput') return { ...facts, error: message };
 	if (resumeAt === undefined) return { error: message };
-	return { error: `${message}. To go on from there, run it again with the option "Skip Records" set to ${resumeAt}.` };
+	return { error: `${message}. ${resumeHint(resumeAt)}` };
+}
+
+/** How a File or Sub-Workflow run that stopped goes on: the Skip Records of its next run. */
+export function resumeHint(skipRecords: number): string {
+	return `To go on from there, run it again with the option "Skip Records" set to ${skipRecords}.`;
 }
 
 const errorItemFields = new WeakMap<object, IDataObject>();

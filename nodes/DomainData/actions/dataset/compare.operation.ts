@@ -142,12 +142,6 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 	return hints;
 }
 
-/** What the newer snapshot's spool left in n8n's binary data, named apart from the Sub-Workflow output's spool. */
-function spoolFields(spool: SnapshotSpool | undefined): IDataObject {
-	const written = spool?.written();
-	return written?.files ? { snapshotSpoolBytes: written.bytes, snapshotSpoolFiles: written.files } : {};
-}
-
 /** A failed Compare says what its spool left behind (a node cannot delete binary data). */
 async function* withSpoolNote(changes: AsyncIterable<IDataObject[]>, spool: SnapshotSpool, node: INode) {
 	try {
@@ -186,7 +180,10 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 		summary: () => {
 			const { unreadableDomains, namelessLines } = stats;
 			const unreadable = spec.onMalformed === 'skip' ? { unreadableDomains, namelessLines } : {};
-			return { ...counts, fields: spec.fields, ...unreadable, ...report().summary, ...spoolFields(spool) };
+			// What the newer snapshot's spool left in n8n's binary data, named apart from the Sub-Workflow output's spool.
+			const written = spool?.written();
+			const spooled = written?.files ? { snapshotSpoolBytes: written.bytes, snapshotSpoolFiles: written.files } : {};
+			return { ...counts, fields: spec.fields, ...unreadable, ...report().summary, ...spooled };
 		},
 		hints: (empty) => [
 			...unreadableHints(stats),

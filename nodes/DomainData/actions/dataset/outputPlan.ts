@@ -38,29 +38,9 @@ const REFUSED_BY_TOOLS: Partial<Record<OutputParameters['output'], string>> = {
 	subWorkflow: 'a sub-workflow',
 };
 
-/** The Output of one item: as set, or Items for a tool, which refuses the outputs it cannot answer with. */
-function readOutput(this: IExecuteFunctions, itemIndex: number, words: OutputWording, tool?: ToolBounds) {
-	const node = this.getNode();
-	const output = this.getNodeParameter('output', itemIndex, 'items') as OutputParameters['output'];
-	if (!OUTPUTS.includes(output)) {
-		const message = `The parameter "Output" must be items, batches, file or subWorkflow, got "${output}"`;
-		throw operationError(node, message, { itemIndex });
-	}
-	if (!tool) return output;
-	const refused = REFUSED_BY_TOOLS[output];
-	if (!refused) return 'items';
-	throw operationError(node, `This tool is set to send its data to ${refused}, which a tool cannot answer with`, {
-		itemIndex,
-		toolHelp: 'description',
-		description:
-			'Tell the user to set Output to "Items" in the tool\'s parameters; the tool then answers with at most ' +
-			`${tool.records} ${words.many}.`,
-	});
-}
-
 /**
  * One item's output parameters, checked before any call; `recordKeys`: keys the batch information must not take. A
- * tool (`tool`) always gets Items.
+ * tool (`tool`) always gets Items, and refuses the outputs it cannot answer with.
  */
 export function readOutputParameters(
 	this: IExecuteFunctions,
@@ -71,7 +51,22 @@ export function readOutputParameters(
 	tool?: ToolBounds,
 ): OutputParameters {
 	const node = this.getNode();
-	const output = readOutput.call(this, itemIndex, words, tool);
+	const asSet = this.getNodeParameter('output', itemIndex, 'items') as OutputParameters['output'];
+	if (!OUTPUTS.includes(asSet)) {
+		const message = `The parameter "Output" must be items, batches, file or subWorkflow, got "${asSet}"`;
+		throw operationError(node, message, { itemIndex });
+	}
+	const refused = tool && REFUSED_BY_TOOLS[asSet];
+	if (refused) {
+		throw operationError(node, `This tool is set to send its data to ${refused}, which a tool cannot answer with`, {
+			itemIndex,
+			toolHelp: 'description',
+			description:
+				'Tell the user to set Output to "Items" in the tool\'s parameters; the tool then answers with at most ' +
+				`${tool.records} ${words.many}.`,
+		});
+	}
+	const output = tool ? 'items' : asSet;
 	const batched = output === 'batches' || output === SUB_WORKFLOW_OUTPUT;
 	const size = batched ? this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE) : DEFAULT_BATCH_SIZE;
 	const batchSize = readWholeNumber(node, size, 'parameter "Batch Size"', { itemIndex });

@@ -12,7 +12,8 @@ import {
 	requestDeadlineOption,
 } from '../common';
 import { continuesOnFail, errorJson, type OperationExecute, type ToolBounds } from '../perItem';
-import { isUnread, lookUp, type NodeError, readItems, readLookupCalls } from './lookup';
+import { DEFAULT_CALL_LIMITS } from '../../transport';
+import { isUnread, lookUp, readItems, readLookupCalls } from './lookup';
 
 const properties: INodeProperties[] = [
 	{
@@ -91,11 +92,9 @@ export const execute: OperationExecute = async function (items, tool) {
 	const requests = readItems(this, items, (itemIndex) => planItem.call(this, itemIndex, tool), continueOnFail);
 	const read = requests.filter((request) => !isUnread(request)) as Array<ReturnType<typeof planItem>>;
 	const names = new Set(read.flatMap((request) => request.names));
-	// One lookup for all items: the calls of the first item that could be read.
-	const calls = read[0]?.calls;
-	const { found, failed } = calls
-		? await lookUp(this, [...names], { ...calls, continueOnFail })
-		: { found: new Map<string, IDataObject>(), failed: new Map<string, NodeError>() };
+	// One lookup for all items: the calls of the first item that could be read (with none, no name and no call).
+	const calls = read[0]?.calls ?? { concurrency: 1, limits: DEFAULT_CALL_LIMITS };
+	const { found, failed } = await lookUp(this, [...names], { ...calls, continueOnFail });
 	const output: INodeExecutionData[] = [];
 	requests.forEach((request, itemIndex) => {
 		const pairedItem = { item: itemIndex };

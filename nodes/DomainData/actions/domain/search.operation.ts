@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
-import { asNodeError, describeValue, operationError, withSearchFilterKeys } from '../../errors';
+import { asNodeError, describeValue, operationError } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { parseJsonExact } from '../../transport';
 import {
@@ -13,13 +13,11 @@ import {
 	optionsCollection,
 } from '../common';
 import { addHint, failedWith, forEachItem, type OperationExecute, type RunFacts, type ToolBounds } from '../perItem';
-import { filtersObject, filtersProblem, unappliedFilters } from './searchFilters';
+import { readSearchFilters, unappliedFilters } from './searchFilters';
 import { type Paging, type SearchPlan, searchForItem } from './searchPaging';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 const DEFAULT_PAGE_SIZE = 100;
-/** Body keys that the node sets itself from its parameters. */
-const PAGING_KEYS = ['pageSize', 'searchAfter'];
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -69,29 +67,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['search'] } }, properties);
 
-function readFilters(this: IExecuteFunctions, raw: unknown, itemIndex: number): IDataObject {
-	if (typeof raw === 'string' && raw.trim() === '') return {};
-	const filters = filtersObject(raw);
-	if (!filters) {
-		throw operationError(this.getNode(), `Filters must be a JSON object, but they are ${describeValue(raw)}`, {
-			itemIndex,
-			description: 'Write the filters as a JSON object, for example {"language": "de"}, or {} for no filter.',
-		});
-	}
-	const problem = filtersProblem(filters);
-	if (problem) throw operationError(this.getNode(), problem.message, { itemIndex, description: problem.description });
-	const paging = PAGING_KEYS.find((key) => key in filters);
-	if (paging) {
-		throw operationError(this.getNode(), `Filters must not contain "${paging}"`, {
-			itemIndex,
-			description:
-				'The node pages by itself: set the page size in Options → Page Size and a start cursor in Options ' +
-				'→ Start Cursor.',
-		});
-	}
-	return filters;
-}
-
 function readStartCursor(node: INode, value: unknown, itemIndex: number): unknown[] | undefined {
 	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
 	let cursor: unknown = value;
@@ -108,12 +83,11 @@ function readStartCursor(node: INode, value: unknown, itemIndex: number): unknow
 	throw operationError(node, message, { itemIndex, description });
 }
 
-/** What one item asks: its filters (as set, and as sent), the Limit, pages, cursor and paging info. */
-function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds): SearchPlan & { asSet: unknown } {
+/** What one item asks: its filters, the Limit, pages, cursor and paging info. */
+function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds): SearchPlan {
 	const node = this.getNode();
 	const limit = readLimit.call(this, itemIndex, tool, false) ?? Infinity;
-	const asSet = this.getNodeParameter('filters', itemIndex, '{}');
-	const filters = readFilters.call(this, asSet, itemIndex);
+	const filters = readSearchFilters(node, this.getNodeParameter('filters', itemIndex, '{}'), itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const rule = { itemIndex, fallback: DEFAULT_PAGE_SIZE };
 	const pageSize = readWholeNumber(node, options.pageSize, 'option "Page Size"', rule);
@@ -121,7 +95,7 @@ function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds)
 	const startCursor = readStartCursor(node, options.searchAfter, itemIndex);
 	// A tool's answer tells the total and whether there are more.
 	const includePagingInfo = tool !== undefined || options.includePagingInfo === true;
-	return { itemIndex, limit, asSet, filters, pageSize, limits, startCursor, includePagingInfo };
+	return { itemIndex, limit, filters, pageSize, limits, startCursor, includePagingInfo };
 }
 
 export const execute: OperationExecute = async function (items, tool) {
@@ -134,15 +108,17 @@ export const execute: OperationExecute = async function (items, tool) {
 			await searchForItem.call(this, plan, output, paging);
 		} catch (error) {
 			const failure = asNodeError(this.getNode(), error, itemIndex);
-			const refused = failure instanceof NodeApiError && failure.httpCode === '400';
-			if (refused) withSearchFilterKeys(failure, Object.keys(plan.filters));
+			// A refused search (400): the tool's words name the filter keys sent.
+			if (failure instanceof NodeApiError && failure.httpCode === '400') {
+				Object.assign(failure.context, { toolHelp: 'searchFilters', filterKeys: Object.keys(plan.filters) });
+			}
 			// With paging info shown, the error item tells where to go on.
 			const { total, cursor } = paging;
 			const at = { _paging: { total: total ?? null, searchAfter: cursor ?? null } };
 			throw plan.includePagingInfo ? failedWith(failure, at) : failure;
 		}
 		const domains = output.slice(first).map((item) => item.json);
-		facts.unapplied = unappliedFilters(plan.asSet, domains);
+		facts.unapplied = unappliedFilters(plan.filters, domains);
 		for (const { text } of facts.unapplied) {
 			const whose = items.length > 1 ? ` for item ${itemIndex}` : '';
 			addHint(

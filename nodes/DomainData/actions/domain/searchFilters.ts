@@ -2,9 +2,9 @@
  * Search's filters as the node knows them (the interface document does not list them; the simulator takes these), and
  * the check of the domains a search returned against the filters sent.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
-import { count, describeValue, quoteFew } from '../../errors';
+import { count, describeValue, operationError, quoteFew } from '../../errors';
 
 type FilterCheck = (domain: IDataObject, wanted: unknown) => boolean | undefined;
 
@@ -47,42 +47,55 @@ export function filterInOtherCase(key: string): string | undefined {
 
 /** Filters nest no deeper than this: a JSON body of a service's filters is flat or nearly so. */
 const MAX_FILTER_DEPTH = 32;
+/** Body keys that the node sets itself from its parameters. */
+const PAGING_KEYS = ['pageSize', 'searchAfter'];
 
-/** The Filters parameter as an object: its JSON text parsed, or the object itself; undefined for anything else. */
-export function filtersObject(value: unknown): IDataObject | undefined {
-	let parsed = value;
+/** The Filters parameter (JSON text or an object) as sent: refused when not an object, too deep, or not sendable. */
+export function readSearchFilters(node: INode, raw: unknown, itemIndex: number): IDataObject {
+	if (typeof raw === 'string' && raw.trim() === '') return {};
+	let filters = raw;
 	try {
-		if (typeof value === 'string') parsed = JSON.parse(value);
+		if (typeof raw === 'string') filters = JSON.parse(raw);
 	} catch {
-		return undefined;
+		filters = undefined;
 	}
-	return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as IDataObject) : undefined;
-}
-
-/** The first problem of a filters object that would not reach the service as written: too deep, or "__proto__". */
-export function filtersProblem(filters: object): { message: string; description: string } | undefined {
+	if (!filters || typeof filters !== 'object' || Array.isArray(filters)) {
+		throw operationError(node, `Filters must be a JSON object, but they are ${describeValue(raw)}`, {
+			itemIndex,
+			description: 'Write the filters as a JSON object, for example {"language": "de"}, or {} for no filter.',
+		});
+	}
 	const stack: Array<{ value: unknown; depth: number }> = [{ value: filters, depth: 1 }];
 	while (stack.length > 0) {
 		const { value, depth } = stack.pop()!;
 		if (!value || typeof value !== 'object') continue;
 		if (depth > MAX_FILTER_DEPTH) {
-			return {
-				message: `Filters are nested more than ${MAX_FILTER_DEPTH} levels deep`,
+			throw operationError(node, `Filters are nested more than ${MAX_FILTER_DEPTH} levels deep`, {
+				itemIndex,
 				description:
 					'Write the filters as a flat JSON object, for example {"language": "de", "technology": "Shopify"}.',
-			};
+			});
 		}
 		if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '__proto__')) {
-			return {
-				message: 'Filters hold the key "__proto__", which cannot be sent',
+			throw operationError(node, 'Filters hold the key "__proto__", which cannot be sent', {
+				itemIndex,
 				description:
 					'"__proto__" is a reserved name in JavaScript: n8n and the node cannot send it as a key. Remove it from ' +
 					'Filters.',
-			};
+			});
 		}
 		for (const entry of Object.values(value)) stack.push({ value: entry, depth: depth + 1 });
 	}
-	return undefined;
+	const paging = PAGING_KEYS.find((key) => key in filters);
+	if (paging) {
+		throw operationError(node, `Filters must not contain "${paging}"`, {
+			itemIndex,
+			description:
+				'The node pages by itself: set the page size in Options → Page Size and a start cursor in Options ' +
+				'→ Start Cursor.',
+		});
+	}
+	return filters as IDataObject;
 }
 
 /** The filters' names for a message: a filter's value may be a megabyte. */
@@ -104,13 +117,13 @@ export interface UnappliedFilter {
 }
 
 /**
- * The filters (a JSON text or an object) the service plainly did not apply: more than half of the domains it returned
+ * The filters the service plainly did not apply: more than half of the domains it returned
  * that can be checked fail it (a service may match more loosely). A filter's name in another case counts as not
  * applied unless every domain that can be checked matches it.
  */
-export function unappliedFilters(filters: unknown, domains: IDataObject[]): UnappliedFilter[] {
+export function unappliedFilters(filters: IDataObject, domains: IDataObject[]): UnappliedFilter[] {
 	const unapplied: UnappliedFilter[] = [];
-	for (const [name, wanted] of Object.entries(filtersObject(filters) ?? {})) {
+	for (const [name, wanted] of Object.entries(filters)) {
 		const meant = filterInOtherCase(name);
 		const checked = meant ?? name;
 		if (!Object.hasOwn(FILTERS, checked)) continue;

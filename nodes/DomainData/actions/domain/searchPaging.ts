@@ -27,8 +27,17 @@ function kindOf(value: unknown): string {
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** One page of a search: its domains (checked to be objects), the next cursor as sent, and the total announced. */
-async function fetchPage(this: IExecuteFunctions, plan: SearchPlan, size: number, cursor: unknown[] | undefined) {
+/**
+ * One page of a search: its domains, the next cursor as sent, and the total announced. A result that is not a JSON
+ * object would become a broken item (a string spreads into "0", "1"…).
+ */
+async function fetchPage(
+	this: IExecuteFunctions,
+	plan: SearchPlan,
+	size: number,
+	cursor: unknown[] | undefined,
+	number: number,
+) {
 	const { itemIndex, filters, limits } = plan;
 	const body = { ...filters, pageSize: size, ...(cursor && { searchAfter: cursor.map(cursorValue) as IDataObject[] }) };
 	const badRequestDescription =
@@ -37,82 +46,23 @@ async function fetchPage(this: IExecuteFunctions, plan: SearchPlan, size: number
 	const path = ['domain', 'search'];
 	const request = { method: 'POST' as const, path, body, limits, itemIndex, badRequestDescription };
 	const page = (await apiRequest.call(this, request)) as { results?: unknown; search_after?: unknown; total?: unknown };
-	if (!Array.isArray(page.results)) {
+	const { results } = page;
+	if (!Array.isArray(results)) {
 		throw unexpectedAnswerError(this.getNode(), 'the search answer has no "results" list', itemIndex);
 	}
-	return { results: page.results as unknown[], next: page.search_after, total: page.total };
+	const notDomain = results.findIndex((result) => !result || typeof result !== 'object' || Array.isArray(result));
+	if (notDomain >= 0) {
+		const what = `search result ${notDomain + 1} of page ${number} is ${kindOf(results[notDomain])}`;
+		throw unexpectedAnswerError(this.getNode(), `${what}, not a domain object`, itemIndex);
+	}
+	return { results: results as IDataObject[], next: page.search_after, total: page.total };
 }
 
-/** Where one item's search stands: pages and domains read, domains sent (also past the limit), cursors sent. */
-class SearchProgress {
-	pages = 0;
-	read = 0;
-	received = 0;
-	/** A cursor the service gives twice would page forever. */
-	private readonly sentCursors = new Set<string>();
-
-	constructor(
-		private readonly context: IExecuteFunctions,
-		private readonly plan: SearchPlan,
-		readonly paging: Paging,
-	) {
-		paging.cursor = plan.startCursor;
-		if (paging.cursor) this.sentCursors.add(JSON.stringify(paging.cursor));
-	}
-
-	/** Anything but a JSON object would become a broken item (a string spreads into "0", "1"…). */
-	checkDomains(results: unknown[]): void {
-		const notDomain = results.findIndex((result) => !result || typeof result !== 'object' || Array.isArray(result));
-		if (notDomain < 0) return;
-		const what = `search result ${notDomain + 1} of page ${this.pages} is ${kindOf(results[notDomain])}`;
-		throw unexpectedAnswerError(this.context.getNode(), `${what}, not a domain object`, this.plan.itemIndex);
-	}
-
-	/** Takes the next cursor; false at the end (none, or after a page without domains: a cursor that brings nothing). */
-	advance(next: unknown, pageLength: number): boolean {
-		const { itemIndex } = this.plan;
-		if (next === undefined || next === null || pageLength === 0) {
-			this.paging.cursor = undefined;
-			return false;
-		}
-		const node = this.context.getNode();
-		if (!Array.isArray(next)) {
-			throw unexpectedAnswerError(node, `the search cursor ${describeValue(next)} is not a list`, itemIndex);
-		}
-		const key = JSON.stringify(next);
-		if (this.sentCursors.has(key)) {
-			throw buildApiError(node, {
-				itemIndex,
-				message:
-					`The search stopped: the service gave the cursor ${key} a second time, which would repeat pages ` +
-					`without end`,
-				description:
-					`${this.read} domains were read before. This is a fault of the service; try again later, or go on ` +
-					`from the last good cursor with Options → Start Cursor.`,
-			});
-		}
-		this.sentCursors.add(key);
-		this.paging.cursor = next;
-		return true;
-	}
-
-	/** More domains than the announced total, by more than a page (a live index shifts), means endless cursors. */
-	checkRunaway(): void {
-		const { total } = this.paging;
-		const { received, pages, read } = this;
-		const runaway = total !== undefined ? received > total + this.plan.pageSize : pages >= MAX_PAGES_WITHOUT_TOTAL;
-		if (!runaway || read >= this.plan.limit) return;
-		const announced =
-			total !== undefined ? `${total} results in all but sent ${received}` : 'no total and kept giving further pages';
-		throw buildApiError(this.context.getNode(), {
-			itemIndex: this.plan.itemIndex,
-			message: `The search stopped after ${pages} pages: the service announced ${announced}`,
-			description: `${read} domains were read. This is a fault of the service; try again later.`,
-		});
-	}
-}
-
-/** Appends one item's domains to `output` page by page (those read before a failure stay); `paging`: where it is. */
+/**
+ * Appends one item's domains to `output` page by page (those read before a failure stay); `paging`: where it is. A
+ * cursor the service gives twice, or more domains than the announced total by more than a page (a live index
+ * shifts), would page without end: the search stops there.
+ */
 export async function searchForItem(
 	this: IExecuteFunctions,
 	plan: SearchPlan,
@@ -120,23 +70,54 @@ export async function searchForItem(
 	paging: Paging,
 ): Promise<void> {
 	const { itemIndex, limit, pageSize } = plan;
-	const progress = new SearchProgress(this, plan, paging);
-	while (progress.read < limit) {
-		const size = Math.min(pageSize, limit - progress.read);
-		const { results, next, total } = await fetchPage.call(this, plan, size, paging.cursor);
-		progress.pages++;
-		progress.checkDomains(results);
+	const node = this.getNode();
+	const sentCursors = new Set<string>();
+	paging.cursor = plan.startCursor;
+	if (paging.cursor) sentCursors.add(JSON.stringify(paging.cursor));
+	let [pages, read, received] = [0, 0, 0];
+	while (read < limit) {
+		const size = Math.min(pageSize, limit - read);
+		const { results, next, total } = await fetchPage.call(this, plan, size, paging.cursor, ++pages);
 		if (typeof total === 'number') paging.total = Math.max(paging.total ?? 0, total);
-		progress.received += results.length;
-		const take = Math.min(results.length, limit - progress.read);
-		for (let index = 0; index < take; index++) {
-			output.push({ json: results[index] as IDataObject, pairedItem: { item: itemIndex } });
+		received += results.length;
+		const take = Math.min(results.length, limit - read);
+		for (let index = 0; index < take; index++) output.push({ json: results[index], pairedItem: { item: itemIndex } });
+		read += take;
+		// The end: no cursor, or a page without domains (a cursor that brings nothing).
+		if (next === undefined || next === null || results.length === 0) {
+			paging.cursor = undefined;
+			break;
 		}
-		progress.read += take;
-		if (!progress.advance(next, results.length)) break;
-		progress.checkRunaway();
+		if (!Array.isArray(next)) {
+			throw unexpectedAnswerError(node, `the search cursor ${describeValue(next)} is not a list`, itemIndex);
+		}
+		const key = JSON.stringify(next);
+		if (sentCursors.has(key)) {
+			throw buildApiError(node, {
+				itemIndex,
+				message:
+					`The search stopped: the service gave the cursor ${key} a second time, which would repeat pages ` +
+					`without end`,
+				description:
+					`${read} domains were read before. This is a fault of the service; try again later, or go on ` +
+					`from the last good cursor with Options → Start Cursor.`,
+			});
+		}
+		sentCursors.add(key);
+		paging.cursor = next;
+		const runaway = paging.total !== undefined ? received > paging.total + pageSize : pages >= MAX_PAGES_WITHOUT_TOTAL;
+		if (!runaway || read >= limit) continue;
+		const announced =
+			paging.total !== undefined
+				? `${paging.total} results in all but sent ${received}`
+				: 'no total and kept giving further pages';
+		throw buildApiError(node, {
+			itemIndex,
+			message: `The search stopped after ${pages} pages: the service announced ${announced}`,
+			description: `${read} domains were read. This is a fault of the service; try again later.`,
+		});
 	}
-	if (plan.includePagingInfo && progress.read > 0) {
+	if (plan.includePagingInfo && read > 0) {
 		const last = output[output.length - 1];
 		const hasMore = paging.cursor !== undefined;
 		last.json = { ...last.json, _paging: { total: paging.total ?? null, searchAfter: paging.cursor ?? null, hasMore } };

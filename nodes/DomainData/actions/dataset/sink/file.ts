@@ -7,7 +7,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INode, INodeExecution
 import { asNodeError, count, describeValue, operationError, withNote } from '../../../errors';
 import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/streams';
 import type { OutputParameters } from '../outputPlan';
-import { failedWith } from '../../perItem';
+import { failedWith, resumeHint } from '../../perItem';
 import { LineParts, type PartTally } from './lineParts';
 import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
 
@@ -55,7 +55,7 @@ function withPartsNote<E extends Error & { description?: string | null }>(
 		`${parts === 1 ? 'Part 1 is' : `Parts 1-${parts} are`} complete (${count(records)} records` +
 		`${skipRecords > 0 ? ` after the ${count(skipRecords)} skipped` : ''})`;
 	const note = kept
-		? `${complete}. To go on from there, run it again with the option "Skip Records" set to ${skipRecords + records}.`
+		? `${complete}. ${resumeHint(skipRecords + records)}`
 		: `${complete}, but a node that stops on an error outputs nothing, so no part reached the next node. To get ` +
 			`every record, run it again with "Skip Records" left at ${skipRecords}; to keep the complete parts of a ` +
 			'failed run and go on after them, set the node\'s Settings → On Error to "Continue".';

@@ -93,7 +93,7 @@ class SpoolFiles {
 			if (cap === undefined) throw asNodeError(this.context.getNode(), error, this.itemIndex);
 			[this.cap, this.refusal] = [cap, error];
 			let last: IBinaryData | undefined;
-			for (const group of withinCap(tally.kept!, cap, error)) last = await this.store(listed(group));
+			for (const group of withinCap(tally.kept!, cap, error)) last = await this.store(chained(group));
 			return last!;
 		}
 	}
@@ -105,10 +105,6 @@ class SpoolFiles {
 		this.bytes += typeof file.bytes === 'number' ? file.bytes : 0;
 		return file;
 	}
-}
-
-async function* listed(pieces: readonly Uint8Array[]): AsyncGenerator<Uint8Array> {
-	yield* pieces;
 }
 
 /**
@@ -169,10 +165,11 @@ export async function* spooledBatches(
 	// selection fit in that one file, it was read at full speed all the same).
 	if (serialiser.ended) options.spooled({ records: serialiser.records, bytes: spool.bytes, files: 0 });
 	else memoryModeNote.call(this, SUB_WORKFLOW_UNSPOOLED);
-	yield* rebatch(concat(spooled, serialiser.rest()), batchSize);
+	yield* rebatch(chained(spooled, serialiser.rest()), batchSize);
 }
 
-async function* concat<T>(...sources: Array<AsyncIterable<T>>): AsyncGenerator<T> {
+/** The entries of `sources` in order, as one async stream (an array is a source too). */
+async function* chained<T>(...sources: Array<AsyncIterable<T> | Iterable<T>>): AsyncGenerator<T> {
 	for (const source of sources) yield* source;
 }
 

@@ -5,22 +5,17 @@ import { count, isNodeError, operationError, withNote, withoutFinalStops } from 
 import { cancelSignal } from '../../../transport';
 import type { OutputParameters, SubWorkflowTarget } from '../outputPlan';
 import { addHints, type DatasetSource, factsOfReads } from './source';
-import { failedWith } from '../../perItem';
+import { failedWith, resumeHint } from '../../perItem';
 import { type SpoolFacts, spooledBatches } from './spool';
 
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
 const MAX_CALL_DEPTH = 20;
 
 /** Of dataset `label`: records read (skipped ones too), sent, done; batches `expected` about, `exact` once spooled. */
-interface Progress {
-	label: string;
-	skipRecords: number;
-	read: number;
-	sent: number;
-	batches: number;
-	expected?: number;
-	exact?: boolean;
+function startProgress(label: string, skipRecords: number, expected: number | undefined) {
+	return { label, skipRecords, read: 0, sent: 0, batches: 0, expected, exact: false };
 }
+type Progress = ReturnType<typeof startProgress>;
 
 /** Records left out by Skip Records, then those the sub-workflow finished. */
 const done = (progress: Progress) => Math.min(progress.skipRecords, progress.read) + progress.sent;
@@ -77,10 +72,6 @@ function progressText(batch: number, total: number | undefined, exact = false): 
 	return total === undefined ? `batch ${batch}` : `batch ${batch} of ${exact ? '' : 'about '}${total}`;
 }
 
-function resumeHint(records: number): string {
-	return `To go on from there, run it again with the option "Skip Records" set to ${records}.`;
-}
-
 /** The sub-workflow failed on a batch: name the batch, its records and where to resume. */
 function batchFailedError(node: INode, progress: Progress, size: number, cause: unknown, itemIndex: number) {
 	const records = done(progress);
@@ -100,12 +91,6 @@ function batchFailedError(node: INode, progress: Progress, size: number, cause: 
 	);
 }
 
-/** Reading stopped (the service, the network): the sent batches are done, say where to resume. */
-function withResumeHint(error: unknown, done: number): unknown {
-	if (!isNodeError(error) || done === 0) return error;
-	return withNote(error, `${count(done)} records were sent to the sub-workflow before this. ${resumeHint(done)}`);
-}
-
 /**
  * Runs the chosen workflow once per batch and returns the summary item (`records`: sent in this run). On a failure
  * the failure carries the summary fields, with `skipRecords` (where to resume), for its error item (failedWith).
@@ -123,7 +108,7 @@ export async function runSubWorkflow(
 	const started = Date.now();
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
 	const expected = toSend > 0 ? Math.ceil(toSend / batchSize) : undefined;
-	const progress: Progress = { label, skipRecords, read: 0, sent: 0, batches: 0, expected };
+	const progress = startProgress(label, skipRecords, expected);
 	let spool: SpoolFacts | undefined;
 	const spooled = (facts: SpoolFacts) => {
 		spool = facts;
@@ -172,7 +157,10 @@ export async function runSubWorkflow(
 		}
 	} catch (error) {
 		const resumeAt = skipRecords + progress.sent;
-		throw failedWith(withResumeHint(error, resumeAt) as object, { ...summary(true), skipRecords: resumeAt });
+		// Reading stopped (the service, the network): the sent batches are done, say where to resume.
+		const sent = `${count(resumeAt)} records were sent to the sub-workflow before this. ${resumeHint(resumeAt)}`;
+		const failure = isNodeError(error) && resumeAt > 0 ? withNote(error, sent) : (error as object);
+		throw failedWith(failure, { ...summary(true), skipRecords: resumeAt });
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
