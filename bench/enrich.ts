@@ -209,7 +209,14 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 			profile = [
 				`Our Enrich over the same ${formatNumber(items)} rows, through the harness, at the same ${LATENCY_MS} ms latency ` +
 					'("idle" is time spent waiting for answers):',
-				...(await profileOperation(sim.url, ENRICH_PARAMETERS, undefined, 3, inputRows(names, items))),
+				...(await profileOperation(
+					context.children,
+					sim.url,
+					ENRICH_PARAMETERS,
+					undefined,
+					3,
+					inputRows(names, items),
+				)),
 			];
 		}
 		return { id: 'enrich', title, figures, details, pending, profile };

@@ -19,6 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, relative } from 'node:path';
 
 import { parseArguments, SECTION_NAMES, type Arguments } from './args';
+import { OperationChildren } from './lib/child';
 import { describeMachine } from './lib/machine';
 import {
 	consoleTable,
@@ -87,7 +88,10 @@ function renderMarkdown(
 		`- Processes: the simulator (\`test/simulator\`) runs in a child process on 127.0.0.1; ${cores}.`,
 		`- Load average (1, 5, 15 min) at the start: ${load.start.map((v) => v.toFixed(2)).join(', ')}; at the end: ${load.end.map((v) => v.toFixed(2)).join(', ')}.`,
 		...(args.tiny
-			? ['- **Tiny run**: sizes cut down to check that the bench works; these figures say nothing about speed.']
+			? [
+					'- **Tiny run**: sizes cut down to check that the bench works; these figures say nothing about speed. ' +
+						'The runs in child processes share one process (the full run starts a fresh one for each).',
+				]
 			: []),
 		'',
 		'## Summary',
@@ -147,6 +151,7 @@ async function main(): Promise<void> {
 		...(args.size === undefined ? {} : { size: args.size }),
 		...(args.targetsOnly ? { targetsOnly: true } : {}),
 		...(args.runs ? { runs: args.runs } : {}),
+		children: new OperationChildren(args.tiny),
 		log: (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0)}s] ${message}\n`),
 	};
 	const sections: SectionResult[] = [];
@@ -171,6 +176,7 @@ async function main(): Promise<void> {
 			});
 		}
 	}
+	await context.children.close();
 	await disposePackage();
 	const durationMs = performance.now() - t0;
 	const markdown = renderMarkdown(args, argv, sections, started, durationMs, cores, {

@@ -250,7 +250,7 @@ export async function search(context: BenchContext): Promise<SectionResult> {
 			profile = [
 				...(missed ? gap : []),
 				'#### Search through the harness, no latency',
-				...(await profileOperation(sim.url, SEARCH_PARAMETERS, undefined, 5)),
+				...(await profileOperation(context.children, sim.url, SEARCH_PARAMETERS, undefined, 5)),
 			];
 		}
 

@@ -11,7 +11,6 @@ import type { INodeParameters } from 'n8n-workflow';
 import { type ImpatientProxy, startImpatientProxy } from '../test/harness/impatientProxy';
 import { KEYS } from '../test/simulator';
 import type { ChildResult } from './children/run-operation';
-import { runOperationInChild } from './lib/child';
 import { streamParameters } from './lib/operation';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
 import { SimulatorProcess } from './lib/simulator-process';
@@ -35,6 +34,7 @@ function mb(bytes: number): number {
 }
 
 async function measure(
+	context: BenchContext,
 	proxy: ImpatientProxy,
 	parameters: INodeParameters,
 	delayMs: number | undefined,
@@ -42,7 +42,7 @@ async function measure(
 ): Promise<Omit<Run, 'name'>> {
 	const streamsBefore = proxy.streams();
 	const bytesBefore = proxy.streamBytes();
-	const result = await runOperationInChild({
+	const result = await context.children.run({
 		baseUrl: proxy.url,
 		apiKey: KEYS.pro,
 		parameters,
@@ -68,7 +68,7 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 	const proxy = await startImpatientProxy(sim.url, PATIENCE_MS);
 	const runs: Run[] = [];
 	try {
-		const file = await measure(proxy, streamParameters('file'), undefined, batch);
+		const file = await measure(context, proxy, streamParameters('file'), undefined, batch);
 		runs.push({ name: 'File output', ...file });
 		context.log(
 			`  spool file: ${(file.result.wallMs / 1000).toFixed(1)} s, ${file.streams} requests, ${file.megabytes.toFixed(0)} MB`,
@@ -79,7 +79,7 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 				workflowId: { __rl: true, mode: 'id', value: 'benchSpoolSub' },
 				batchSize: batch,
 			});
-			const run = await measure(proxy, parameters, delayMs, batch);
+			const run = await measure(context, proxy, parameters, delayMs, batch);
 			runs.push({ name: `Sub-Workflow, N = ${formatNumber(delayMs)} ms per batch`, ...run });
 			context.log(
 				`  spool N=${delayMs}: ${(run.result.wallMs / 1000).toFixed(1)} s, ${run.streams} requests, ${run.megabytes.toFixed(0)} MB`,

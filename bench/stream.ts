@@ -173,7 +173,7 @@ export async function streamThroughput(context: BenchContext): Promise<SectionRe
 				context.log(`stream: profiling the ${output} output`);
 				profile.push(
 					`#### Stream, ${output} output`,
-					...(await profileStream(sim.url, output, records, { together: context.tiny })),
+					...(await profileStream(context.children, sim.url, output, records)),
 				);
 			}
 		}
