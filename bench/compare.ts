@@ -11,7 +11,6 @@ import { fastestReader } from './baselines';
 import type { ChildResult } from './children/run-operation';
 import { countStreamRecords } from './lib/operation';
 import { markdownTable, shouldProfile, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber, interleave, median, warmUp } from './lib/stats';
 import { profileOperation } from './profile';
 
@@ -59,7 +58,7 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 	let timing: Map<string, Run[]> | undefined;
 	let profile: string[] | undefined;
 	for (const size of sizes) {
-		const sim = await SimulatorProcess.start({ domains: size });
+		const sim = await context.simulators.start({ domains: size });
 		try {
 			for (let run = 0; run < memoryRuns; run++) {
 				const result = await context.children.run({

@@ -61,7 +61,7 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 	const unavailable = await n8nAvailable(context);
 	if (unavailable) return { id: 'enrich', title, figures: [], details: [], pending: [unavailable] };
 
-	const sim = await SimulatorProcess.start({ domains: Math.max(10_000, distinct), latencyMs: LATENCY_MS });
+	const sim = await context.simulators.start({ domains: Math.max(10_000, distinct), latencyMs: LATENCY_MS });
 	let n8n: BenchN8n | undefined;
 	try {
 		const names = await domainNames(sim, distinct);

@@ -69,7 +69,7 @@ export async function lists(context: BenchContext): Promise<SectionResult> {
 	const LOOKUP = 'Enrich, Source Lookup';
 	const SNAPSHOT = 'Enrich, Source Snapshot';
 
-	const compareSim = await SimulatorProcess.start({ domains: size });
+	const compareSim = await context.simulators.start({ domains: size });
 	try {
 		const names = await domainNames(compareSim, listed);
 		const withList = { ...COMPARE_PARAMETERS, filters: { domains: names } };
@@ -81,7 +81,7 @@ export async function lists(context: BenchContext): Promise<SectionResult> {
 		await compareSim.close();
 	}
 
-	const enrichSim = await SimulatorProcess.start({ domains: size, latencyMs: LATENCY_MS });
+	const enrichSim = await context.simulators.start({ domains: size, latencyMs: LATENCY_MS });
 	try {
 		const input = inputRows(await domainNames(enrichSim, distinct), rows);
 		const parameters = (source: string) => ({ ...ENRICH_PARAMETERS, options: { source } });

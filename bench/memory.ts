@@ -8,7 +8,6 @@ import { KEYS } from '../test/simulator';
 import type { ChildResult } from './children/run-operation';
 import { isStub, streamParameters, type StreamOutput } from './lib/operation';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber, median } from './lib/stats';
 
 const TARGET_MB = 50;
@@ -38,7 +37,7 @@ export async function memory(context: BenchContext): Promise<SectionResult> {
 	const results = new Map<string, ChildResult[]>();
 	const pending = new Set<string>();
 	// One run at a time: a run's process must not share the client's core with another.
-	const simulators = await Promise.all(sizes.map((size) => SimulatorProcess.start({ domains: size })));
+	const simulators = await Promise.all(sizes.map((size) => context.simulators.start({ domains: size })));
 	try {
 		const jobs = Array.from({ length: runs }, () =>
 			sizes.flatMap((size, index) => MODES.map((mode) => ({ size, sim: simulators[index], mode }))),

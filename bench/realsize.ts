@@ -430,7 +430,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 	// Before any snapshot is made or read: a --runs that names no run fails at once.
 	const setups = setupsFor(memory, outputs, targetsOnly, context.runs);
 	const tag = `${process.pid}`;
-	const sim = await SimulatorProcess.start({ domains: records });
+	const sim = await context.simulators.start({ domains: records });
 	const results: Measured[] = [];
 	const readerMs: ReaderTimes = new Map();
 	try {

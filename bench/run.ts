@@ -29,7 +29,7 @@ import {
 	type BenchContext,
 	type SectionResult,
 } from './lib/report';
-import { pinCores } from './lib/simulator-process';
+import { pinCores, Simulators } from './lib/simulator-process';
 import { disposePackage } from './lib/n8n';
 import { agent } from './agent';
 import { compare } from './compare';
@@ -152,6 +152,7 @@ async function main(): Promise<void> {
 		...(args.targetsOnly ? { targetsOnly: true } : {}),
 		...(args.runs ? { runs: args.runs } : {}),
 		children: new OperationChildren(args.tiny),
+		simulators: new Simulators(args.tiny),
 		log: (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0)}s] ${message}\n`),
 	};
 	const sections: SectionResult[] = [];
@@ -177,6 +178,7 @@ async function main(): Promise<void> {
 		}
 	}
 	await context.children.close();
+	await context.simulators.close();
 	await disposePackage();
 	const durationMs = performance.now() - t0;
 	const markdown = renderMarkdown(args, argv, sections, started, durationMs, cores, {

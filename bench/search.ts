@@ -198,7 +198,7 @@ async function harnessComparison(
 
 export async function search(context: BenchContext): Promise<SectionResult> {
 	const total = context.tiny ? 1_000 : 10_000;
-	const sim = await SimulatorProcess.start({ domains: total });
+	const sim = await context.simulators.start({ domains: total });
 	const pending: string[] = [];
 	const figures: Figure[] = [];
 	const details: string[] = [

@@ -13,7 +13,6 @@ import { KEYS } from '../test/simulator';
 import type { ChildResult } from './children/run-operation';
 import { streamParameters } from './lib/operation';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber } from './lib/stats';
 
 const TITLE = 'Sub-Workflow output through the spool';
@@ -64,7 +63,7 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 	const records = context.tiny ? 2_000 : 1_000_000;
 	const batch = context.tiny ? 500 : 50_000;
 	const delays = context.tiny ? [0, 50] : [100, 3000];
-	const sim = await SimulatorProcess.start({ domains: records });
+	const sim = await context.simulators.start({ domains: records });
 	const proxy = await startImpatientProxy(sim.url, PATIENCE_MS);
 	const runs: Run[] = [];
 	try {
