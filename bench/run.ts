@@ -3,7 +3,7 @@
  *
  *   npm run bench                       full run, writes docs/benchmarks.md
  *   npm run bench -- --tiny             seconds; writes to a temporary file unless --out is given
- *   npm run bench -- --tiny --n8n       the tiny run with the real-n8n parts too (about a minute more)
+ *   npm run bench -- --tiny --n8n       the tiny run with the real-n8n parts too (minutes more: n8n cold starts)
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *   npm run bench -- --only realsize --size 50000   the real-size section (left out of the full run) at 50,000 records
