@@ -11,7 +11,6 @@ import { KEYS } from '../test/simulator';
 import { TOOL_MAX_BYTES } from '../nodes/DomainData/actions/tool/answer';
 import { BenchN8n, DOMAIN_DATA_CREDENTIAL, HEADER_AUTH_CREDENTIAL, n8nAvailable } from './lib/n8n';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber } from './lib/stats';
 
 const MODEL_CREDENTIAL = { id: 'benchStandInMdl1', name: 'Stand-in model (bench)' };
@@ -113,7 +112,7 @@ export async function agent(context: BenchContext): Promise<SectionResult> {
 	const skipped = await n8nAvailable(context);
 	if (skipped) return { id: 'agent', title, figures: [], details: [], pending: [skipped] };
 	const domains = context.tiny ? 2_000 : 50_000;
-	const sim = await SimulatorProcess.start({ domains });
+	const sim = await context.simulators.start({ domains });
 	let model: StandInModel | undefined;
 	let n8n: BenchN8n | undefined;
 	try {

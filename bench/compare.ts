@@ -9,10 +9,8 @@ import { runNode } from '../test/harness/n8n';
 import { KEYS } from '../test/simulator';
 import { fastestReader } from './baselines';
 import type { ChildResult } from './children/run-operation';
-import { runOperationInChild } from './lib/child';
 import { countStreamRecords } from './lib/operation';
 import { markdownTable, shouldProfile, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber, interleave, median, warmUp } from './lib/stats';
 import { profileOperation } from './profile';
 
@@ -60,10 +58,10 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 	let timing: Map<string, Run[]> | undefined;
 	let profile: string[] | undefined;
 	for (const size of sizes) {
-		const sim = await SimulatorProcess.start({ domains: size });
+		const sim = await context.simulators.start({ domains: size });
 		try {
 			for (let run = 0; run < memoryRuns; run++) {
-				const result = await runOperationInChild({
+				const result = await context.children.run({
 					baseUrl: sim.url,
 					apiKey: KEYS.pro,
 					parameters: PARAMETERS,
@@ -124,7 +122,7 @@ export async function compare(context: BenchContext): Promise<SectionResult> {
 						'unchanged lines by their hash, the others are parsed and looked up: `find`, `keep`) and pass 3 (the newer ' +
 						'snapshot again: `lineSelector` decides on raw lines, `diffRecords` and the file output for the changes) share the ' +
 						'reading code (`classifyLine` holds JSON.parse; `decode` is the TextDecoder).',
-					...(await profileOperation(sim.url, PARAMETERS, 'file', 1)),
+					...(await profileOperation(context.children, sim.url, PARAMETERS, 'file', 1)),
 				];
 			}
 		} finally {

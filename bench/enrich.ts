@@ -61,7 +61,7 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 	const unavailable = await n8nAvailable(context);
 	if (unavailable) return { id: 'enrich', title, figures: [], details: [], pending: [unavailable] };
 
-	const sim = await SimulatorProcess.start({ domains: Math.max(10_000, distinct), latencyMs: LATENCY_MS });
+	const sim = await context.simulators.start({ domains: Math.max(10_000, distinct), latencyMs: LATENCY_MS });
 	let n8n: BenchN8n | undefined;
 	try {
 		const names = await domainNames(sim, distinct);
@@ -209,7 +209,14 @@ export async function enrichment(context: BenchContext): Promise<SectionResult> 
 			profile = [
 				`Our Enrich over the same ${formatNumber(items)} rows, through the harness, at the same ${LATENCY_MS} ms latency ` +
 					'("idle" is time spent waiting for answers):',
-				...(await profileOperation(sim.url, ENRICH_PARAMETERS, undefined, 3, inputRows(names, items))),
+				...(await profileOperation(
+					context.children,
+					sim.url,
+					ENRICH_PARAMETERS,
+					undefined,
+					3,
+					inputRows(names, items),
+				)),
 			];
 		}
 		return { id: 'enrich', title, figures, details, pending, profile };

@@ -9,7 +9,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { KEYS } from '../test/simulator';
 import type { ChildResult } from './children/run-operation';
 import { domainNames, ENRICH_PARAMETERS, inputRows } from './enrich';
-import { runOperationInChild } from './lib/child';
+import type { OperationChildren } from './lib/child';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
 import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber, median } from './lib/stats';
@@ -30,12 +30,13 @@ interface Measured extends ChildResult {
 
 /** Runs `parameters` in a fresh process and counts the simulator's requests of that run. */
 async function measure(
+	children: OperationChildren,
 	sim: SimulatorProcess,
 	parameters: INodeParameters,
 	input?: ReturnType<typeof inputRows>,
 ): Promise<Measured> {
 	await sim.clearLog();
-	const result = await runOperationInChild({
+	const result = await children.run({
 		baseUrl: sim.url,
 		apiKey: KEYS.pro,
 		parameters,
@@ -68,25 +69,25 @@ export async function lists(context: BenchContext): Promise<SectionResult> {
 	const LOOKUP = 'Enrich, Source Lookup';
 	const SNAPSHOT = 'Enrich, Source Snapshot';
 
-	const compareSim = await SimulatorProcess.start({ domains: size });
+	const compareSim = await context.simulators.start({ domains: size });
 	try {
 		const names = await domainNames(compareSim, listed);
 		const withList = { ...COMPARE_PARAMETERS, filters: { domains: names } };
 		for (let round = 0; round < rounds; round++) {
-			record(WITHOUT, await measure(compareSim, COMPARE_PARAMETERS));
-			record(WITH, await measure(compareSim, withList));
+			record(WITHOUT, await measure(context.children, compareSim, COMPARE_PARAMETERS));
+			record(WITH, await measure(context.children, compareSim, withList));
 		}
 	} finally {
 		await compareSim.close();
 	}
 
-	const enrichSim = await SimulatorProcess.start({ domains: size, latencyMs: LATENCY_MS });
+	const enrichSim = await context.simulators.start({ domains: size, latencyMs: LATENCY_MS });
 	try {
 		const input = inputRows(await domainNames(enrichSim, distinct), rows);
 		const parameters = (source: string) => ({ ...ENRICH_PARAMETERS, options: { source } });
 		for (let round = 0; round < rounds; round++) {
-			record(LOOKUP, await measure(enrichSim, parameters('lookup'), input));
-			record(SNAPSHOT, await measure(enrichSim, parameters('snapshot'), input));
+			record(LOOKUP, await measure(context.children, enrichSim, parameters('lookup'), input));
+			record(SNAPSHOT, await measure(context.children, enrichSim, parameters('snapshot'), input));
 		}
 	} finally {
 		await enrichSim.close();

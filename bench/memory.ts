@@ -6,10 +6,8 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { KEYS } from '../test/simulator';
 import type { ChildResult } from './children/run-operation';
-import { runOperationInChild } from './lib/child';
 import { isStub, streamParameters, type StreamOutput } from './lib/operation';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber, median } from './lib/stats';
 
 const TARGET_MB = 50;
@@ -38,35 +36,31 @@ export async function memory(context: BenchContext): Promise<SectionResult> {
 	const runs = context.tiny ? 1 : 3;
 	const results = new Map<string, ChildResult[]>();
 	const pending = new Set<string>();
-	// The full run measures one process at a time (they would share the client's core); the tiny run only checks
-	// that the measurement works, so it starts all its processes together.
-	const simulators = await Promise.all(sizes.map((size) => SimulatorProcess.start({ domains: size })));
+	// One run at a time: a run's process must not share the client's core with another.
+	const simulators = await Promise.all(sizes.map((size) => context.simulators.start({ domains: size })));
 	try {
 		const jobs = Array.from({ length: runs }, () =>
 			sizes.flatMap((size, index) => MODES.map((mode) => ({ size, sim: simulators[index], mode }))),
 		).flat();
-		const together = context.tiny ? jobs.length : 1;
-		for (let start = 0; start < jobs.length; start += together) {
-			const group = jobs.slice(start, start + together).filter((job) => !pending.has(job.mode.name));
-			const outcomes = await Promise.all(
-				group.map(({ sim, mode }) =>
-					runOperationInChild({ baseUrl: sim.url, apiKey: KEYS.pro, parameters: mode.parameters, output: mode.output }),
-				),
-			);
-			outcomes.forEach((result, index) => {
-				const { size, mode } = group[index];
-				if (result.error) {
-					if (!isStub(new Error(result.error))) throw new Error(`memory, ${mode.name} mode: ${result.error}`);
-					pending.add(mode.name);
-					return;
-				}
-				context.log(
-					`  memory ${mode.name} ${formatNumber(size)}: peak ${result.peakRssMb.toFixed(0)} MB ` +
-						`(before ${result.rssBeforeMb.toFixed(0)} MB), ${formatNumber(result.records)} records out, ${(result.wallMs / 1000).toFixed(1)} s`,
-				);
-				const key = `${mode.name} ${size}`;
-				results.set(key, [...(results.get(key) ?? []), result]);
+		for (const { size, sim, mode } of jobs) {
+			if (pending.has(mode.name)) continue;
+			const result = await context.children.run({
+				baseUrl: sim.url,
+				apiKey: KEYS.pro,
+				parameters: mode.parameters,
+				output: mode.output,
 			});
+			if (result.error) {
+				if (!isStub(new Error(result.error))) throw new Error(`memory, ${mode.name} mode: ${result.error}`);
+				pending.add(mode.name);
+				continue;
+			}
+			context.log(
+				`  memory ${mode.name} ${formatNumber(size)}: peak ${result.peakRssMb.toFixed(0)} MB ` +
+					`(before ${result.rssBeforeMb.toFixed(0)} MB), ${formatNumber(result.records)} records out, ${(result.wallMs / 1000).toFixed(1)} s`,
+			);
+			const key = `${mode.name} ${size}`;
+			results.set(key, [...(results.get(key) ?? []), result]);
 		}
 	} finally {
 		await Promise.all(simulators.map((sim) => sim.close()));

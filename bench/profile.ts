@@ -12,7 +12,7 @@ import { request } from 'undici';
 
 import { KEYS } from '../test/simulator';
 import type { ChildRequest } from './children/run-operation';
-import { runOperationInChild } from './lib/child';
+import type { OperationChildren } from './lib/child';
 import { streamParameters, type StreamOutput } from './lib/operation';
 import { profileMarkdown, summarizeProfile, type ProfileSummary } from './lib/profile';
 import { markdownTable } from './lib/report';
@@ -21,12 +21,13 @@ import { formatNumber, median } from './lib/stats';
 const SAMPLING = 'V8 CPU profile (what `node --cpu-prof` records, sampled every 200 µs)';
 
 async function capture(
+	children: OperationChildren,
 	request: Omit<ChildRequest, 'apiKey' | 'profileFile'>,
 ): Promise<{ summary: ProfileSummary; records: number } | string> {
 	const directory = mkdtempSync(join(tmpdir(), 'dd-bench-profile-'));
 	try {
 		const profileFile = join(directory, 'operation.cpuprofile');
-		const result = await runOperationInChild({ ...request, apiKey: KEYS.pro, profileFile });
+		const result = await children.run({ ...request, apiKey: KEYS.pro, profileFile });
 		if (result.error) return `The profiled run failed: ${result.error}`;
 		if (!existsSync(profileFile)) return 'The profiler wrote no profile.';
 		return { summary: summarizeProfile(profileFile), records: result.records };
@@ -36,13 +37,14 @@ async function capture(
 }
 
 export async function profileOperation(
+	children: OperationChildren,
 	baseUrl: string,
 	parameters: INodeParameters,
 	output: StreamOutput | undefined,
 	repeat: number,
 	input?: IDataObject[],
 ): Promise<string[]> {
-	const captured = await capture({ baseUrl, parameters, output, repeat, input });
+	const captured = await capture(children, { baseUrl, parameters, output, repeat, input });
 	if (typeof captured === 'string') return [captured];
 	return [
 		`${SAMPLING} of ${repeat} run(s) (${formatNumber(captured.records)} records or items each) in one fresh process, ` +
@@ -96,10 +98,10 @@ function areaTimes(summary: ProfileSummary): Map<string, number> {
  * alone over the same snapshot, so that the gap shows by area and splits into n8n's part and the node's part.
  */
 export async function profileStream(
+	children: OperationChildren,
 	baseUrl: string,
 	output: StreamOutput,
 	records: number,
-	options: { together?: boolean } = {},
 ): Promise<string[]> {
 	const repeat = records >= 100_000 ? 3 : 1;
 	const parameters = streamParameters(output, {}, records);
@@ -108,10 +110,9 @@ export async function profileStream(
 		{ baseUrl, parameters, baseline: 'fastest-over-helper', repeat },
 		{ baseUrl, parameters, baseline: 'fastest', repeat },
 	];
-	// One at a time, so that no profile shares the client's core with another; `together` only checks the mechanics.
+	// One at a time, so that no profile shares the client's core with another.
 	const captured: Array<Awaited<ReturnType<typeof capture>>> = [];
-	if (options.together) captured.push(...(await Promise.all(requests.map(capture))));
-	else for (const request of requests) captured.push(await capture(request));
+	for (const request of requests) captured.push(await capture(children, request));
 	const failure = captured.find((entry): entry is string => typeof entry === 'string');
 	if (failure) return [failure];
 	const [ours, overHelper, fastest] = captured as Array<Exclude<Awaited<ReturnType<typeof capture>>, string>>;

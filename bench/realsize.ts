@@ -11,8 +11,9 @@
  *   npm run bench -- --only realsize --targets --runs "compare without rank,file"
  *                                                     of those, the runs whose name starts so (each in its modes)
  *
- * Every workflow is started by a webhook of one running n8n (`n8n start`), so one process runs all of them;
- * before each run its peak-RSS counter (VmHWM) is reset, after it the peak is read. Per run: the wall time of
+ * Every workflow of a setup (a binary data mode, with or without a capped heap) is started by a webhook of one running
+ * n8n (`n8n start`), so one process runs all of them; before each run its peak-RSS counter (VmHWM) is reset, after it
+ * the peak is read. Per run: the wall time of
  * the webhook call, the peak RSS, what the run left on disk (n8n's user folder: binary data files, or the
  * SQLite database that holds them in the database mode), and the stream requests the simulator saw. The
  * baseline is the fastest hand-written reader (bench/baselines.ts's loop, counting instead of keeping) reading
@@ -227,81 +228,162 @@ interface Setup {
 	plans: Plan[];
 }
 
-async function runSetup(
+const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+/**
+ * An n8n user folder with the package, the credentials, the two sub-workflows and the callers of `setups` imported
+ * (each setup's callers tagged with its index).
+ */
+async function prepareFolder(
 	context: BenchContext,
 	sim: SimulatorProcess,
-	setup: Setup,
-	tag: string,
-	results: Measured[],
-): Promise<void> {
-	const env: Record<string, string> = { N8N_DEFAULT_BINARY_DATA_MODE: setup.mode };
-	const n8n = await BenchN8n.create(context, sim.url, KEYS.pro, { env });
+	setups: Array<{ setup: Setup; tag: string }>,
+): Promise<BenchN8n> {
+	const started = performance.now();
+	const n8n = await BenchN8n.create(context, sim.url, KEYS.pro);
 	try {
 		const subWorkflow = (id: string, name: string, settings: Record<string, unknown>) =>
 			workflow(id, name, chain(executeWorkflowTrigger(), noOp('Done')), { settings });
 		await n8n.importWorkflows([
 			subWorkflow(SUB_QUIET, 'Bench real size: sub-workflow saving nothing', { ...BATCH_SUB_WORKFLOW_SETTINGS }),
 			subWorkflow(SUB_SAVING, "Bench real size: sub-workflow with n8n's default settings", { executionOrder: 'v1' }),
-			...setup.plans.map((plan) => caller(tag, plan)),
+			...setups.flatMap(({ setup, tag }) => setup.plans.map((plan) => caller(tag, plan))),
 		]);
-		for (const id of [SUB_QUIET, SUB_SAVING]) await n8n.instance.mustRun(['publish:workflow', `--id=${id}`]);
-		const main = await n8n.instance.start({
-			env: setup.heapMb ? { NODE_OPTIONS: `--max-old-space-size=${setup.heapMb}` } : {},
-		});
+	} catch (error) {
+		await n8n.dispose();
+		throw error;
+	}
+	context.log(`  realsize: n8n user folder ready in ${elapsed(started)} (package, credentials, workflows imported)`);
+	return n8n;
+}
+
+/**
+ * One n8n process (`n8n start`) in the setup's binary data mode runs the setup's plans, each from its webhook. The
+ * sub-workflows and the setup's callers are published once n8n is up; in the tiny run, where one folder serves every
+ * setup (see runSetups), they are unpublished after the runs, so that the next process starts as the first did.
+ */
+async function runSetup(
+	context: BenchContext,
+	sim: SimulatorProcess,
+	n8n: BenchN8n,
+	setup: Setup,
+	tag: string,
+	results: Measured[],
+): Promise<void> {
+	let started = performance.now();
+	const main = await n8n.instance.start({
+		env: {
+			N8N_DEFAULT_BINARY_DATA_MODE: setup.mode,
+			...(setup.heapMb ? { NODE_OPTIONS: `--max-old-space-size=${setup.heapMb}` } : {}),
+		},
+	});
+	try {
 		const rest = new N8nRestClient(n8n.instance.url);
 		await rest.ensureOwner();
 		await rest.createApiKey();
-		for (const plan of setup.plans) await rest.activateWorkflow(workflowId(`bench realsize ${tag} ${plan.key}`));
+		// n8n 2.x runs a called workflow only in its published version.
+		const published = [
+			SUB_QUIET,
+			SUB_SAVING,
+			...setup.plans.map((plan) => workflowId(`bench realsize ${tag} ${plan.key}`)),
+		];
+		for (const id of published) await rest.activateWorkflow(id);
+		context.log(
+			`  realsize ${setup.mode}${setup.heapMb ? `, heap ${setup.heapMb} MB` : ''}: n8n started, workflows published ` +
+				`in ${elapsed(started)}`,
+		);
 		const pid = main.pid!;
-		const idleMb = processMemory(pid)?.rssMb ?? NaN;
+		const n8nProcess = {
+			pid,
+			mode: setup.heapMb ? `${setup.mode}, heap ${setup.heapMb} MB` : setup.mode,
+			idleMb: processMemory(pid)?.rssMb ?? NaN,
+		};
 		// The first plan warms n8n up (lazy loading, JIT) and runs again, counted.
 		for (const [index, plan] of [setup.plans[0], ...setup.plans].entries()) {
-			const diskBefore = folderMb(n8n.instance.userFolder);
-			const streamsBefore = await streamRequests(sim);
-			const rssBeforeMb = processMemory(pid)?.rssMb ?? NaN;
-			if (plan.linkBytesPerSecond) await sim.setFaults({ linkBytesPerSecond: plan.linkBytesPerSecond });
-			writeFileSync(`/proc/${pid}/clear_refs`, '5');
-			const started = performance.now();
-			let response: Response;
-			let text: string;
-			try {
-				response = await fetch(`${n8n.instance.url}/webhook/${path(tag, plan)}`, {
-					method: 'POST',
-					signal: AbortSignal.timeout(4 * 60 * 60_000),
-				});
-				text = await response.text();
-			} finally {
-				if (plan.linkBytesPerSecond) await sim.setFaults({ linkBytesPerSecond: 0 });
-			}
-			const wallMs = performance.now() - started;
-			const peakMb = processMemory(pid)?.hwmMb ?? NaN;
-			if (response.status !== 200) throw new Error(`${plan.key} answered ${response.status}: ${text.slice(0, 300)}`);
-			const items = JSON.parse(text) as Array<Record<string, unknown>>;
-			// Parts of the File output carry the records of the whole run (totalRecords), one file its recordCount.
-			const delivered = Number(items[0]?.totalRecords ?? items[0]?.records ?? items[0]?.recordCount);
-			if (plan.records !== undefined && delivered !== plan.records) {
-				throw new Error(`${plan.key}: ${delivered} records, expected ${plan.records} (${text.slice(0, 300)})`);
-			}
-			const measured: Measured = {
-				plan,
-				mode: setup.heapMb ? `${setup.mode}, heap ${setup.heapMb} MB` : setup.mode,
-				wallMs,
-				peakMb,
-				rssBeforeMb,
-				idleMb,
-				diskMb: folderMb(n8n.instance.userFolder) - diskBefore,
-				streams: (await streamRequests(sim)) - streamsBefore,
-				items: items.length,
-			};
+			const measured = await runPlan(sim, n8n, n8nProcess, plan, path(tag, plan));
 			context.log(
-				`  realsize ${measured.mode} ${plan.key}${index === 0 ? ' (warm-up)' : ''}: ${(wallMs / 1000).toFixed(1)} s, ` +
-					`peak RSS ${peakMb.toFixed(0)} MB (before ${rssBeforeMb.toFixed(0)}), disk +${measured.diskMb.toFixed(0)} MB, ` +
+				`  realsize ${measured.mode} ${plan.key}${index === 0 ? ' (warm-up)' : ''}: ${(measured.wallMs / 1000).toFixed(1)} s, ` +
+					`peak RSS ${measured.peakMb.toFixed(0)} MB (before ${measured.rssBeforeMb.toFixed(0)}), disk +${measured.diskMb.toFixed(0)} MB, ` +
 					`${measured.streams} stream requests`,
 			);
 			if (index > 0) results.push(measured);
 		}
+		if (context.tiny) for (const id of published) await rest.deactivateWorkflow(id);
 	} finally {
-		await n8n.dispose();
+		started = performance.now();
+		await main.stop();
+		context.log(`  realsize: n8n stopped in ${elapsed(started)}`);
+	}
+}
+
+/** One webhook call of a plan's workflow, with the peak RSS of the n8n process that ran it and what the run left. */
+async function runPlan(
+	sim: SimulatorProcess,
+	n8n: BenchN8n,
+	{ pid, mode, idleMb }: { pid: number; mode: string; idleMb: number },
+	plan: Plan,
+	webhookPath: string,
+): Promise<Measured> {
+	const diskBefore = folderMb(n8n.instance.userFolder);
+	const streamsBefore = await streamRequests(sim);
+	const rssBeforeMb = processMemory(pid)?.rssMb ?? NaN;
+	if (plan.linkBytesPerSecond) await sim.setFaults({ linkBytesPerSecond: plan.linkBytesPerSecond });
+	writeFileSync(`/proc/${pid}/clear_refs`, '5');
+	const started = performance.now();
+	let response: Response;
+	let text: string;
+	try {
+		response = await fetch(`${n8n.instance.url}/webhook/${webhookPath}`, {
+			method: 'POST',
+			signal: AbortSignal.timeout(4 * 60 * 60_000),
+		});
+		text = await response.text();
+	} finally {
+		if (plan.linkBytesPerSecond) await sim.setFaults({ linkBytesPerSecond: 0 });
+	}
+	const wallMs = performance.now() - started;
+	const peakMb = processMemory(pid)?.hwmMb ?? NaN;
+	if (response.status !== 200) throw new Error(`${plan.key} answered ${response.status}: ${text.slice(0, 300)}`);
+	const items = JSON.parse(text) as Array<Record<string, unknown>>;
+	// Parts of the File output carry the records of the whole run (totalRecords), one file its recordCount.
+	const delivered = Number(items[0]?.totalRecords ?? items[0]?.records ?? items[0]?.recordCount);
+	if (plan.records !== undefined && delivered !== plan.records) {
+		throw new Error(`${plan.key}: ${delivered} records, expected ${plan.records} (${text.slice(0, 300)})`);
+	}
+	return {
+		plan,
+		mode,
+		wallMs,
+		peakMb,
+		rssBeforeMb,
+		idleMb,
+		diskMb: folderMb(n8n.instance.userFolder) - diskBefore,
+		streams: (await streamRequests(sim)) - streamsBefore,
+		items: items.length,
+	};
+}
+
+/**
+ * Runs the setups in order, each in its own n8n process. The full run gives each setup a fresh user folder, so that
+ * no setup's database holds another's executions; the tiny run imports once into one folder for all of them (each
+ * import is a cold start of n8n's CLI, and a fresh folder's first one creates its database).
+ */
+async function runSetups(
+	context: BenchContext,
+	sim: SimulatorProcess,
+	setups: Setup[],
+	tag: string,
+	results: Measured[],
+): Promise<void> {
+	const tagged = setups.map((setup, index) => ({ setup, tag: `${tag}-${index}` }));
+	const groups = context.tiny ? [tagged] : tagged.map((entry) => [entry]);
+	for (const group of groups) {
+		const n8n = await prepareFolder(context, sim, group);
+		try {
+			for (const { setup, tag: setupTag } of group) await runSetup(context, sim, n8n, setup, setupTag, results);
+		} finally {
+			await n8n.dispose();
+		}
 	}
 }
 
@@ -348,7 +430,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 	// Before any snapshot is made or read: a --runs that names no run fails at once.
 	const setups = setupsFor(memory, outputs, targetsOnly, context.runs);
 	const tag = `${process.pid}`;
-	const sim = await SimulatorProcess.start({ domains: records });
+	const sim = await context.simulators.start({ domains: records });
 	const results: Measured[] = [];
 	const readerMs: ReaderTimes = new Map();
 	try {
@@ -369,7 +451,7 @@ export async function realSize(context: BenchContext): Promise<SectionResult> {
 			readerMs.set(readerKey(reads, link), performance.now() - started);
 		}
 		await sim.setFaults({ linkBytesPerSecond: 0 });
-		for (const [index, setup] of setups.entries()) await runSetup(context, sim, setup, `${tag}-${index}`, results);
+		await runSetups(context, sim, setups, tag, results);
 	} finally {
 		await sim.close();
 	}

@@ -3,7 +3,7 @@
  *
  *   npm run bench                       full run, writes docs/benchmarks.md
  *   npm run bench -- --tiny             seconds; writes to a temporary file unless --out is given
- *   npm run bench -- --tiny --n8n       the tiny run with the real-n8n parts too (about a minute more)
+ *   npm run bench -- --tiny --n8n       the tiny run with the real-n8n parts too (minutes more: n8n cold starts)
  *   npm run bench -- --profile          profile every section that can, not only where a target is missed
  *   npm run bench -- --only stream,search --out /tmp/b.md
  *   npm run bench -- --only realsize --size 50000   the real-size section (left out of the full run) at 50,000 records
@@ -19,6 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, relative } from 'node:path';
 
 import { parseArguments, SECTION_NAMES, type Arguments } from './args';
+import { OperationChildren } from './lib/child';
 import { describeMachine } from './lib/machine';
 import {
 	consoleTable,
@@ -28,7 +29,7 @@ import {
 	type BenchContext,
 	type SectionResult,
 } from './lib/report';
-import { pinCores } from './lib/simulator-process';
+import { pinCores, Simulators } from './lib/simulator-process';
 import { disposePackage } from './lib/n8n';
 import { agent } from './agent';
 import { compare } from './compare';
@@ -87,7 +88,10 @@ function renderMarkdown(
 		`- Processes: the simulator (\`test/simulator\`) runs in a child process on 127.0.0.1; ${cores}.`,
 		`- Load average (1, 5, 15 min) at the start: ${load.start.map((v) => v.toFixed(2)).join(', ')}; at the end: ${load.end.map((v) => v.toFixed(2)).join(', ')}.`,
 		...(args.tiny
-			? ['- **Tiny run**: sizes cut down to check that the bench works; these figures say nothing about speed.']
+			? [
+					'- **Tiny run**: sizes cut down to check that the bench works; these figures say nothing about speed. ' +
+						'The runs in child processes share one process (the full run starts a fresh one for each).',
+				]
 			: []),
 		'',
 		'## Summary',
@@ -147,6 +151,8 @@ async function main(): Promise<void> {
 		...(args.size === undefined ? {} : { size: args.size }),
 		...(args.targetsOnly ? { targetsOnly: true } : {}),
 		...(args.runs ? { runs: args.runs } : {}),
+		children: new OperationChildren(args.tiny),
+		simulators: new Simulators(args.tiny),
 		log: (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0)}s] ${message}\n`),
 	};
 	const sections: SectionResult[] = [];
@@ -171,6 +177,8 @@ async function main(): Promise<void> {
 			});
 		}
 	}
+	await context.children.close();
+	await context.simulators.close();
 	await disposePackage();
 	const durationMs = performance.now() - t0;
 	const markdown = renderMarkdown(args, argv, sections, started, durationMs, cores, {

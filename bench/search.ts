@@ -198,7 +198,7 @@ async function harnessComparison(
 
 export async function search(context: BenchContext): Promise<SectionResult> {
 	const total = context.tiny ? 1_000 : 10_000;
-	const sim = await SimulatorProcess.start({ domains: total });
+	const sim = await context.simulators.start({ domains: total });
 	const pending: string[] = [];
 	const figures: Figure[] = [];
 	const details: string[] = [
@@ -250,7 +250,7 @@ export async function search(context: BenchContext): Promise<SectionResult> {
 			profile = [
 				...(missed ? gap : []),
 				'#### Search through the harness, no latency',
-				...(await profileOperation(sim.url, SEARCH_PARAMETERS, undefined, 5)),
+				...(await profileOperation(context.children, sim.url, SEARCH_PARAMETERS, undefined, 5)),
 			];
 		}
 

@@ -11,10 +11,8 @@ import type { INodeParameters } from 'n8n-workflow';
 import { type ImpatientProxy, startImpatientProxy } from '../test/harness/impatientProxy';
 import { KEYS } from '../test/simulator';
 import type { ChildResult } from './children/run-operation';
-import { runOperationInChild } from './lib/child';
 import { streamParameters } from './lib/operation';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber } from './lib/stats';
 
 const TITLE = 'Sub-Workflow output through the spool';
@@ -35,6 +33,7 @@ function mb(bytes: number): number {
 }
 
 async function measure(
+	context: BenchContext,
 	proxy: ImpatientProxy,
 	parameters: INodeParameters,
 	delayMs: number | undefined,
@@ -42,7 +41,7 @@ async function measure(
 ): Promise<Omit<Run, 'name'>> {
 	const streamsBefore = proxy.streams();
 	const bytesBefore = proxy.streamBytes();
-	const result = await runOperationInChild({
+	const result = await context.children.run({
 		baseUrl: proxy.url,
 		apiKey: KEYS.pro,
 		parameters,
@@ -64,11 +63,11 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 	const records = context.tiny ? 2_000 : 1_000_000;
 	const batch = context.tiny ? 500 : 50_000;
 	const delays = context.tiny ? [0, 50] : [100, 3000];
-	const sim = await SimulatorProcess.start({ domains: records });
+	const sim = await context.simulators.start({ domains: records });
 	const proxy = await startImpatientProxy(sim.url, PATIENCE_MS);
 	const runs: Run[] = [];
 	try {
-		const file = await measure(proxy, streamParameters('file'), undefined, batch);
+		const file = await measure(context, proxy, streamParameters('file'), undefined, batch);
 		runs.push({ name: 'File output', ...file });
 		context.log(
 			`  spool file: ${(file.result.wallMs / 1000).toFixed(1)} s, ${file.streams} requests, ${file.megabytes.toFixed(0)} MB`,
@@ -79,7 +78,7 @@ export async function spool(context: BenchContext): Promise<SectionResult> {
 				workflowId: { __rl: true, mode: 'id', value: 'benchSpoolSub' },
 				batchSize: batch,
 			});
-			const run = await measure(proxy, parameters, delayMs, batch);
+			const run = await measure(context, proxy, parameters, delayMs, batch);
 			runs.push({ name: `Sub-Workflow, N = ${formatNumber(delayMs)} ms per batch`, ...run });
 			context.log(
 				`  spool N=${delayMs}: ${(run.result.wallMs / 1000).toFixed(1)} s, ${run.streams} requests, ${run.megabytes.toFixed(0)} MB`,

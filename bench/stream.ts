@@ -9,7 +9,6 @@ import { processCpuMs } from './lib/cpu';
 import { countStreamRecords, isStub, streamParameters, StubError, type StreamOutput } from './lib/operation';
 import { profileStream } from './profile';
 import { markdownTable, shouldProfile, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 import { formatNumber, interleave, median, warmUp, type Contender } from './lib/stats';
 
 interface Run {
@@ -30,7 +29,7 @@ const TARGETS = { batches: 0.9, items: 0.8 } as const;
 export async function streamThroughput(context: BenchContext): Promise<SectionResult> {
 	const records = context.tiny ? 2_000 : 200_000;
 	const rounds = context.tiny ? 1 : 7;
-	const sim = await SimulatorProcess.start({ domains: records });
+	const sim = await context.simulators.start({ domains: records });
 	const pending: string[] = [];
 	try {
 		const url = `${sim.url}/json/api/v1/historical/domain/latest`;
@@ -173,7 +172,7 @@ export async function streamThroughput(context: BenchContext): Promise<SectionRe
 				context.log(`stream: profiling the ${output} output`);
 				profile.push(
 					`#### Stream, ${output} output`,
-					...(await profileStream(sim.url, output, records, { together: context.tiny })),
+					...(await profileStream(context.children, sim.url, output, records)),
 				);
 			}
 		}

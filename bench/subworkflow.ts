@@ -222,7 +222,7 @@ export async function subWorkflowSection(context: BenchContext): Promise<Section
 		{ name: 'queue', queue: true, capped: false, keys: byDefault },
 		{ name: 'queue capped', queue: true, capped: true, keys: capped },
 	];
-	const sim = await SimulatorProcess.start({ domains: sizes.largest });
+	const sim = await context.simulators.start({ domains: sizes.largest });
 	const results = new Map<string, Measured>();
 	const pending: string[] = [];
 	const figures: Figure[] = [];

@@ -8,7 +8,6 @@ import { KEYS } from '../test/simulator';
 import { DEFAULT_NEWEST_LABEL } from '../test/simulator/snapshots';
 import { runPoll } from '../test/harness/n8n';
 import { markdownTable, type BenchContext, type Figure, type SectionResult } from './lib/report';
-import { SimulatorProcess } from './lib/simulator-process';
 
 interface Series {
 	calls: number[];
@@ -18,7 +17,7 @@ interface Series {
 
 export async function trigger(context: BenchContext): Promise<SectionResult> {
 	const polls = context.tiny ? 2 : 100;
-	const sim = await SimulatorProcess.start({ domains: 1_000 });
+	const sim = await context.simulators.start({ domains: 1_000 });
 	try {
 		const credentials = { apiKey: KEYS.pro, baseUrl: sim.url };
 		const series = async (newSnapshotEachPoll: boolean): Promise<Series> => {

@@ -1,12 +1,15 @@
 /**
- * Runs one operation of our node through the in-process harness in a fresh process, and prints what it
- * cost as one line `RESULT {json}` on stdout. Used for memory (a fresh heap per measurement) and for CPU
- * profiles of the operation alone (V8's profiler through node:inspector, started right before it runs).
+ * Runs operations of our node through the in-process harness, one request at a time as they come in on stdin (one
+ * JSON `ChildRequest` a line), and prints what each cost as one line `RESULT {json}` on stdout; it ends when stdin
+ * ends. Used for memory (a fresh heap per measurement: bench/lib/child.ts starts a process per run, except in the
+ * tiny run) and for CPU profiles of the operation alone (V8's profiler through node:inspector, started right before
+ * it runs).
  *
- *   node -r ts-node/register/transpile-only bench/children/run-operation.ts <file holding a ChildRequest as JSON>
+ *   node -r ts-node/register/transpile-only bench/children/run-operation.ts < requests (one JSON object a line)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { createInterface } from 'node:readline';
 
 import type { IDataObject, INodeParameters, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
@@ -73,11 +76,13 @@ function slowSubWorkflow(delayMs: number) {
 	};
 }
 
-async function main(): Promise<void> {
-	const request = JSON.parse(readFileSync(process.argv[2], 'utf8')) as ChildRequest;
+let harness: Promise<typeof import('../../test/harness/n8n')> | undefined;
+
+async function run(request: ChildRequest): Promise<ChildResult> {
 	const input = request.input?.map((json) => ({ json }));
 	// The harness reads N8N_USER_FOLDER when it loads; the parent gives each child its own (and removes it).
-	const { createExecuteContext, runNode } = await import('../../test/harness/n8n');
+	harness ??= import('../../test/harness/n8n');
+	const { createExecuteContext, runNode } = await harness;
 	const credentials = { apiKey: request.apiKey, baseUrl: request.baseUrl };
 	collectGarbage();
 	const rssBeforeMb = status('VmRSS');
@@ -147,7 +152,7 @@ async function main(): Promise<void> {
 		writeFileSync(request.profileFile!, JSON.stringify(profile));
 		session.disconnect();
 	}
-	const answer: ChildResult = {
+	return {
 		records,
 		wallMs,
 		cpuMs: (cpu.user + cpu.system) / 1000,
@@ -158,13 +163,26 @@ async function main(): Promise<void> {
 		heapUsedAfterMb: process.memoryUsage().heapUsed / 2 ** 20,
 		error,
 	};
-	process.stdout.write(`RESULT ${JSON.stringify(answer)}\n`);
 }
 
+async function main(): Promise<void> {
+	for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+		if (!line.trim()) continue;
+		let answer: ChildResult | { error: string };
+		try {
+			answer = await run(JSON.parse(line) as ChildRequest);
+		} catch (error) {
+			answer = { error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+		}
+		process.stdout.write(`RESULT ${JSON.stringify(answer)}\n`);
+	}
+}
+
+// n8n-core keeps process-wide handles open once loaded: the child ends with its input.
 main().then(
 	() => process.exit(0),
 	(error: unknown) => {
-		process.stdout.write(`RESULT ${JSON.stringify({ error: error instanceof Error ? error.stack : String(error) })}\n`);
+		process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
 		process.exit(1);
 	},
 );

@@ -30,9 +30,13 @@ export interface TimedExecution {
 
 let packed: Promise<PackedPackage> | undefined;
 
-/** Builds and packs the package once per bench run. */
+/** Packs the package once per bench run, built first unless dist/ is newer than the sources. */
 function packOnce(context: BenchContext): Promise<PackedPackage> {
-	packed ??= buildAndPack({ outDir: mkdtempSync(join(tmpdir(), 'dd-bench-pack-')), log: context.log });
+	packed ??= buildAndPack({
+		outDir: mkdtempSync(join(tmpdir(), 'dd-bench-pack-')),
+		skipBuild: 'if-current',
+		log: context.log,
+	});
 	return packed;
 }
 

@@ -1,4 +1,6 @@
 /** The shapes every section returns, and their rendering as a console table and as Markdown. */
+import type { OperationChildren } from './child';
+import type { Simulators } from './simulator-process';
 
 export interface Figure {
 	/** What was measured, e.g. "batches output: records/s". */
@@ -33,6 +35,10 @@ export interface BenchContext {
 	 */
 	profile: 'missed' | 'always' | 'never';
 	log: (message: string) => void;
+	/** Where the sections run an operation in a child process (a fresh one per run, or in the tiny run one for all). */
+	children: OperationChildren;
+	/** Where the sections start the simulator (a fresh one each time, or in the tiny run one kept per options). */
+	simulators: Simulators;
 	/** Records per run for the sections that take a size (--size), instead of their own. */
 	size?: number;
 	/** Only the runs that have a target (--targets), in the sections that can leave the others out. */

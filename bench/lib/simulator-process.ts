@@ -58,12 +58,20 @@ export interface SimulatorProcessOptions {
 }
 
 export class SimulatorProcess {
+	/** Whether a section holds this simulator (between `start` and `close`). */
+	private held = true;
+
 	private constructor(
 		readonly url: string,
 		readonly child: ChildProcess,
+		/** Where `close` gives a kept simulator back (see Simulators); without it, `close` ends the process. */
+		private readonly keep?: (sim: SimulatorProcess) => void,
 	) {}
 
-	static async start(options: SimulatorProcessOptions): Promise<SimulatorProcess> {
+	static async start(
+		options: SimulatorProcessOptions,
+		keep?: (sim: SimulatorProcess) => void,
+	): Promise<SimulatorProcess> {
 		const plan = pinCores();
 		const argv = [
 			process.execPath,
@@ -93,7 +101,13 @@ export class SimulatorProcess {
 		});
 		child.stdout!.resume();
 		child.stderr!.resume();
-		return new SimulatorProcess(url, child);
+		return new SimulatorProcess(url, child, keep);
+	}
+
+	/** A kept simulator handed to a section again. */
+	hold(): this {
+		this.held = true;
+		return this;
 	}
 
 	get pid(): number {
@@ -132,10 +146,48 @@ export class SimulatorProcess {
 		await this.control('POST', '/reset');
 	}
 
+	/** The section is done with the simulator: a kept one goes back, reset to its start state; another one ends. */
 	async close(): Promise<void> {
+		if (!this.keep) return await this.end();
+		if (!this.held) return;
+		this.held = false;
+		await this.reset();
+		this.keep(this);
+	}
+
+	async end(): Promise<void> {
 		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
 		const exited = new Promise((resolve) => this.child.once('exit', resolve));
 		this.child.kill('SIGTERM');
 		await exited;
+	}
+}
+
+/**
+ * The simulators of a bench run. The full run starts a fresh one for each section. The tiny run keeps one when a
+ * section closes it, reset to its start state (snapshots, log, faults with the latency it started with, credits),
+ * and hands it to the next section that asks for the same options: each start costs about a second of CPU.
+ */
+export class Simulators {
+	private readonly kept = new Map<string, SimulatorProcess[]>();
+	private readonly started: SimulatorProcess[] = [];
+
+	constructor(private readonly reuse: boolean) {}
+
+	async start(options: SimulatorProcessOptions): Promise<SimulatorProcess> {
+		if (!this.reuse) return await SimulatorProcess.start(options);
+		const key = JSON.stringify([options.domains, options.latencyMs ?? 0, options.snapshots ?? null]);
+		const free = this.kept.get(key)?.pop();
+		if (free) return free.hold();
+		const sim = await SimulatorProcess.start(options, (closed) =>
+			this.kept.set(key, [...(this.kept.get(key) ?? []), closed]),
+		);
+		this.started.push(sim);
+		return sim;
+	}
+
+	/** Ends every simulator this run kept. */
+	async close(): Promise<void> {
+		await Promise.all(this.started.map((sim) => sim.end()));
 	}
 }
