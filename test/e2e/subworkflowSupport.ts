@@ -9,8 +9,9 @@ import { createDatabase, deleteRedisKeys, isRedisReachable } from '../../scripts
 import type { Simulator } from '../simulator';
 import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, createInstance } from './support';
 
+/** A caller and the sub-workflow it calls (none for a caller whose output is not Sub-Workflow). */
 export interface WorkflowPair {
-	sub: WorkflowImport;
+	sub?: WorkflowImport;
 	caller: WorkflowImport;
 }
 
@@ -21,9 +22,9 @@ export function postgresCredential(id: string, name: string, database: string): 
 }
 
 export async function importAndPublish(n8n: N8nInstance, workflows: WorkflowPair[]): Promise<void> {
-	await n8n.importWorkflows(workflows.flatMap(({ sub, caller }) => [sub, caller]));
+	await n8n.importWorkflows(workflows.flatMap(({ sub, caller }) => (sub ? [sub, caller] : [caller])));
 	// n8n 2.x runs a called workflow only in its published version.
-	for (const { sub } of workflows) await n8n.mustRun(['publish:workflow', `--id=${sub.id}`]);
+	for (const { sub } of workflows) if (sub) await n8n.mustRun(['publish:workflow', `--id=${sub.id}`]);
 }
 
 export interface QueueMode {
