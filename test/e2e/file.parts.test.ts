@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
-import type { N8nInstance } from '../../scripts/n8n/instance';
+import type { N8nInstance, WorkflowImport } from '../../scripts/n8n/instance';
 import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import * as wf from '../../scripts/n8n/workflows';
 import {
@@ -89,20 +89,64 @@ function partsWorkflow(
 	);
 }
 
+/** The block "a run that fails in part 3": 6,000 records, a malformed line at record 5,000, Max File Size 2 MB. */
+const FAILING_LIMIT = 6000;
+const BAD_LINE = 5000;
+const FAILING = { stop: workflowId('partsStopOnError'), routed: workflowId('partsErrorOutput') };
+let stopCredential: { id: string; name: string };
+
+/** Its two workflows (stops on the error; the error output), imported with the others in one n8n command. */
+function failingWorkflows(): WorkflowImport[] {
+	const read = (onError?: string) =>
+		domainData(
+			'Data',
+			{
+				resource: 'dataset',
+				operation: 'stream',
+				label: NEWEST,
+				fields: FIELDS,
+				limit: FAILING_LIMIT,
+				output: 'file',
+				maxFileSize: 2,
+			},
+			stopCredential,
+			onError ? { onError } : {},
+		);
+	const writeFile = (stem: string) =>
+		node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
+			operation: 'write',
+			fileName: `={{ ${JSON.stringify(`${n8n.filesDir}/${stem}-`)} + $json.fileName }}`,
+			dataPropertyName: 'data',
+			options: {},
+		});
+	const routedGraph = chain(manualTrigger(), read('continueErrorOutput'), writeFile('routed'));
+	routedGraph.nodes.push(noOpNode('Failed'));
+	routedGraph.connections.Data = {
+		main: [[{ node: 'Write File', type: 'main', index: 0 }], [{ node: 'Failed', type: 'main', index: 0 }]],
+	};
+	return [
+		workflow(FAILING.stop, 'parts: stops on an error', chain(manualTrigger(), read(), writeFile('stop'))),
+		workflow(FAILING.routed, 'parts: error output', routedGraph),
+	];
+}
+
 beforeAll(async () => {
 	sim = await startSimulator({ domains: DOMAINS, snapshots: 2 });
-	n8n = await createInstance(sim, {
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(LIMIT_MIB) },
-	});
 	const own = {
 		plain: ownKeyCredential(sim, 'partsPlain'),
 		gzip: ownKeyCredential(sim, 'partsGzip'),
 		compare: ownKeyCredential(sim, 'partsCompare'),
 		compareItems: ownKeyCredential(sim, 'partsCompareItems'),
+		stop: ownKeyCredential(sim, 'partsStop'),
 	};
 	keys = { plain: own.plain.key, gzip: own.gzip.key, compare: own.compare.key, compareItems: own.compareItems.key };
-	await n8n.importCredentials(Object.values(own).map((entry) => entry.credential));
+	stopCredential = own.stop.ref;
+	n8n = await createInstance(sim, {
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(LIMIT_MIB) },
+		credentials: Object.values(own).map((entry) => entry.credential),
+	});
 	await n8n.importWorkflows([
+		...failingWorkflows(),
 		partsWorkflow(WF.plain, 'plain', { operation: 'stream', label: NEWEST, fields: FIELDS }, own.plain.ref),
 		partsWorkflow(
 			WF.gzip,
@@ -232,57 +276,18 @@ test('Compare → Items: its spool (8 MB files) follows the limit n8n names, two
 });
 
 describe('a run that fails in part 3 (a malformed line at record 5,000 of 6,000, Max File Size 2 MB)', () => {
-	const LIMIT = 6000;
-	const BAD_LINE = 5000;
-	const ids = { stop: workflowId('partsStopOnError'), routed: workflowId('partsErrorOutput') };
 	let stopped: ExecutionResult;
 	let again: ExecutionResult;
 	let routed: ExecutionResult;
 
-	const read = (onError?: string) =>
-		domainData(
-			'Data',
-			{
-				resource: 'dataset',
-				operation: 'stream',
-				label: NEWEST,
-				fields: FIELDS,
-				limit: LIMIT,
-				output: 'file',
-				maxFileSize: 2,
-			},
-			creds.stop.ref,
-			onError ? { onError } : {},
-		);
-	const writeFile = (stem: string) =>
-		node('Write File', 'n8n-nodes-base.readWriteFile', 1, {
-			operation: 'write',
-			fileName: `={{ ${JSON.stringify(`${n8n.filesDir}/${stem}-`)} + $json.fileName }}`,
-			dataPropertyName: 'data',
-			options: {},
-		});
-	let creds: { stop: ReturnType<typeof ownKeyCredential> };
-
 	beforeAll(async () => {
-		creds = { stop: ownKeyCredential(sim, 'partsStop') };
-		await n8n.importCredentials([creds.stop.credential]);
-		const routedGraph = chain(manualTrigger(), read('continueErrorOutput'), writeFile('routed'));
-		const failedSink = noOpNode('Failed');
-		routedGraph.nodes.push(failedSink);
-		routedGraph.connections.Data = {
-			main: [[{ node: 'Write File', type: 'main', index: 0 }], [{ node: 'Failed', type: 'main', index: 0 }]],
-		};
-		await n8n.importWorkflows([
-			workflow(ids.stop, 'parts: stops on an error', chain(manualTrigger(), read(), writeFile('stop'))),
-			workflow(ids.routed, 'parts: error output', routedGraph),
-		]);
 		sim.setFaults({ streams: [{ malformedLineAt: BAD_LINE }] });
-		stopped = await n8n.execute(ids.stop);
+		stopped = await n8n.execute(FAILING.stop);
 		// The message's advice, followed: the same node run again, Skip Records left as it was.
 		sim.resetFaults();
-		again = await n8n.execute(ids.stop);
+		again = await n8n.execute(FAILING.stop);
 		sim.setFaults({ streams: [{ malformedLineAt: BAD_LINE }] });
-		routed = await n8n.execute(ids.routed);
+		routed = await n8n.execute(FAILING.routed);
 		sim.resetFaults();
 	}, 10 * 60_000);
 
@@ -301,7 +306,7 @@ describe('a run that fails in part 3 (a malformed line at record 5,000 of 6,000,
 			const bytes = readFileSync(join(n8n.filesDir, `stop-${part.fileName as string}`));
 			return bytes.toString('utf8').trimEnd().split('\n');
 		});
-		expect(written).toEqual(snapshotLines().slice(0, LIMIT));
+		expect(written).toEqual(snapshotLines().slice(0, FAILING_LIMIT));
 	});
 
 	test('Continue (using error output): the error item on the error output, only parts on the success output', () => {
@@ -331,15 +336,6 @@ describe('queue mode (the worker runs Compare → File)', () => {
 	beforeAll(async () => {
 		const own = ownKeyCredential(sim, 'partsQueue');
 		key = own.key;
-		// startQueueMode publishes a sub-workflow per pair: this one has none to call, so a bare one stands in.
-		const sub = workflow(
-			workflowId('partsQueueSub'),
-			'parts: unused sub-workflow',
-			chain(wf.executeWorkflowTrigger()),
-			{
-				settings: { ...wf.BATCH_SUB_WORKFLOW_SETTINGS },
-			},
-		);
 		const caller = workflow(
 			workflowId('partsQueueCaller'),
 			'parts: Compare → File on the worker',
@@ -364,7 +360,7 @@ describe('queue mode (the worker runs Compare → File)', () => {
 		);
 		const env = { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: String(LIMIT_MIB) };
 		created.push(target.database);
-		queue = await startQueueMode(sim, target, [own.credential], [{ sub, caller }], env);
+		queue = await startQueueMode(sim, target, [own.credential], [{ caller }], env);
 	}, 10 * 60_000);
 
 	afterAll(async () => {

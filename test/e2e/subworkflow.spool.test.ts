@@ -1,7 +1,7 @@
 /**
  * The Sub-Workflow output with a sub-workflow slower than the service's patience, in real n8n from the packed
- * package. Between n8n and the simulator sits a proxy that cuts an answer not read for 4 s (like nginx's
- * `send_timeout`); the sub-workflow waits 8 s per batch (n8n's Wait node), then inserts the batch into a
+ * package. Between n8n and the simulator sits a proxy (one per run) that cuts an answer not read for 4 s (like
+ * nginx's `send_timeout`); the sub-workflow waits 8 s per batch (n8n's Wait node), then inserts the batch into a
  * PostgreSQL table with n8n's Postgres node. The node spools the snapshot into n8n's binary data storage
  * (filesystem mode in regular mode, database mode in queue mode) and feeds the batches from there: every record
  * once, at most 2 stream requests, about one snapshot downloaded; the same with an Idle Timeout (6 s) shorter
@@ -12,9 +12,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 import type { CredentialImport, N8nInstance } from '../../scripts/n8n/instance';
+import type { ExecutionResult } from '../../scripts/n8n/run-data';
 import { createDatabase, dropDatabase, isPostgresReachable, queryDatabase } from '../../scripts/n8n/services';
 import * as wf from '../../scripts/n8n/workflows';
 import { type ImpatientProxy, startImpatientProxy } from '../harness/impatientProxy';
@@ -54,7 +55,10 @@ const PROXY_PATIENCE_MS = 4000;
 const POSTGRES = { id: wf.workflowId('credPostgresSpool'), name: 'Postgres (spool target)' };
 
 let sim: Simulator;
+/** The proxy of the run behind the proxy and of queue mode. */
 let proxy: ImpatientProxy;
+/** The Idle Timeout run's own proxy: it runs beside the other, and each run's requests and bytes are counted apart. */
+let idleProxy: ImpatientProxy;
 let newest: string;
 let snapshotBytes = 0;
 const created: string[] = [];
@@ -111,6 +115,7 @@ function pair(
 	options: Record<string, unknown>,
 	trigger = wf.manualTrigger(),
 	settings: Record<string, unknown> = { executionOrder: 'v1' },
+	credential: { id: string; name: string } = CREDENTIALS.pro,
 ) {
 	const sub = wf.workflow(
 		wf.workflowId(`${stem}Sub`),
@@ -136,7 +141,7 @@ function pair(
 					batchSize: BATCH,
 					options,
 				},
-				CREDENTIALS.pro,
+				credential,
 			),
 		),
 		{ settings },
@@ -144,16 +149,24 @@ function pair(
 	return { sub, caller };
 }
 
-/** The credentials of the suite, the Domain Data ones pointed at the proxy. */
+/** The pro plan's key behind the Idle Timeout run's own proxy. */
+const IDLE_PRO = { id: wf.workflowId('credProSpoolIdle'), name: 'Domain Data (pro plan, second proxy)' };
+
+/** The credentials of the suite, the Domain Data ones pointed at the proxy (IDLE_PRO at the second one). */
 function credentials(): CredentialImport[] {
+	const pro = credentialImports({ url: idleProxy.url } as Simulator).find((entry) => entry.id === CREDENTIALS.pro.id)!;
 	return [
 		...credentialImports({ url: proxy.url } as Simulator),
+		{ ...pro, ...IDLE_PRO },
 		postgresCredential(POSTGRES.id, POSTGRES.name, TARGET),
 	];
 }
 
-/** Files of n8n's filesystem binary data mode below the user folder (their metadata files left out). */
-function binaryDataFiles(root: string): string[] {
+/**
+ * Files of n8n's filesystem binary data mode below the user folder (their metadata files left out) of one
+ * workflow's executions (n8n keeps them below `workflows/<id>/executions/`).
+ */
+function binaryDataFiles(root: string, workflowId: string): string[] {
 	const files: string[] = [];
 	const walk = (dir: string, inBinaryData: boolean) => {
 		for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -163,7 +176,7 @@ function binaryDataFiles(root: string): string[] {
 		}
 	};
 	walk(root, false);
-	return files;
+	return files.filter((path) => path.includes(`${sep}workflows${sep}${workflowId}${sep}`));
 }
 
 beforeAll(async () => {
@@ -173,6 +186,7 @@ beforeAll(async () => {
 	sim = await startSimulator({ domains: RECORDS, snapshots: 2 });
 	newest = sim.datasets()[0].label;
 	proxy = await startImpatientProxy(sim.url, PROXY_PATIENCE_MS);
+	idleProxy = await startImpatientProxy(sim.url, PROXY_PATIENCE_MS);
 	const url = `${sim.url}/json/api/v1/historical/domain/${newest}?fields=${FIELDS.join(',')}`;
 	const answer = await fetch(url, { headers: { authorization: 'Bearer sim-pro-key' } });
 	snapshotBytes = (await answer.arrayBuffer()).byteLength;
@@ -180,6 +194,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await proxy?.close();
+	await idleProxy?.close();
 	await sim?.close();
 	for (const database of created) await dropDatabase(database);
 }, 120_000);
@@ -187,7 +202,16 @@ afterAll(async () => {
 describe('regular mode (filesystem binary data)', () => {
 	let n8n: N8nInstance;
 	const behindProxy = pair('spoolProxy', 'spool_proxy', {});
-	const shortIdle = pair('spoolIdle', 'spool_idle', { idleTimeout: IDLE_SECONDS });
+	const shortIdle = pair(
+		'spoolIdle',
+		'spool_idle',
+		{ idleTimeout: IDLE_SECONDS },
+		wf.manualTrigger(),
+		{ executionOrder: 'v1' },
+		IDLE_PRO,
+	);
+	let runs: Map<string, ExecutionResult>;
+	let spoolFilesLeft = 0;
 
 	beforeAll(async () => {
 		await createTable('spool_proxy');
@@ -195,52 +219,45 @@ describe('regular mode (filesystem binary data)', () => {
 		n8n = await createInstance(sim, { credentials: false, env: CLI_PUBLISHED_SUB_WORKFLOWS_ENV });
 		await n8n.importCredentials(credentials());
 		await importAndPublish(n8n, [behindProxy, shortIdle]);
-	}, 10 * 60_000);
+		// Both runs in one n8n process, side by side, each behind its own proxy: their Waits overlap, and each run's
+		// stream requests and bytes are counted apart (each proxy saw nothing before).
+		const filesBefore = binaryDataFiles(n8n.userFolder, behindProxy.caller.id).length;
+		runs = await n8n.executeBatch([behindProxy.caller.id, shortIdle.caller.id], {
+			concurrency: 2,
+			timeoutMs: 10 * 60_000,
+		});
+		spoolFilesLeft = binaryDataFiles(n8n.userFolder, behindProxy.caller.id).length - filesBefore;
+	}, 20 * 60_000);
 
 	afterAll(async () => {
 		await n8n?.dispose();
 	});
 
-	beforeEach(() => {
-		proxy.paths.length = 0;
+	test(`behind a proxy that cuts an unread answer after ${PROXY_PATIENCE_MS / 1000} s: every record once, one download`, async () => {
+		const run = runs.get(behindProxy.caller.id)!;
+		expect(run.describe()).toBe('ok');
+		const [summary] = run.json('Stream');
+		expect(summary).toMatchObject({
+			label: newest,
+			records: RECORDS,
+			batches: RECORDS / BATCH,
+			progress: `batch ${RECORDS / BATCH} of ${RECORDS / BATCH}`,
+		});
+		expect(await tableState('spool_proxy')).toEqual(await expectedState());
+		expect(proxy.streams()).toBeLessThanOrEqual(2);
+		expect(proxy.streamBytes()).toBeLessThanOrEqual(snapshotBytes * 1.05);
+		// The spool files stay with the execution's binary data (n8n offers a node no way to delete them).
+		expect(spoolFilesLeft).toBe(summary.spoolFiles);
 	});
 
-	test(
-		`behind a proxy that cuts an unread answer after ${PROXY_PATIENCE_MS / 1000} s: every record once, one download`,
-		async () => {
-			const bytesBefore = proxy.streamBytes();
-			const filesBefore = binaryDataFiles(n8n.userFolder).length;
-			const run = await n8n.execute(behindProxy.caller.id, { timeoutMs: 10 * 60_000 });
-			expect(run.describe()).toBe('ok');
-			const [summary] = run.json('Stream');
-			expect(summary).toMatchObject({
-				label: newest,
-				records: RECORDS,
-				batches: RECORDS / BATCH,
-				progress: `batch ${RECORDS / BATCH} of ${RECORDS / BATCH}`,
-			});
-			expect(await tableState('spool_proxy')).toEqual(await expectedState());
-			expect(proxy.streams()).toBeLessThanOrEqual(2);
-			expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
-			// The spool files stay with the execution's binary data (n8n offers a node no way to delete them).
-			expect(binaryDataFiles(n8n.userFolder).length - filesBefore).toBe(summary.spoolFiles);
-		},
-		15 * 60_000,
-	);
-
-	test(
-		`with an Idle Timeout (${IDLE_SECONDS} s) shorter than a batch: every record once, one download`,
-		async () => {
-			const bytesBefore = proxy.streamBytes();
-			const run = await n8n.execute(shortIdle.caller.id, { timeoutMs: 10 * 60_000 });
-			expect(run.describe()).toBe('ok');
-			expect(run.json('Stream')).toEqual([expect.objectContaining({ records: RECORDS, batches: RECORDS / BATCH })]);
-			expect(await tableState('spool_idle')).toEqual(await expectedState());
-			expect(proxy.streams()).toBeLessThanOrEqual(2);
-			expect(proxy.streamBytes() - bytesBefore).toBeLessThanOrEqual(snapshotBytes * 1.05);
-		},
-		15 * 60_000,
-	);
+	test(`with an Idle Timeout (${IDLE_SECONDS} s) shorter than a batch: every record once, one download`, async () => {
+		const run = runs.get(shortIdle.caller.id)!;
+		expect(run.describe()).toBe('ok');
+		expect(run.json('Stream')).toEqual([expect.objectContaining({ records: RECORDS, batches: RECORDS / BATCH })]);
+		expect(await tableState('spool_idle')).toEqual(await expectedState());
+		expect(idleProxy.streams()).toBeLessThanOrEqual(2);
+		expect(idleProxy.streamBytes()).toBeLessThanOrEqual(snapshotBytes * 1.05);
+	});
 });
 
 describe('queue mode (database binary data)', () => {
@@ -261,8 +278,8 @@ describe('queue mode (database binary data)', () => {
 		await createTable('spool_queue');
 		created.push(target.database);
 		// n8n 2.8 deletes an execution it does not save at once; 2.41 marks it deleted and its pruning removes it at
-		// the next pass (every 15 minutes by default): one a minute here.
-		const pruning = { EXECUTIONS_DATA_PRUNE_HARD_DELETE_INTERVAL: '1' };
+		// the next pass (every 15 minutes by default): every 6 s here (n8n reads the interval in minutes as a number).
+		const pruning = { EXECUTIONS_DATA_PRUNE_HARD_DELETE_INTERVAL: '0.1' };
 		queue = await startQueueMode(sim, target, credentials(), [queued], pruning);
 	}, 10 * 60_000);
 

@@ -44,6 +44,8 @@ const WHOLE = 100_000;
 /** Five batches on the worker, none of them enqueued or saved. */
 const QUEUE_RECORDS = 25_000;
 const RESUME_RECORDS = 50_000;
+/** Where the failure at batch 4 tells to resume: the 15,000 records of batches 1-3 were done. */
+const RESUME_AT = 15_000;
 const BATCH = 5000;
 const FIELDS = ['name', 'rank'];
 
@@ -89,19 +91,22 @@ function digestOfFirst(count: number): string {
 	return createHash('md5').update(names.join(',')).digest('hex');
 }
 
-/** A sub-workflow inserting each batch into `table`, and a caller streaming the newest snapshot into it. */
+/**
+ * A sub-workflow inserting each batch into `table`, and a caller streaming the newest snapshot into it (into
+ * `sub` when given: a second caller of a sub-workflow already there).
+ */
 function pair(
 	stem: string,
 	table: string,
 	stream: Record<string, unknown>,
 	trigger = manualTrigger(),
-): { sub: WorkflowImport; caller: WorkflowImport } {
-	const sub = workflow(
+	sub = workflow(
 		workflowId(`${stem}Sub`),
 		`Sub-workflow: insert a batch into ${table}`,
 		chain(executeWorkflowTrigger(), postgresInsert('Insert Rows', table, POSTGRES)),
 		{ settings: { ...BATCH_SUB_WORKFLOW_SETTINGS } },
-	);
+	),
+): { sub: WorkflowImport; caller: WorkflowImport } {
 	const caller = workflow(
 		workflowId(`${stem}Caller`),
 		`Stream the newest snapshot into ${table}`,
@@ -144,12 +149,21 @@ describe('regular mode', () => {
 	let n8n: N8nInstance;
 	const whole = pair('subWhole', 'domains_whole', { returnAll: true });
 	const failing = pair('subResume', 'domains_resume', { returnAll: false, limit: RESUME_RECORDS });
+	// The run the failure's message asks for: the same limit, Skip Records as the message names it (RESUME_AT, checked
+	// below before this runs), into the same sub-workflow. Imported with the others: one n8n import, no second publish.
+	const resumed = pair(
+		'subResumed',
+		'domains_resume',
+		{ returnAll: false, limit: RESUME_RECORDS, options: { skipRecords: RESUME_AT } },
+		manualTrigger(),
+		failing.sub,
+	);
 
 	beforeAll(async () => {
 		await createTable('domains_whole');
 		await createTable('domains_resume');
 		n8n = await createInstance(sim, { credentials: [postgresCredential], env: CLI_PUBLISHED_SUB_WORKFLOWS_ENV });
-		await importAndPublish(n8n, [whole, failing]);
+		await importAndPublish(n8n, [whole, failing, { caller: resumed.caller }]);
 	}, 10 * 60_000);
 
 	afterAll(async () => {
@@ -191,17 +205,11 @@ describe('regular mode', () => {
 			);
 			expect(failed.error?.description).toContain('refuse_one');
 			const resumeAt = Number(/"Skip Records" set to (\d+)/.exec(String(failed.error?.description))?.[1]);
-			expect(resumeAt).toBe(15_000);
+			expect(resumeAt).toBe(RESUME_AT);
 			// The failed batch was one statement: nothing of it stayed.
 			expect((await tableState('domains_resume')).rows).toBe(15_000);
 
 			await sql('alter table domains_resume drop constraint refuse_one');
-			const resumed = pair('subResumed', 'domains_resume', {
-				returnAll: false,
-				limit: RESUME_RECORDS,
-				options: { skipRecords: resumeAt },
-			});
-			await importAndPublish(n8n, [resumed]);
 			const run = await n8n.execute(resumed.caller.id, { timeoutMs: 10 * 60_000 });
 			expect(run.describe()).toBe('ok');
 			expect(run.json('Stream')).toEqual([

@@ -9,8 +9,9 @@ import { createDatabase, deleteRedisKeys, isRedisReachable } from '../../scripts
 import type { Simulator } from '../simulator';
 import { CLI_PUBLISHED_SUB_WORKFLOWS_ENV, createInstance } from './support';
 
+/** A caller and the sub-workflow it calls (none for a caller whose output is not Sub-Workflow). */
 export interface WorkflowPair {
-	sub: WorkflowImport;
+	sub?: WorkflowImport;
 	caller: WorkflowImport;
 }
 
@@ -20,10 +21,14 @@ export function postgresCredential(id: string, name: string, database: string): 
 	return { id, name, type: 'postgres', data };
 }
 
+function workflowsOf(pairs: WorkflowPair[]): WorkflowImport[] {
+	return pairs.flatMap(({ sub, caller }) => (sub ? [sub, caller] : [caller]));
+}
+
 export async function importAndPublish(n8n: N8nInstance, workflows: WorkflowPair[]): Promise<void> {
-	await n8n.importWorkflows(workflows.flatMap(({ sub, caller }) => [sub, caller]));
+	await n8n.importWorkflows(workflowsOf(workflows));
 	// n8n 2.x runs a called workflow only in its published version.
-	for (const { sub } of workflows) await n8n.mustRun(['publish:workflow', `--id=${sub.id}`]);
+	for (const { sub } of workflows) if (sub) await n8n.mustRun(['publish:workflow', `--id=${sub.id}`]);
 }
 
 export interface QueueMode {
@@ -46,7 +51,7 @@ export function queueTarget(stem: string, suffix: string): QueueTarget {
 	return { database: `dd_e2e_${stem}q_${suffix}`, redisDb, redisPrefix: `dd-e2e-${stem}-${suffix.replace(/_/g, '-')}` };
 }
 
-/** n8n in queue mode with `credentials` and `workflows` imported, sub-workflows published, callers active. */
+/** n8n in queue mode with `credentials` and `workflows` imported, sub-workflows published and callers active. */
 export async function startQueueMode(
 	sim: Simulator,
 	target: QueueTarget,
@@ -68,13 +73,18 @@ export async function startQueueMode(
 		},
 	});
 	await n8n.importCredentials(credentials);
-	await importAndPublish(n8n, workflows);
+	await n8n.importWorkflows(workflowsOf(workflows));
 	const main = await n8n.start();
 	const worker = await n8n.startWorker();
 	const rest = new N8nRestClient(n8n.url);
 	await rest.ensureOwner();
 	await rest.createApiKey();
-	for (const { caller } of workflows) await rest.activateWorkflow(caller.id);
+	// Activating through the public API publishes a workflow in n8n 2.x: the sub-workflows without a
+	// `publish:workflow` process of their own.
+	for (const { sub, caller } of workflows) {
+		if (sub) await rest.activateWorkflow(sub.id);
+		await rest.activateWorkflow(caller.id);
+	}
 	return { n8n, main, worker, rest };
 }
 
