@@ -182,6 +182,24 @@ export class N8nRestClient {
 		return response.body.map((type) => type.name);
 	}
 
+	/**
+	 * Saves a new workflow through the editor's REST API, as the editor does (`n8n import:workflow` would start a
+	 * process of its own); n8n 1.x drops a given id, so the answer's id is the one n8n keeps.
+	 */
+	async createWorkflow(workflow: {
+		name: string;
+		nodes: unknown[];
+		connections: Record<string, unknown>;
+	}): Promise<string> {
+		return (await this.call<{ id: string }>('POST', '/rest/workflows', workflow)).id;
+	}
+
+	/** Creates a credential through the editor's REST API (n8n encrypts it); returns the id n8n gave it. */
+	async createCredential(credential: { name: string; type: string; data: Record<string, unknown> }): Promise<string> {
+		const { name, type, data } = credential;
+		return (await this.call<{ id: string }>('POST', '/rest/credentials', { name, type, data })).id;
+	}
+
 	async activateWorkflow(id: string): Promise<void> {
 		await this.call('POST', `/api/v1/workflows/${id}/activate`);
 	}

@@ -26,7 +26,7 @@ import { subWorkflowOutputOption } from '../../nodes/DomainData/actions/dataset/
 import { DomainDataTrigger } from '../../nodes/DomainDataTrigger/DomainDataTrigger.node';
 import type { PackedPackage } from '../../scripts/n8n/package';
 import { ensureN8n } from '../../scripts/n8n/install';
-import { N8nInstance, type CredentialImport, type N8nProcess, type WorkflowImport } from '../../scripts/n8n/instance';
+import { N8nInstance, type N8nProcess, type WorkflowImport } from '../../scripts/n8n/instance';
 import { chain, executeWorkflowTrigger, noOp, workflow, workflowId } from '../../scripts/n8n/workflows';
 import { REPO_ROOT } from '../../scripts/n8n/paths';
 import { NEWEST_N8N_VERSION, selectedMatrix } from '../../scripts/n8n/versions';
@@ -98,20 +98,6 @@ function triggerActionNames(): string[] {
 
 function options(p: INodeProperties): INodePropertyOptions[] {
 	return (p.options ?? []) as INodePropertyOptions[];
-}
-
-/**
- * Saves a new workflow through the editor's REST API on the running n8n, as the editor does (an `n8n import`
- * command would start a second n8n process for it). n8n 1.x drops the given id: the answer's id is the one n8n keeps.
- */
-async function createWorkflow(rest: N8nRestClient, workflow: WorkflowImport): Promise<string> {
-	return (await rest.call<{ id: string }>('POST', '/rest/workflows', workflow)).id;
-}
-
-/** Creates a credential through the editor's REST API (n8n encrypts it); returns the id n8n gave it. */
-async function createCredential(rest: N8nRestClient, credential: CredentialImport): Promise<string> {
-	const { name, type, data } = credential;
-	return (await rest.call<{ id: string }>('POST', '/rest/credentials', { name, type, data })).id;
 }
 
 /** The workflow with its nodes' credential references pointed at the ids n8n gave those credentials. */
@@ -250,8 +236,7 @@ describeInBrowser.each(EDITORS)(
 			server = await n8n.start();
 			rest = new N8nRestClient(n8n.url);
 			await rest.ensureOwner();
-			subWorkflowId = await createWorkflow(
-				rest,
+			subWorkflowId = await rest.createWorkflow(
 				workflow(SUB_WORKFLOW.id, SUB_WORKFLOW.name, chain(executeWorkflowTrigger(), noOp('Write'))),
 			);
 			context = await (await browserOnce()).newContext({ viewport: VIEWPORT });
@@ -512,18 +497,17 @@ describeInBrowser.each(EDITORS)(
 			// Created now, so that the steps above meet only the credential they create; the example's nodes then
 			// name these credentials by the ids n8n gave them.
 			const ids = {
-				[EXAMPLE_CREDENTIAL.id]: await createCredential(rest, {
+				[EXAMPLE_CREDENTIAL.id]: await rest.createCredential({
 					...EXAMPLE_CREDENTIAL,
 					type: CREDENTIAL_TYPE,
 					data: { apiKey: KEYS.pro, baseUrl: sim.url },
 				}),
-				[EXAMPLE_MODEL_CREDENTIAL.id]: await createCredential(
-					rest,
+				[EXAMPLE_MODEL_CREDENTIAL.id]: await rest.createCredential(
 					modelCredential(EXAMPLE_MODEL_CREDENTIAL, model.url),
 				),
 			};
 			const example = loadExamples().find(({ file }) => file === 'ai-agent-tool.json')!.workflow;
-			const exampleId = await createWorkflow(rest, withCredentialIds(example, ids));
+			const exampleId = await rest.createWorkflow(withCredentialIds(example, ids));
 			// Opened as a link inside the editor opens it, through the editor's router (Vue's app on #app), so the page
 			// does not load the editor again. Where n8n asks whether to leave the canvas above unsaved (1.x), leave it.
 			await page.evaluate((path) => {
