@@ -172,7 +172,16 @@ export function operationError(
 	const error = new NodeOperationError(node, message, parts);
 	error.message = message;
 	if (options.description !== undefined) error.description = options.description;
-	if (toolHelp) error.context.toolHelp = toolHelp;
+	return toolHelp ? withToolHelp(error, toolHelp) : error;
+}
+
+/** Marks an error with what a tool's answer says after it (and the filter keys of `searchFilters`): see toolHelpOf. */
+export function withToolHelp<E extends NodeApiError | NodeOperationError>(
+	error: E,
+	help: ToolHelp,
+	filterKeys?: string[],
+): E {
+	Object.assign(error.context, filterKeys ? { toolHelp: help, filterKeys } : { toolHelp: help });
 	return error;
 }
 

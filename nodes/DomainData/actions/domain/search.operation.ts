@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
-import { asNodeError, describeValue, operationError } from '../../errors';
+import { asNodeError, describeValue, operationError, withToolHelp } from '../../errors';
 import { readWholeNumber } from '../../parameters';
 import { parseJsonExact } from '../../transport';
 import {
@@ -110,7 +110,7 @@ export const execute: OperationExecute = async function (items, tool) {
 			const failure = asNodeError(this.getNode(), error, itemIndex);
 			// A refused search (400): the tool's words name the filter keys sent.
 			if (failure instanceof NodeApiError && failure.httpCode === '400') {
-				Object.assign(failure.context, { toolHelp: 'searchFilters', filterKeys: Object.keys(plan.filters) });
+				withToolHelp(failure, 'searchFilters', Object.keys(plan.filters));
 			}
 			// With paging info shown, the error item tells where to go on.
 			const { total, cursor } = paging;
