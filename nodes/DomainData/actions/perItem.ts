@@ -109,6 +109,35 @@ export async function forEachItem(
 	return output;
 }
 
+export type NodeError = ReturnType<typeof asNodeError>;
+
+/**
+ * For operations that send the names of all items together (Bulk Get, Enrich Items): reads every item before any call;
+ * an item that could not be read keeps its place as `{ error }` under Continue On Fail, for its error item.
+ */
+export function readItems<T>(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	readItem: (itemIndex: number) => T,
+	continueOnFail: boolean,
+): Array<T | { error: NodeError }> {
+	const node = context.getNode();
+	const requests: Array<T | { error: NodeError }> = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			requests.push(readItem(itemIndex));
+		} catch (error) {
+			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
+			requests.push({ error: asNodeError(node, error, itemIndex) });
+		}
+	}
+	return requests;
+}
+
+export function isUnread<T>(request: T | { error: NodeError }): request is { error: NodeError } {
+	return typeof request === 'object' && request !== null && 'error' in request;
+}
+
 /** A hint under the output in the editor (older n8n versions have no addExecutionHints: then nothing). */
 export function addHint(context: IExecuteFunctions, message: string): void {
 	if (typeof context.addExecutionHints === 'function') context.addExecutionHints({ message, location: 'outputPane' });

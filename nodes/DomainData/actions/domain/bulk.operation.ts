@@ -11,9 +11,9 @@ import {
 	removeWwwOption,
 	requestDeadlineOption,
 } from '../common';
-import { continuesOnFail, errorJson, type OperationExecute, type ToolBounds } from '../perItem';
+import { continuesOnFail, errorJson, isUnread, type OperationExecute, readItems, type ToolBounds } from '../perItem';
 import { DEFAULT_CALL_LIMITS } from '../../transport';
-import { isUnread, lookUp, readItems, readLookupCalls } from './lookup';
+import { lookUp, readLookupCalls } from './lookup';
 
 const properties: INodeProperties[] = [
 	{

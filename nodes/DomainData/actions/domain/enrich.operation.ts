@@ -18,8 +18,8 @@ import {
 } from '../common';
 import { datasetLabelProperty } from '../dataset/sharedParameters';
 import type { CallLimits } from '../../transport';
-import { continuesOnFail, errorJson, type OperationExecute } from '../perItem';
-import { isUnread, type LookedUp, lookUp, type NodeError, readItems, readLookupCalls } from './lookup';
+import { continuesOnFail, errorJson, isUnread, type NodeError, type OperationExecute, readItems } from '../perItem';
+import { type LookedUp, lookUp, readLookupCalls } from './lookup';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,14 +1,14 @@
 /** Bulk Get's and Enrich Items' lookup: each distinct name once, 100 a call, answers matched to the names by name. */
-import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { asNodeError } from '../../errors';
+import type { NodeError } from '../perItem';
 import { chunk, runPool } from '../../helpers/concurrency';
 import { normalizeDomainName } from '../../helpers/domainName';
 import { apiRequest, type CallLimits, classifyNetworkCode, unexpectedAnswerError } from '../../transport';
 import { type DomainOptions, readCallLimits, readConcurrency } from '../common';
 
 const BULK_MAX_NAMES = 100;
-export type NodeError = ReturnType<typeof asNodeError>;
 
 function spelledAsAsked(name: string, removeWww: boolean): string | undefined {
 	const normalized = normalizeDomainName(name, { removeWww });
@@ -87,27 +87,3 @@ export async function lookUp(context: IExecuteFunctions, names: string[], calls:
 
 /** What a look-up gives: each name found, and each name left without an answer by a failure (Continue On Fail). */
 export type LookedUp = Awaited<ReturnType<typeof lookUp>>;
-
-/** Reads every item before any call; one that could not be read keeps its place as `{ error }` (Continue On Fail). */
-export function readItems<T>(
-	context: IExecuteFunctions,
-	items: INodeExecutionData[],
-	readItem: (itemIndex: number) => T,
-	continueOnFail: boolean,
-): Array<T | { error: NodeError }> {
-	const node = context.getNode();
-	const requests: Array<T | { error: NodeError }> = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			requests.push(readItem(itemIndex));
-		} catch (error) {
-			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
-			requests.push({ error: asNodeError(node, error, itemIndex) });
-		}
-	}
-	return requests;
-}
-
-export function isUnread<T>(request: T | { error: NodeError }): request is { error: NodeError } {
-	return typeof request === 'object' && request !== null && 'error' in request;
-}
