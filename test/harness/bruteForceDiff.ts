@@ -11,32 +11,15 @@ import { KEYS, RECORD_FIELDS } from '../simulator';
 
 export type Record_ = Record<string, unknown> & { name: string };
 
-/**
- * The whole snapshot with every field, read with a plain fetch (not through the node's reader). fetch reuses an idle
- * kept-alive socket, which the simulator may close at that moment (its keep-alive timeout) on a busy machine: the
- * read is then made again on a new socket, at most twice.
- */
+/** The whole snapshot with every field, read with a plain fetch (not through the node's reader). */
 export async function rawSnapshot(baseUrl: string, label: string): Promise<Record_[]> {
 	const url = `${baseUrl}/json/api/v1/historical/domain/${label}?fields=${RECORD_FIELDS.join(',')}`;
-	let text: string | undefined;
-	for (let attempt = 1; text === undefined; attempt++) {
-		try {
-			const response = await fetch(url, { headers: { authorization: `Bearer ${KEYS.pro}` } });
-			if (response.status !== 200) throw new Error(`GET ${label} answered ${response.status}`);
-			text = await response.text();
-		} catch (error) {
-			if (attempt === 3 || !isConnectionReset(error)) throw error;
-		}
-	}
-	return text
+	const response = await fetch(url, { headers: { authorization: `Bearer ${KEYS.pro}` } });
+	if (response.status !== 200) throw new Error(`GET ${label} answered ${response.status}`);
+	return (await response.text())
 		.split('\n')
 		.filter((line) => line.length > 0)
 		.map((line) => JSON.parse(line) as Record_);
-}
-
-function isConnectionReset(error: unknown): boolean {
-	const cause = (error as { cause?: { code?: string } }).cause;
-	return cause?.code === 'ECONNRESET' || cause?.code === 'UND_ERR_SOCKET';
 }
 
 export interface FilterParameters {

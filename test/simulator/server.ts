@@ -21,7 +21,10 @@ export interface RunningServer {
 
 export async function listen(state: SimulatorState, host: string, port: number): Promise<RunningServer> {
 	const sockets = new Set<Socket>();
-	const server = createServer({ keepAliveTimeout: 5_000, highWaterMark: STREAM_HIGH_WATER_MARK }, (req, res) => {
+	// An idle kept-alive socket stays open for a minute, as behind a typical load balancer. With Node's 5 s, a client
+	// on a busy machine (a test's event loop held up for seconds) could send on a socket the server was just closing,
+	// and get ECONNRESET for a request the service never saw.
+	const server = createServer({ keepAliveTimeout: 60_000, highWaterMark: STREAM_HIGH_WATER_MARK }, (req, res) => {
 		const url = new URL(req.url ?? '/', 'http://simulator.local');
 		const work =
 			url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)
