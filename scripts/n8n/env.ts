@@ -52,6 +52,11 @@ export function n8nEnv(options: N8nEnvOptions): NodeJS.ProcessEnv {
 		// host, port and protocol above.
 		N8N_WEBHOOK_URL: `http://127.0.0.1:${options.port}/`,
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${options.port}/`,
+		// n8n 2.41 applies an activation or deactivation from an outbox table: at once when the call's wake-up
+		// reaches the consumer (through Redis in queue mode), else at its next look, by default every 15 s. A test
+		// that deactivates and activates a trigger in a row could wait that long per call; a look every second
+		// bounds each wait to about a second. Older versions do not know the variable.
+		N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '1000',
 		N8N_RUNNERS_BROKER_PORT: String(options.brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
 		// The login cookie over plain http on 127.0.0.1.

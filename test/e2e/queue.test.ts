@@ -269,22 +269,28 @@ test('file: the whole snapshot goes through database binary data and is written 
 	expect(written).toBe(Array.from({ length: 1000 }, (_, i) => sim.index.lineAt(i, newest)).join('\n') + '\n');
 });
 
-test('trigger: main polls, the worker runs the execution; one per new snapshot', async () => {
-	let polls = 0;
-	const pollAgain = async () => {
-		await rest.deactivateWorkflow(WF.trigger);
+// Three activations, three polls and two executions that go through Redis to the worker: each wait is bounded on its
+// own (support.ts, rest.ts), and on a busy machine their sum can pass jest's default minute (it did once on CI).
+test(
+	'trigger: main polls, the worker runs the execution; one per new snapshot',
+	async () => {
+		let polls = 0;
+		const pollAgain = async () => {
+			await rest.deactivateWorkflow(WF.trigger);
+			await rest.activateWorkflow(WF.trigger);
+			await waitForPolls(sim, keys.trigger, ++polls);
+		};
 		await rest.activateWorkflow(WF.trigger);
 		await waitForPolls(sim, keys.trigger, ++polls);
-	};
-	await rest.activateWorkflow(WF.trigger);
-	await waitForPolls(sim, keys.trigger, ++polls);
 
-	const previous = sim.datasets()[0].label;
-	const added = sim.addSnapshot();
-	await pollAgain();
-	const result = await onlyExecution(WF.trigger);
-	const runs: TriggerItem[][] = [[{ label: added.label, value: added.value, previousLabel: previous }]];
-	expect(result.json('Domain Data Trigger')).toEqual(runs[0]);
+		const previous = sim.datasets()[0].label;
+		const added = sim.addSnapshot();
+		await pollAgain();
+		const result = await onlyExecution(WF.trigger);
+		const runs: TriggerItem[][] = [[{ label: added.label, value: added.value, previousLabel: previous }]];
+		expect(result.json('Domain Data Trigger')).toEqual(runs[0]);
 
-	await expectNoOtherExecution({ sim, rest, workflowId: WF.trigger, runs, poll: pollAgain });
-});
+		await expectNoOtherExecution({ sim, rest, workflowId: WF.trigger, runs, poll: pollAgain });
+	},
+	5 * 60_000,
+);
