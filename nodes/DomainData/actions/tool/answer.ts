@@ -96,13 +96,8 @@ function compactRecord(record: IDataObject): IDataObject {
 
 export type RecordsMode = 'full' | 'compact';
 
-/** The snapshots Stream or Compare read, said in the answer also when no record holds them (nothing found). */
-function labelsOf(operation: string, { labels }: ToolRun): IDataObject {
-	if (!labels || (operation !== 'stream' && operation !== 'compare')) return {};
-	const { label, baseLabel } = labels;
-	const said = { label: cleanText(label, MAX_TEXT) };
-	return baseLabel === undefined ? said : { ...said, baseLabel: cleanText(baseLabel, MAX_TEXT) };
-}
+/** The snapshots Stream or Compare read, cleaned, said in the answer also when no record holds them (nothing found). */
+const labelsOf = ({ labels }: ToolRun) => (labels ? (clean(labels, MAX_TEXT) as IDataObject) : {});
 
 const encoder = new TextEncoder();
 export const answerBytes = (answer: IDataObject): number => encoder.encode(JSON.stringify([answer])).length;
@@ -253,7 +248,7 @@ export function toolAnswer(operation: string, records: IDataObject[], mode: Reco
 	const paging = takePaging(records);
 	const more = paging?.more ?? records.length > TOOL_MAX_RECORDS;
 	const within = records.slice(0, TOOL_MAX_RECORDS);
-	const shared = { ...labelsOf(operation, run), ...hoistShared(within) };
+	const shared = { ...labelsOf(run), ...hoistShared(within) };
 	const enrich = operation === 'enrich';
 	const compactText = enrich ? compactEnrichText(run.destinationField) : COMPACT_FIELDS_TEXT;
 	const facts = { total: paging?.total, more, run, within, compactText };
