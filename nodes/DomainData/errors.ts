@@ -15,7 +15,7 @@ export function containsSecret(text: string, secret?: string): boolean {
 }
 
 export function redact(text: string, secret?: string): string {
-	return containsSecret(text, secret) ? text.split(secret as string).join('***') : text;
+	return isMaskable(secret) ? text.replaceAll(secret, '***') : text;
 }
 
 /** Whether any string or key of a parsed JSON value holds the key; walked without recursion (any depth). */
