@@ -1,5 +1,5 @@
 /**
- * The one place that builds n8n errors, from clean objects: axios errors carry the request headers, so the API key.
+ * Builds n8n errors from clean objects: axios errors carry the request headers, so the API key.
  * The message is set again after the constructor, which replaces one holding a system error code ("deeperm.com").
  */
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
@@ -15,25 +15,21 @@ export function containsSecret(text: string, secret?: string): boolean {
 }
 
 export function redact(text: string, secret?: string): string {
-	return containsSecret(text, secret) ? text.split(secret as string).join('***') : text;
+	return isMaskable(secret) ? text.replaceAll(secret, '***') : text;
 }
 
 /** Whether any string or key of a parsed JSON value holds the key; walked without recursion (any depth). */
 export function holdsSecret(value: unknown, secret?: string): boolean {
 	if (!isMaskable(secret)) return false;
-	if (typeof value === 'string') return value.includes(secret);
 	const pending: unknown[] = [value];
 	while (pending.length > 0) {
 		const next = pending.pop();
+		if (typeof next === 'string' && next.includes(secret)) return true;
 		if (next === null || typeof next !== 'object') continue;
-		const entries = next as Record<string, unknown>;
 		const isArray = Array.isArray(next);
-		for (const key in entries) {
+		for (const key in next) {
 			if (!isArray && key.includes(secret)) return true;
-			const entry = entries[key];
-			if (typeof entry === 'string') {
-				if (entry.includes(secret)) return true;
-			} else if (entry !== null && typeof entry === 'object') pending.push(entry);
+			pending.push((next as Record<string, unknown>)[key]);
 		}
 	}
 	return false;
@@ -82,7 +78,7 @@ export function maskServiceText(text: string, secret?: string): string {
 	return isMaskable(key) && skeleton(decoded).includes(key) ? WITHHELD_TEXT : masked;
 }
 
-/** `text` cut to at most `max` characters, the last "…", never inside a surrogate pair: the one truncation. */
+/** `text` cut to at most `max` characters, the last "…", never inside a surrogate pair. */
 export function clip(text: string, max = 300): string {
 	if (text.length <= max) return text;
 	const end = max - 1;

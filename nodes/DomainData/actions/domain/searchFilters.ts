@@ -41,8 +41,7 @@ export const SEARCH_FILTERS_TAUGHT = Object.values(FILTERS)
 	.join(', ');
 /** The search filter that `key` names in another case ("Language"), which a service refuses or ignores. */
 export function filterInOtherCase(key: string): string | undefined {
-	if (SEARCH_FILTERS.includes(key)) return undefined;
-	return SEARCH_FILTERS.find((name) => name.toLowerCase() === key.toLowerCase());
+	return SEARCH_FILTERS.find((name) => name !== key && name.toLowerCase() === key.toLowerCase());
 }
 
 /** Filters nest no deeper than this: a JSON body of a service's filters is flat or nearly so. */

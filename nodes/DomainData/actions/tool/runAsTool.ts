@@ -60,19 +60,16 @@ function rejectedFilterText(keys: string[]): string | undefined {
 	const rejected = keys.filter((key) => !SEARCH_FILTERS.includes(key));
 	if (rejected.length === 0) return undefined;
 	const renamed = rejected.filter((key) => filterInOtherCase(key) !== undefined);
+	const dropped = rejected.filter((key) => !renamed.includes(key));
 	const quoted = rejected.map(quotedKey).join(' and ');
-	if (renamed.length > 0) {
-		const instead = renamed.map((key) => `"${filterInOtherCase(key)}" in place of ${quotedKey(key)}`);
-		const dropped = rejected.filter((key) => !renamed.includes(key));
-		const without = dropped.length > 0 ? `, without ${dropped.map(quotedKey).join(' and ')}` : '';
-		return (
-			`The service does not take the filter ${quoted}: call this tool again with ${instead.join(' and ')}${without}; ` +
-			`the filters it takes are ${SEARCH_FILTERS.join(', ')}. ${NO_COUNTRY_FILTER}`
-		);
-	}
-	const others = SEARCH_FILTERS.join(', ');
-	const without = `call this tool again without it, with the filters it takes (${others})`;
-	return `The service does not take the filter ${quoted}: ${without}. ${NO_COUNTRY_FILTER}`;
+	const filters = SEARCH_FILTERS.join(', ');
+	const instead = renamed.map((key) => `"${filterInOtherCase(key)}" in place of ${quotedKey(key)}`).join(' and ');
+	const without = dropped.length > 0 ? `, without ${dropped.map(quotedKey).join(' and ')}` : '';
+	const again =
+		renamed.length > 0
+			? `call this tool again with ${instead}${without}; the filters it takes are ${filters}`
+			: `call this tool again without it, with the filters it takes (${filters})`;
+	return `The service does not take the filter ${quoted}: ${again}. ${NO_COUNTRY_FILTER}`;
 }
 
 /** What helps after a failure: by the error's kind (set where it was made), its status, or the operation. */
