@@ -239,9 +239,8 @@ export class Comparison {
 
 	/** An entered or left selection: the compared fields that moved, and the filter fields that did (any rank move). */
 	explain(before: IDataObject, after: IDataObject): Record<string, FieldChange> {
-		return diffRecords(before, after, this.explainFields, (field) =>
-			field === 'rank' && this.filterFields.includes('rank') ? 1 : this.spec.minRankMove,
-		);
+		const minRankMove = this.filterFields.includes('rank') ? 1 : this.spec.minRankMove;
+		return diffRecords(before, after, this.explainFields, minRankMove);
 	}
 }
 

@@ -215,7 +215,7 @@ function changeOf(run: Comparison, ordinal: number, record: IDataObject, isNew: 
 	const before = JSON.parse(older) as IDataObject;
 	const inBase = run.selects(before);
 	if (inBase && (run.table.flags[ordinal] & SELECTED) !== 0) {
-		const changes = diffRecords(before, record, run.spec.fields, () => run.spec.minRankMove);
+		const changes = diffRecords(before, record, run.spec.fields, run.spec.minRankMove);
 		return run.change('changed', 'valuesChanged', name, record, changes);
 	}
 	if (inBase) return run.change('removed', 'leftSelection', name, before, run.explain(before, record));
