@@ -83,7 +83,6 @@ export class Comparison {
 	kept = new KeptRecords(0, { maxBytes: 0, tooLarge: () => new Error('No record is kept before pass 2') });
 	output = 0;
 	readonly limit: number;
-	/** The spec's memory bounds, or the node's (COMPARE_LIMITS). */
 	readonly bounds: CompareLimits;
 	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
 	readonly skippedNew = new DomainSet();
@@ -120,7 +119,6 @@ export class Comparison {
 		this.bounds = spec.bounds ?? COMPARE_LIMITS;
 	}
 
-	/** Reads one snapshot's records in batches (see readOptions). */
 	read(label: string, wanted: LineSelector, onSkipped: (name: string | undefined) => void) {
 		return readSnapshot.call(this.context, this.readOptions(label, wanted, onSkipped));
 	}
