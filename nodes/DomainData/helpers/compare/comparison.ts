@@ -12,7 +12,7 @@ import { createReadStats, readSnapshot, type ReadSnapshotOptions, type SnapshotR
 import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable, KeptRecords } from './domainTable';
 import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
-import { COMPARE_LIMITS, type CompareLimits, keptTooLargeError, noNameError } from './refusals';
+import { COMPARE_LIMITS, type CompareLimits, noNameError } from './refusals';
 
 /** The memory guard of the Items and Batches outputs: `error()` as soon as more than `max` records are certain. */
 export type MemoryGuard = { max: number; error: () => Error };
@@ -79,7 +79,7 @@ export const SEEN_IN_BASE = 2;
 
 export class Comparison {
 	readonly table: DomainTable;
-	/** Older records (JSON of the request fields) kept for pass 3, by ordinal; sized by startKeeping. */
+	/** Older records (JSON of the request fields) kept for pass 3, by ordinal; sized at the end of pass 1. */
 	kept = new KeptRecords(0, { maxBytes: 0, tooLarge: () => new Error('No record is kept before pass 2') });
 	output = 0;
 	readonly limit: number;
@@ -159,14 +159,6 @@ export class Comparison {
 			}
 			if (batch.length > 0) yield batch;
 		}
-	}
-
-	/** Starts the kept records once the newer snapshot's size is known. */
-	startKeeping(): void {
-		const { label, baseLabel, itemIndex } = this.spec;
-		const { maxKeptBytes } = this.bounds;
-		const tooLarge = () => keptTooLargeError(this.context.getNode(), itemIndex, label, baseLabel, maxKeptBytes);
-		this.kept = new KeptRecords(this.table.count, { maxBytes: maxKeptBytes, tooLarge });
 	}
 
 	selects(record: IDataObject): boolean {

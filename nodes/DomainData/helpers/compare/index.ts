@@ -21,9 +21,9 @@ import {
 	SEEN_IN_BASE,
 	SELECTED,
 } from './comparison';
-import { type DomainTable, NOT_FOUND } from './domainTable';
+import { type DomainTable, KeptRecords, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
-import { duplicateError, secondReadError, tooManyDomainsError } from './refusals';
+import { duplicateError, keptTooLargeError, secondReadError, tooManyDomainsError } from './refusals';
 
 export { CHANGE_KINDS, createCompareStats } from './comparison';
 export type { ChangeKind, CompareSpec, CompareStats, DomainChange, MemoryGuard, SnapshotSpool } from './comparison';
@@ -39,7 +39,7 @@ export async function* compareSnapshots(this: DomainDataFunctions, spec: Compare
 /** Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone. */
 async function indexNewer(run: Comparison): Promise<void> {
 	const { spec, table } = run;
-	const { maxDomains } = run.bounds;
+	const { maxDomains, maxKeptBytes } = run.bounds;
 	const node = run.context.getNode();
 	const stage: LineSelector = (text, start, end) => {
 		table.stageLine(text, start, end);
@@ -77,7 +77,8 @@ async function indexNewer(run: Comparison): Promise<void> {
 	}
 	const repeats = table.index();
 	if (repeats > 0) throw duplicateError(node, spec.itemIndex, spec.label, repeats);
-	run.startKeeping();
+	const tooLarge = () => keptTooLargeError(node, spec.itemIndex, spec.label, spec.baseLabel, maxKeptBytes);
+	run.kept = new KeptRecords(table.count, { maxBytes: maxKeptBytes, tooLarge });
 }
 
 /** Pass 2. A name listed twice is refused, found or not; one skipped as malformed either side is unknown, not gone. */
