@@ -12,7 +12,7 @@ import { createReadStats, readSnapshot, type ReadSnapshotOptions, type SnapshotR
 import { type SnapshotField, withFields } from '../snapshotFields';
 import { DomainTable, KeptRecords } from './domainTable';
 import { diffRecords, type FieldChange, hashCompared } from './recordDiff';
-import { COMPARE_LIMITS, type CompareLimits, keptTooLargeError, noNameError } from './refusals';
+import { COMPARE_LIMITS, type CompareLimits, noNameError } from './refusals';
 
 /** The memory guard of the Items and Batches outputs: `error()` as soon as more than `max` records are certain. */
 export type MemoryGuard = { max: number; error: () => Error };
@@ -79,11 +79,10 @@ export const SEEN_IN_BASE = 2;
 
 export class Comparison {
 	readonly table: DomainTable;
-	/** Older records (JSON of the request fields) kept for pass 3, by ordinal; sized by startKeeping. */
+	/** Older records (JSON of the request fields) kept for pass 3, by ordinal; sized at the end of pass 1. */
 	kept = new KeptRecords(0, { maxBytes: 0, tooLarge: () => new Error('No record is kept before pass 2') });
 	output = 0;
 	readonly limit: number;
-	/** The spec's memory bounds, or the node's (COMPARE_LIMITS). */
 	readonly bounds: CompareLimits;
 	/** Names of the newer snapshot's lines that pass 1 skipped as malformed, and how many had no readable name. */
 	readonly skippedNew = new DomainSet();
@@ -120,7 +119,6 @@ export class Comparison {
 		this.bounds = spec.bounds ?? COMPARE_LIMITS;
 	}
 
-	/** Reads one snapshot's records in batches (see readOptions). */
 	read(label: string, wanted: LineSelector, onSkipped: (name: string | undefined) => void) {
 		return readSnapshot.call(this.context, this.readOptions(label, wanted, onSkipped));
 	}
@@ -161,14 +159,6 @@ export class Comparison {
 			}
 			if (batch.length > 0) yield batch;
 		}
-	}
-
-	/** Starts the kept records once the newer snapshot's size is known. */
-	startKeeping(): void {
-		const { label, baseLabel, itemIndex } = this.spec;
-		const { maxKeptBytes } = this.bounds;
-		const tooLarge = () => keptTooLargeError(this.context.getNode(), itemIndex, label, baseLabel, maxKeptBytes);
-		this.kept = new KeptRecords(this.table.count, { maxBytes: maxKeptBytes, tooLarge });
 	}
 
 	selects(record: IDataObject): boolean {
@@ -239,9 +229,8 @@ export class Comparison {
 
 	/** An entered or left selection: the compared fields that moved, and the filter fields that did (any rank move). */
 	explain(before: IDataObject, after: IDataObject): Record<string, FieldChange> {
-		return diffRecords(before, after, this.explainFields, (field) =>
-			field === 'rank' && this.filterFields.includes('rank') ? 1 : this.spec.minRankMove,
-		);
+		const minRankMove = this.filterFields.includes('rank') ? 1 : this.spec.minRankMove;
+		return diffRecords(before, after, this.explainFields, minRankMove);
 	}
 }
 

@@ -112,8 +112,6 @@ export class DomainTable extends HashIndex {
 const CHUNK_BYTES = 1 << 20;
 const MAX_CHUNKS = 0xffff;
 
-type KeptRecordsOptions = { maxBytes: number; tooLarge: () => Error };
-
 /**
  * The older records Compare keeps between pass 2 and pass 3, by the newer snapshot's ordinal: their JSON as UTF-8 in
  * 1 MB chunks (strings in a Map would take two bytes a character past U+00FF, and more per entry). Past `maxBytes`
@@ -135,7 +133,7 @@ export class KeptRecords {
 
 	constructor(
 		ordinals: number,
-		private readonly options: KeptRecordsOptions,
+		private readonly options: { maxBytes: number; tooLarge: () => Error },
 	) {
 		this.chunkOf = new Uint16Array(ordinals);
 		this.offsets = new Uint32Array(ordinals);

@@ -21,9 +21,9 @@ import {
 	SEEN_IN_BASE,
 	SELECTED,
 } from './comparison';
-import { type DomainTable, NOT_FOUND } from './domainTable';
+import { type DomainTable, KeptRecords, NOT_FOUND } from './domainTable';
 import { diffRecords } from './recordDiff';
-import { duplicateError, secondReadError, tooManyDomainsError } from './refusals';
+import { duplicateError, keptTooLargeError, secondReadError, tooManyDomainsError } from './refusals';
 
 export { CHANGE_KINDS, createCompareStats } from './comparison';
 export type { ChangeKind, CompareSpec, CompareStats, DomainChange, MemoryGuard, SnapshotSpool } from './comparison';
@@ -39,7 +39,7 @@ export async function* compareSnapshots(this: DomainDataFunctions, spec: Compare
 /** Pass 1. A line skipped as malformed leaves its domain unknown: its name is kept, so pass 2 does not call it gone. */
 async function indexNewer(run: Comparison): Promise<void> {
 	const { spec, table } = run;
-	const { maxDomains } = run.bounds;
+	const { maxDomains, maxKeptBytes } = run.bounds;
 	const node = run.context.getNode();
 	const stage: LineSelector = (text, start, end) => {
 		table.stageLine(text, start, end);
@@ -77,7 +77,8 @@ async function indexNewer(run: Comparison): Promise<void> {
 	}
 	const repeats = table.index();
 	if (repeats > 0) throw duplicateError(node, spec.itemIndex, spec.label, repeats);
-	run.startKeeping();
+	const tooLarge = () => keptTooLargeError(node, spec.itemIndex, spec.label, spec.baseLabel, maxKeptBytes);
+	run.kept = new KeptRecords(table.count, { maxBytes: maxKeptBytes, tooLarge });
 }
 
 /** Pass 2. A name listed twice is refused, found or not; one skipped as malformed either side is unknown, not gone. */
@@ -138,19 +139,20 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 	const addsNew = kinds.has('added');
 	/** A domain new to the index, still to be output. */
 	const isNew = (ordinal: number) => addsNew && (table.flags[ordinal] & (SELECTED | SEEN_IN_BASE)) === SELECTED;
-	let newToIndex = 0;
-	if (addsNew) for (let ordinal = 0; ordinal < table.count; ordinal++) if (isNew(ordinal)) newToIndex++;
-	run.checkRoomFor(kept.size + newToIndex);
-	if (kept.size + newToIndex === 0) return;
+	/** Kept and new domains not yet met in this read. */
+	let pending = kept.size;
+	if (addsNew) for (let ordinal = 0; ordinal < table.count; ordinal++) if (isNew(ordinal)) pending++;
+	run.checkRoomFor(pending);
+	if (pending === 0) return;
 
 	const differs = (detail: string) => secondReadError(run.context.getNode(), spec.itemIndex, label, detail);
+	const needed = (ordinal: number) => kept.has(ordinal) || isNew(ordinal);
 	/** Done with `ordinal`: output it at most once, even if a resumed read repeated it. */
 	const settled = (ordinal: number) => {
-		if (kept.has(ordinal)) kept.delete(ordinal);
-		else if (isNew(ordinal)) newToIndex--;
+		if (needed(ordinal)) pending--;
+		kept.delete(ordinal);
 		table.flags[ordinal] |= SEEN_IN_BASE;
 	};
-	const needed = (ordinal: number) => kept.has(ordinal) || isNew(ordinal);
 	let namelessLines = 0;
 	const onSkipped = (name: string | undefined) => {
 		if (name === undefined) return void namelessLines++;
@@ -184,19 +186,18 @@ async function* outputNewer(run: Comparison): AsyncGenerator<DomainChange> {
 			settled(ordinal);
 			if (!change) continue;
 			yield change;
-			if (run.output >= run.limit || kept.size + newToIndex === 0) return;
+			if (run.output >= run.limit || pending === 0) return;
 		}
 	}
-	const missing = kept.size + newToIndex;
 	// Lines malformed now, without a readable name, that pass 1 read whole may be theirs: then they are unknown.
 	const namelessNow = Math.max(0, namelessLines - run.namelessNew);
-	if (missing > namelessNow) {
-		const records = missing > 1 ? `${count(missing)} records of the first read were` : '1 record of the first read was';
+	if (pending > namelessNow) {
+		const records = pending > 1 ? `${count(pending)} records of the first read were` : '1 record of the first read was';
 		throw differs(`${records} not in it`);
 	}
 	if (readStats.lines !== firstLines) throw differs(`${count(readStats.lines)} lines instead of ${count(firstLines)}`);
 	run.stats.namelessLines += namelessNow;
-	run.stats.unreadableDomains += missing;
+	run.stats.unreadableDomains += pending;
 }
 
 /** Whether the record carries the values pass 1 stored for `ordinal` (compared fields, rank, selection). */
@@ -215,7 +216,7 @@ function changeOf(run: Comparison, ordinal: number, record: IDataObject, isNew: 
 	const before = JSON.parse(older) as IDataObject;
 	const inBase = run.selects(before);
 	if (inBase && (run.table.flags[ordinal] & SELECTED) !== 0) {
-		const changes = diffRecords(before, record, run.spec.fields, () => run.spec.minRankMove);
+		const changes = diffRecords(before, record, run.spec.fields, run.spec.minRankMove);
 		return run.change('changed', 'valuesChanged', name, record, changes);
 	}
 	if (inBase) return run.change('removed', 'leftSelection', name, before, run.explain(before, record));

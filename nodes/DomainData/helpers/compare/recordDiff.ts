@@ -134,11 +134,11 @@ export function diffRecords(
 	before: IDataObject,
 	after: IDataObject,
 	fields: readonly SnapshotField[],
-	minRankMove: (field: SnapshotField) => number,
+	minRankMove: number,
 ): Record<string, FieldChange> {
 	const changes: Record<string, FieldChange> = {};
 	for (const field of fields) {
-		const change = diffField(field, before[field], after[field], minRankMove(field));
+		const change = diffField(field, before[field], after[field], minRankMove);
 		if (change) changes[field] = change;
 	}
 	return changes;
