@@ -136,66 +136,41 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 	return new PullStream(source) as unknown as BinaryInput;
 }
 
-type GzipState = { stopped: boolean; finished: boolean; failure?: { error: unknown }; wake?: () => void };
-
 /**
  * Gzips with the global CompressionStream, keeping the source's error and an early stop. The source is fed one chunk
- * at a time (piped, Node 20's compressor takes all it is offered at once), and the compressed bytes are counted into
- * `produced` as they come: a caller that stops feeding at a size knows what was made, give or take a chunk.
+ * at a time (piped, Node 20's compressor takes the whole source before it gives out a byte), and the compressed bytes
+ * are counted into `produced` as the compressor makes them: a caller that stops feeding at a size knows what was
+ * made, give or take a chunk.
  */
 export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { bytes: number } = { bytes: 0 }) {
 	const compressor = new CompressionStream('gzip');
-	const iterator = source[Symbol.asyncIterator]();
-	const state: GzipState = { stopped: false, finished: false };
 	const writer = compressor.writable.getWriter();
-	const reader = compressor.readable.getReader();
-	const queue: Uint8Array[] = [];
 	const feeding = (async () => {
 		try {
-			for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
-				if (state.stopped) return;
-				await writer.write(step.value as Uint8Array<ArrayBuffer>);
-			}
+			for await (const chunk of source) await writer.write(chunk as Uint8Array<ArrayBuffer>);
 			await writer.close();
 		} catch (error) {
-			state.failure ??= { error };
+			// The compressed stream fails with the source's own error (or was cancelled: then nothing is left to tell).
 			await writer.abort(error).catch(() => undefined);
-		} finally {
-			if (state.stopped) await iterator.return?.();
 		}
 	})();
-	const pump = (async () => {
-		try {
-			for (let step = await reader.read(); !step.done; step = await reader.read()) {
-				produced.bytes += step.value.byteLength;
-				queue.push(step.value);
-				state.wake?.();
-			}
-		} catch (error) {
-			// The source's own error comes first (the compressor's is its echo).
-			state.failure ??= { error };
-		} finally {
-			state.finished = true;
-			state.wake?.();
-		}
-	})();
+	// Counted as made, not as taken: a slow consumer would otherwise let the count fall behind the source.
+	const counting = new TransformStream<Uint8Array, Uint8Array>(
+		{
+			transform: (chunk, controller) => {
+				produced.bytes += chunk.byteLength;
+				controller.enqueue(chunk);
+			},
+		},
+		undefined,
+		{ highWaterMark: Infinity },
+	);
+	const reader = compressor.readable.pipeThrough(counting).getReader();
 	try {
-		while (true) {
-			const chunk = queue.shift();
-			if (chunk) {
-				yield chunk;
-				continue;
-			}
-			if (state.failure) throw state.failure.error;
-			if (state.finished) return;
-			await new Promise<void>((resolve) => (state.wake = resolve));
-			state.wake = undefined;
-		}
+		for (let step = await reader.read(); !step.done; step = await reader.read()) yield step.value;
 	} finally {
-		if (!state.finished) {
-			state.stopped = true;
-			await reader.cancel().catch(() => undefined);
-		}
-		await Promise.all([pump, feeding]);
+		// An early stop cancels the compressor, which stops the feeding and so the source.
+		await reader.cancel().catch(() => undefined);
+		await feeding;
 	}
 }

@@ -108,8 +108,7 @@ export function filtersProperty(description: string): INodeProperties {
 function withoutEmptyDomains(filters: RecordFilterParameters): RecordFilterParameters {
 	if (!filters || typeof filters !== 'object' || !('domains' in filters)) return filters;
 	if (splitDomainList(filters.domains).length > 0) return filters;
-	const others = { ...filters };
-	delete others.domains;
+	const { domains: _, ...others } = filters;
 	return others;
 }
 

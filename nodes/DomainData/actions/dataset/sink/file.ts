@@ -86,7 +86,7 @@ export async function toFile(
 	};
 	const lines = new LineParts(ndjson, skipRecords, tooLarge);
 	try {
-		// The first part is stored even without a record: an empty file, as always.
+		// The first part is stored even without a record: an empty file.
 		for (let first = await lines.piece(); items.length === 0 || first; first = await lines.piece()) {
 			const part = items.length + 1;
 			// A second part begins: the first is one of several (also when this one fails).
@@ -188,10 +188,7 @@ function renameFirstPart(item: INodeExecutionData, field: string, base: string, 
 	item.binary![field].fileName = fileName;
 }
 
-/**
- * The facts known at the end: one file keeps the shape it always had (no part facts); parts tell their count, and
- * each carries the source's summary.
- */
+/** The facts known at the end: a single file has no part facts; each part gets the totals and the source's summary. */
 function finish(
 	items: INodeExecutionData[],
 	source: DatasetSource,

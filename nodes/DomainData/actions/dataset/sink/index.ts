@@ -1,4 +1,4 @@
-/** The one output of Dataset → Stream and Compare (Items, Batches, File, Sub-Workflow), its memory guard and hints. */
+/** The output of Dataset → Stream and Compare (Items, Batches, File, Sub-Workflow), its memory guard and hints. */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { count, operationError } from '../../../errors';
