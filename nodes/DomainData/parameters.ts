@@ -1,4 +1,4 @@
-/** The one reader of number parameters: each refuses a bad value in the same words. Bottom layer, like ./errors.ts. */
+/** Readers of number parameters, which refuse a bad value in the same words. Bottom layer, like ./errors.ts. */
 import type { INode } from 'n8n-workflow';
 
 import { count, describeValue, operationError } from './errors';

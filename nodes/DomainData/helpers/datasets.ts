@@ -122,13 +122,23 @@ export class DatasetLabels {
 	/** `previous` (or empty) is the newest date label older than `label`; both must be dated, the base older. */
 	async pair(wanted: SnapshotPair, limits: CallLimits, itemIndex?: number): Promise<SnapshotPair> {
 		const datasets = await this.list(limits, itemIndex);
+		const { dated } = datedNewestFirst(datasets);
 		const node = this.context.getNode();
-		const pick = (text: string, parameter: string) =>
-			this.dated(pickLabel.call(this.context, text, datasets, itemIndex), parameter, datasets, itemIndex);
+		// Compare orders its two snapshots by date: a label that is no date cannot take part.
+		const pick = (text: string, parameter: string) => {
+			const picked = pickLabel.call(this.context, text, datasets, itemIndex);
+			if (isCalendarDate(picked)) return picked;
+			const choices =
+				dated.length > 0 ? `The newest dated ones are: ${firstLabels(dated)}.` : 'The service lists none.';
+			throw operationError(node, `The dataset "${picked}" chosen in ${parameter} has no date label (YYYY-MM-DD)`, {
+				itemIndex,
+				description: `Compare tells the newer snapshot from the older by their dates, so both need one. ${choices}`,
+			});
+		};
 		const label = pick(wanted.label, '"Dataset"');
 		const base = wanted.baseLabel.trim();
 		if (base === '' || base.toLowerCase() === PREVIOUS_LABEL) {
-			const previous = datedNewestFirst(datasets).dated.find((dataset) => dataset.label < label)?.label;
+			const previous = dated.find((dataset) => dataset.label < label)?.label;
 			if (previous !== undefined) return { label, baseLabel: previous };
 			throw operationError(node, `There is no dataset older than "${label}" to compare it with`, {
 				itemIndex,
@@ -153,17 +163,5 @@ export class DatasetLabels {
 			});
 		}
 		return { label, baseLabel };
-	}
-
-	/** Compare orders its two snapshots by date: a label that is no date cannot take part. */
-	private dated(label: string, parameter: string, datasets: Dataset[], itemIndex?: number): string {
-		if (isCalendarDate(label)) return label;
-		const { dated } = datedNewestFirst(datasets);
-		const choices = dated.length > 0 ? `The newest dated ones are: ${firstLabels(dated)}.` : 'The service lists none.';
-		const message = `The dataset "${label}" chosen in ${parameter} has no date label (YYYY-MM-DD)`;
-		throw operationError(this.context.getNode(), message, {
-			itemIndex,
-			description: `Compare tells the newer snapshot from the older by their dates, so both need one. ${choices}`,
-		});
 	}
 }

@@ -140,13 +140,12 @@ function namedEntries(text: string): string[] {
 export type LineSelector = (text: string, start: number, end: number) => boolean | IDataObject;
 
 export const NAME_FIRST = '{"name":"';
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const SPACE = 0x20;
 const DOT = 0x2e;
 /** The characters a name in normal form holds (a-z, 0-9, `-`, `.`), matched from `lastIndex` on; then its quote. */
 const NORMAL_CHARS = /[a-z0-9.-]*/y;
 const NORMAL_RAW_NAME = /[a-z0-9.-]*"/y;
+/** Any name without escapes or control characters, then its quote. */
+const RAW_NAME = /[^"\\\u0000-\u001f]*"/y;
 
 /**
  * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
@@ -162,12 +161,9 @@ export function rawName(text: string, start: number, end: number): number {
 		if (close === from) return -1;
 		return text.charCodeAt(close - 1) === DOT ? ~close : close;
 	}
-	for (let at = from; at < end; at++) {
-		const code = text.charCodeAt(at);
-		if (code === QUOTE) return at === from ? -1 : ~at;
-		if (code === BACKSLASH || code < SPACE) return -1;
-	}
-	return -1;
+	// Not in normal form; an empty name (a quote at `from`) was matched above.
+	RAW_NAME.lastIndex = from;
+	return RAW_NAME.test(text) && RAW_NAME.lastIndex <= end ? ~(RAW_NAME.lastIndex - 1) : -1;
 }
 
 /** rawName's closing quote, the name in normal form or not (-1: the name cannot be read raw). */

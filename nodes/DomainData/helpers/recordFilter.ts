@@ -56,11 +56,6 @@ const lowerOf = (value: unknown) => (typeof value === 'string' ? value.toLowerCa
 export function compileRecordFilter(filter: RecordFilter | undefined): RecordPredicate | undefined {
 	if (!hasCriteria(filter)) return undefined;
 	const tests: RecordPredicate[] = [];
-	// No value is empty: '' (what lowerOf makes of a missing field) never matches.
-	const oneOf = (field: SnapshotField, values: string[] | undefined) => {
-		const wanted = values && new Set(values.map((value) => value.toLowerCase()));
-		if (wanted) tests.push((record) => wanted.has(lowerOf(record[field])));
-	};
 	const anyEntry = (field: SnapshotField, matches: (lower: string) => boolean) =>
 		tests.push((record) => {
 			const list = record[field];
@@ -68,9 +63,11 @@ export function compileRecordFilter(filter: RecordFilter | undefined): RecordPre
 		});
 	const { maxRank, technologies } = filter;
 	if (maxRank !== undefined) tests.push((record) => typeof record.rank === 'number' && record.rank <= maxRank);
-	oneOf('country_code', filter.countryCodes);
-	oneOf('language_code', filter.languageCodes);
-	oneOf('tld1', filter.tld1);
+	// No value is empty: '' (what lowerOf makes of a missing field) never matches.
+	for (const key of ['countryCodes', 'languageCodes', 'tld1'] as const) {
+		const wanted = filter[key] && new Set(filter[key].map((value) => value.toLowerCase()));
+		if (wanted) tests.push((record) => wanted.has(lowerOf(record[FIELD_OF[key]])));
+	}
 	const wantedTechnologies = technologies && new Set(technologies.map((name) => name.toLowerCase()));
 	if (wantedTechnologies) anyEntry('technologies', (name) => wantedTechnologies.has(name));
 	if (filter.categoryPrefixes) {
