@@ -310,6 +310,7 @@ describe('Domain Data as a tool: a service that ignores a filter', () => {
 			expect(answer.summary).toMatch(/^20 of 5,000 domains shown\. They are not matches: the service did not apply /);
 			expect(answer.summary).toMatch(/the filter language "de" \(\d+ of 20 domains returned do not match it\)/);
 			expect(answer.summary).toMatch(/the filter technology "Shopify" \(\d+ of 20 domains returned/);
+			expect(answer.summary).toContain('Tell the user that these filters are not available, or try other ones.');
 		} finally {
 			sim.reset();
 		}

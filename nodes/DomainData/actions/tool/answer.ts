@@ -145,8 +145,9 @@ function unappliedSentences(unapplied: UnappliedFilter[] = []): string[] {
 	const renamed = unapplied.filter(({ meant }) => meant !== undefined);
 	const instead = renamed.map(({ name, meant }) => `"${meant}" in place of "${cleanText(name, 40)}"`);
 	if (renamed.length > 0) parts.push(`Call this tool again with ${fewFilters(instead)}.`);
-	if (renamed.length < unapplied.length)
-		parts.push('Tell the user that this filter is not available, or try another one.');
+	const unavailable = unapplied.length - renamed.length;
+	if (unavailable === 1) parts.push('Tell the user that this filter is not available, or try another one.');
+	if (unavailable > 1) parts.push('Tell the user that these filters are not available, or try other ones.');
 	return parts;
 }
 
