@@ -53,7 +53,7 @@ export function toCanonicalFields(value: unknown): FieldNamesResult {
 		if (name.length === 0) continue;
 		const lower = name.toLowerCase();
 		if (CANONICAL.has(lower)) chosen.add(lower as SnapshotField);
-		else if (FIELD_ALIASES[lower]) chosen.add(FIELD_ALIASES[lower]);
+		else if (Object.hasOwn(FIELD_ALIASES, lower)) chosen.add(FIELD_ALIASES[lower]);
 		else unknown.push(name);
 	}
 	if (unknown.length > 0) {

@@ -53,6 +53,12 @@ describe('snapshot fields', () => {
 		expect(result.message).toContain('domain = name');
 	});
 
+	it("refuse the names of an object's own properties, which no field or alias is", () => {
+		for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+			expect(toCanonicalFields(`name, ${name}`)).toMatchObject({ ok: false, unknown: [name] });
+		}
+	});
+
 	it('refuse an empty selection', () => {
 		expect(toCanonicalFields([]).ok).toBe(false);
 		expect(toCanonicalFields(' , ').ok).toBe(false);
