@@ -143,11 +143,16 @@ function unreadableHints({ unreadableDomains: domains, namelessLines: lines }: C
 }
 
 /** A failed Compare says what its spool left behind (a node cannot delete binary data). */
-async function* withSpoolNote(changes: AsyncIterable<IDataObject[]>, spool: SnapshotSpool, node: INode) {
+async function* withSpoolNote(
+	changes: AsyncIterable<IDataObject[]>,
+	spool: SnapshotSpool,
+	node: INode,
+	itemIndex: number,
+) {
 	try {
 		yield* changes;
 	} catch (error) {
-		const failure = asNodeError(node, error);
+		const failure = asNodeError(node, error, itemIndex);
 		const { files, bytes } = spool.written();
 		if (files === 0) throw failure;
 		const size = `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -174,7 +179,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 		records: ({ guard }) => {
 			spool = snapshotSpool.call(this, spec.itemIndex ?? 0, maxFileBytes);
 			const changes = changesOf(compareSnapshots.call(this, { ...spec, guard, spool }, stats), counts);
-			return withSpoolNote(changes, spool, this.getNode());
+			return withSpoolNote(changes, spool, this.getNode(), spec.itemIndex ?? 0);
 		},
 		reads: () => stats.reads,
 		summary: () => {
