@@ -21,7 +21,6 @@ import {
 	cancelSignal,
 	DEFAULT_CALL_LIMITS,
 	encodePath,
-	header,
 	resolveTarget,
 	type ApiRequest,
 	type DomainDataFunctions,
@@ -184,6 +183,12 @@ async function ndjsonBody(node: INode, context: FailureContext, response: IN8nHt
 	}
 	if (isAsyncIterable(body)) return body;
 	throw unexpectedBodyError(node, context, 'the answer has no readable body');
+}
+
+function header(headers: unknown, name: string): string | undefined {
+	const value = (headers as Record<string, unknown> | undefined)?.[name];
+	const first: unknown = Array.isArray(value) ? value[0] : value;
+	return first === undefined || first === null ? undefined : String(first);
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
