@@ -1,5 +1,5 @@
 /** Our idle timeout and request deadline, instead of waiting for n8n's or the operating system's much longer limits. */
-import { sleep } from 'n8n-workflow';
+import { type IN8nHttpFullResponse, sleep } from 'n8n-workflow';
 
 /** Node's timers hold 2^31 - 1 ms (a longer one fires at once); the editor options are refused above it. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -119,15 +119,11 @@ export async function* withIdleTimeout<T>(
 
 const LATE = Symbol('late');
 
-/** The answer of `request` (its headers), or undefined when none came within `ms` (a late one goes to `release`). */
-export async function answerWithin<T>(
-	request: Promise<T>,
-	ms: number,
-	release: (late: T) => void,
-): Promise<T | undefined> {
+/** The answer of `request` (its headers), or undefined when none came within `ms`: a late one's body is closed. */
+export async function answerWithin(request: Promise<IN8nHttpFullResponse>, ms: number) {
 	const until = Date.now() + ms;
 	let stop: () => void = () => undefined;
-	const answer = await new Promise<T | typeof LATE>((resolve, reject) => {
+	const answer = await new Promise<IN8nHttpFullResponse | typeof LATE>((resolve, reject) => {
 		request.then(resolve, reject);
 		stop = watchdog(ms, () => {
 			if (Date.now() < until) return false;
@@ -136,6 +132,9 @@ export async function answerWithin<T>(
 		});
 	}).finally(() => stop());
 	if (answer !== LATE) return answer;
-	request.then(release, () => undefined);
+	request.then(
+		(late) => (late.body as { destroy?: () => void } | undefined)?.destroy?.(),
+		() => undefined,
+	);
 	return undefined;
 }

@@ -223,7 +223,10 @@ class Fingerprint {
 			const text = block.textOf(index);
 			const start = block.starts[index];
 			const end = block.ends[index];
-			if (resumed ? damaged.has(position) : isDamaged(text, start, end, damaged, position)) continue;
+			// A line that is not blank and does not end like a record is noted (while there is room) and left out.
+			const cut = start !== end && text.charCodeAt(end - 1) !== CLOSING_BRACE;
+			if (!resumed && cut && damaged.size < DAMAGED_POSITIONS_KEPT) damaged.add(position);
+			if (damaged.has(position)) continue;
 			const headEnd = Math.min(end, start + HEAD);
 			this.hasher
 				.word(end - start)
@@ -238,12 +241,4 @@ class Fingerprint {
 		const theirs = other.hasher.digest({ hi: 0, lo: 0 });
 		return this.lines === other.lines && mine.hi === theirs.hi && mine.lo === theirs.lo;
 	}
-}
-
-/** A line that is not blank and does not end like a record: noted (while there is room) and left out. */
-function isDamaged(text: string, start: number, end: number, damaged: Set<number>, position: number): boolean {
-	if (start === end || text.charCodeAt(end - 1) === CLOSING_BRACE) return false;
-	if (damaged.size >= DAMAGED_POSITIONS_KEPT) return false;
-	damaged.add(position);
-	return true;
 }

@@ -62,30 +62,21 @@ export async function credentialSecret(this: DomainDataFunctions): Promise<strin
 }
 
 export function encodePath(this: DomainDataFunctions, request: ApiRequest): string {
-	let path = '';
-	for (const segment of request.path) {
-		// URL parsers resolve "", "." and ".." (also spelt %2E) to another endpoint; encodeURIComponent leaves dots.
-		if (segment === '' || /^(?:\.|%2e){1,2}$/i.test(segment)) {
-			throw operationError(
-				this.getNode(),
-				`The value "${segment}" cannot be sent to the Domain Data service: it is empty, "." or ".."`,
-				{ itemIndex: request.itemIndex },
-			);
-		}
-		path += '/' + encodeURIComponent(segment);
+	// URL parsers resolve "", "." and ".." (also spelt %2E) to another endpoint; encodeURIComponent leaves dots.
+	const unsendable = request.path.find((segment) => segment === '' || /^(?:\.|%2e){1,2}$/i.test(segment));
+	if (unsendable !== undefined) {
+		throw operationError(
+			this.getNode(),
+			`The value "${unsendable}" cannot be sent to the Domain Data service: it is empty, "." or ".."`,
+			{ itemIndex: request.itemIndex },
+		);
 	}
-	return path;
+	return request.path.map((segment) => '/' + encodeURIComponent(segment)).join('');
 }
 
 /** The signal of a cancelled execution (older n8n versions offer none). */
 export function cancelSignal(context: DomainDataFunctions): AbortSignal | undefined {
 	return (context as { getExecutionCancelSignal?: () => AbortSignal | undefined }).getExecutionCancelSignal?.();
-}
-
-export function header(headers: unknown, name: string): string | undefined {
-	const value = (headers as Record<string, unknown> | undefined)?.[name];
-	const first: unknown = Array.isArray(value) ? value[0] : value;
-	return first === undefined || first === null ? undefined : String(first);
 }
 
 /** `root`: origin, path prefix and /json/api/v1, no trailing slash; `shown`: without the API path, for messages. */

@@ -21,7 +21,6 @@ import {
 	cancelSignal,
 	DEFAULT_CALL_LIMITS,
 	encodePath,
-	header,
 	resolveTarget,
 	type ApiRequest,
 	type DomainDataFunctions,
@@ -88,7 +87,6 @@ export async function send(this: DomainDataFunctions, request: ApiRequest, mode:
 	}
 }
 
-/** One try of a request. */
 async function tryOnce(this: DomainDataFunctions, { node, request, mode, url, context }: Sending): Promise<Tried> {
 	const { idleTimeoutMs, deadlineMs } = request.limits ?? DEFAULT_CALL_LIMITS;
 	// A fresh options object per try: n8n's helpers add headers and remove empty bodies in place.
@@ -114,12 +112,7 @@ async function tryOnce(this: DomainDataFunctions, { node, request, mode, url, co
 	let response: IN8nHttpFullResponse | undefined;
 	try {
 		const pending = this.helpers.httpRequestWithAuthentication.call(this, 'domainDataApi', options);
-		// A late answer is closed: the node no longer waits for it.
-		response = await answerWithin(
-			pending as Promise<IN8nHttpFullResponse>,
-			mode.stream ? idleTimeoutMs : deadlineMs,
-			(late) => (late?.body as { destroy?: () => void } | undefined)?.destroy?.(),
-		);
+		response = await answerWithin(pending as Promise<IN8nHttpFullResponse>, mode.stream ? idleTimeoutMs : deadlineMs);
 	} catch (error) {
 		// n8n wraps axios's error (which holds the request headers, so the key): keep only the system error code.
 		return { failed: { code: networkErrorCode(error) } };
@@ -190,6 +183,12 @@ async function ndjsonBody(node: INode, context: FailureContext, response: IN8nHt
 	}
 	if (isAsyncIterable(body)) return body;
 	throw unexpectedBodyError(node, context, 'the answer has no readable body');
+}
+
+function header(headers: unknown, name: string): string | undefined {
+	const value = (headers as Record<string, unknown> | undefined)?.[name];
+	const first: unknown = Array.isArray(value) ? value[0] : value;
+	return first === undefined || first === null ? undefined : String(first);
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<Uint8Array | string> {
