@@ -89,10 +89,6 @@ export class NdjsonLineSplitter {
 
 	constructor(private readonly maxLineBytes = MAX_LINE_BYTES) {}
 
-	get pendingBytes(): number {
-		return this.carryLength;
-	}
-
 	/** Takes the next chunk of the body; returns the lines it completed (often many, possibly none). */
 	push(chunk: Uint8Array): LineBlock {
 		const first = chunk.indexOf(LF);
@@ -112,12 +108,6 @@ export class NdjsonLineSplitter {
 		return this.block(this.takeCarry(NEWLINE), NO_BYTES);
 	}
 
-	/** Forgets a line that was not complete (the connection dropped in its middle). */
-	discardPending(): void {
-		this.carry = [];
-		this.carryLength = 0;
-	}
-
 	/** The block of a joined first line (if any) and the lines after it; both end with '\n' (or are empty). */
 	private block(head: Uint8Array | undefined, rest: Uint8Array): LineBlock {
 		const starts: number[] = [];
@@ -133,7 +123,7 @@ export class NdjsonLineSplitter {
 	private hold(piece: Uint8Array): void {
 		this.carryLength += piece.length;
 		if (this.carryLength > this.maxLineBytes) {
-			this.discardPending();
+			this.dropCarry();
 			throw new LineTooLongError(this.maxLineBytes);
 		}
 		this.carry.push(piece);
@@ -141,8 +131,13 @@ export class NdjsonLineSplitter {
 
 	private takeCarry(tail: Uint8Array): Uint8Array {
 		const joined = joinBytes([...this.carry, tail], this.carryLength + tail.length);
-		this.discardPending();
+		this.dropCarry();
 		return joined;
+	}
+
+	private dropCarry(): void {
+		this.carry = [];
+		this.carryLength = 0;
 	}
 }
 

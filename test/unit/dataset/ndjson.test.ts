@@ -131,15 +131,6 @@ describe('NdjsonLineSplitter', () => {
 		);
 	});
 
-	it('forgets a half-received line when told (a dropped connection)', () => {
-		const splitter = new NdjsonLineSplitter();
-		expect(linesOf(splitter.push(encoder.encode('{"a":1}\n{"a":')))).toEqual(['{"a":1}']);
-		expect(splitter.pendingBytes).toBe(5);
-		splitter.discardPending();
-		expect(splitter.pendingBytes).toBe(0);
-		expect(linesOf(splitter.push(encoder.encode('{"b":2}\n')))).toEqual(['{"b":2}']);
-	});
-
 	it('hands out each line as a range of a decoded text: the line carried over from earlier chunks in its own', () => {
 		for (let cut = 1; cut < BYTES.length; cut += 5) {
 			const splitter = new NdjsonLineSplitter();
