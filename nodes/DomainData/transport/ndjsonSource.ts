@@ -223,10 +223,14 @@ class Fingerprint {
 			const text = block.textOf(index);
 			const start = block.starts[index];
 			const end = block.ends[index];
-			// A line that is not blank and does not end like a record is noted (while there is room) and left out.
-			const cut = start !== end && text.charCodeAt(end - 1) !== CLOSING_BRACE;
-			if (!resumed && cut && damaged.size < DAMAGED_POSITIONS_KEPT) damaged.add(position);
-			if (damaged.has(position)) continue;
+			// A line that is not blank and does not end like a record is noted (while there is room) and left out; a
+			// re-read leaves out the lines the first read noted.
+			if (resumed) {
+				if (damaged.has(position)) continue;
+			} else if (start !== end && text.charCodeAt(end - 1) !== CLOSING_BRACE && damaged.size < DAMAGED_POSITIONS_KEPT) {
+				damaged.add(position);
+				continue;
+			}
 			const headEnd = Math.min(end, start + HEAD);
 			this.hasher
 				.word(end - start)

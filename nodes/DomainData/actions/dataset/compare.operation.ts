@@ -177,9 +177,10 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
 		records: ({ guard }) => {
-			spool = snapshotSpool.call(this, spec.itemIndex ?? 0, maxFileBytes);
+			const itemIndex = spec.itemIndex ?? 0;
+			spool = snapshotSpool.call(this, itemIndex, maxFileBytes);
 			const changes = changesOf(compareSnapshots.call(this, { ...spec, guard, spool }, stats), counts);
-			return withSpoolNote(changes, spool, this.getNode(), spec.itemIndex ?? 0);
+			return withSpoolNote(changes, spool, this.getNode(), itemIndex);
 		},
 		reads: () => stats.reads,
 		summary: () => {
