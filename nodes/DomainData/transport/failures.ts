@@ -137,11 +137,7 @@ function errorField(body: unknown): string | undefined {
  * What an error body says in one short line: the service's `{"error": ...}` (`fromService`), a proxy's page title or
  * first heading, or plain text; masked before it is cut, so no part of the key survives at the cut.
  */
-export function readServiceMessage(
-	body: unknown,
-	contentType = '',
-	secret?: string,
-): { text?: string; fromService: boolean } {
+export function readServiceMessage(body: unknown, contentType = '', secret?: string) {
 	const mask = (text: string) => maskServiceText(text, secret);
 	const said = errorField(body);
 	if (said) return { text: clip(mask(said)), fromService: true };

@@ -44,8 +44,7 @@ function watchdog(ms: number, expired: () => boolean): () => void {
 		let skipped = false;
 		while (watching) {
 			await sleep(tick);
-			// After the process was held up, timers run before the socket's data that came meanwhile is read: judge the
-			// silence one tick later, once that data had its turn.
+			// After a hold-up, timers run before the data that came meanwhile is read: judge silence one tick later.
 			const stalled: boolean = Date.now() - last > 2 * tick && !skipped;
 			last = Date.now();
 			skipped = stalled;
@@ -64,18 +63,13 @@ const IDLE = Symbol('idle');
  * caller holds a chunk does not count), and with RequestDeadlineError once `deadline.at` has passed. Call it when the
  * answer's headers came: silence counts from the call.
  */
-export async function* withIdleTimeout<T>(
-	body: AsyncIterable<T>,
-	ms: number,
-	deadline?: { at: number; ms: number },
-): AsyncGenerator<T> {
+export async function* withIdleTimeout<T>(body: AsyncIterable<T>, ms: number, deadline?: { at: number; ms: number }) {
 	const chunks = body[Symbol.asyncIterator]();
 	let finished = false;
 	// Undefined while the caller holds a chunk (a sub-workflow may take minutes over a batch: no silence).
 	let waitingSince: number | undefined = Date.now();
 	let fired: IdleTimeoutError | undefined;
-	// Ends the pending read. A fresh promise per read: racing every read against one long-lived promise leaves a
-	// reaction on it per read that keeps each chunk alive until the body ends.
+	// Ends the pending read. One per read: a long-lived promise raced by every read keeps each chunk alive to the end.
 	let wake: (() => void) | undefined;
 	const stop = watchdog(Math.min(ms, deadline?.ms ?? ms), () => {
 		const now = Date.now();

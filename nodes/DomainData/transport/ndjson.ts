@@ -1,7 +1,6 @@
 /**
- * Splits an NDJSON body that arrives as byte chunks into lines, on bytes before decoding: '\n' never occurs inside a
- * multi-byte UTF-8 character, so the complete lines of a chunk are decoded in one call. A line longer than a chunk is
- * kept as pieces and joined once when its end arrives; nothing else is copied, and no string is made per line.
+ * Splits an NDJSON body into lines on its bytes: '\n' never occurs inside a multi-byte UTF-8 character, so a chunk's
+ * complete lines decode in one call. A line longer than a chunk is joined once; no string is made per line.
  */
 import { clip } from '../errors';
 
@@ -54,10 +53,7 @@ export class LineBlock {
 		return (this.pieces ??= this.raw.filter((piece) => piece.length > 0).map(withoutCarriageReturns));
 	}
 
-	/**
-	 * The bytes of the first `taken` lines but those marked in `leftOut`; a line the decoder repaired (invalid
-	 * UTF-8) encoded as its text reads.
-	 */
+	/** The bytes of the first `taken` lines but those in `leftOut`; a line the decoder repaired, encoded as it reads. */
 	keptBytes(taken: number, leftOut?: Uint8Array): Uint8Array[] {
 		// The decoder replaced invalid bytes (or the service sent U+FFFD itself: then the bytes are the same).
 		const repairs = this.anyText((text) => text.includes(REPLACEMENT_CHARACTER));

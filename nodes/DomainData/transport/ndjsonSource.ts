@@ -74,10 +74,7 @@ async function open(source: Source, budget: RetryBudget): Promise<AsyncIterable<
 }
 
 /** Yields the new lines of one response; returns the failure when its body broke off or stalled, else undefined. */
-async function* readResponse(
-	source: Source,
-	body: AsyncIterable<Uint8Array>,
-): AsyncGenerator<LineRange, { error: unknown } | undefined> {
+async function* readResponse(source: Source, body: AsyncIterable<Uint8Array>) {
 	const { options, signal } = source;
 	const { idleTimeoutMs } = options.limits;
 	const splitter = new NdjsonLineSplitter();
@@ -89,15 +86,10 @@ async function* readResponse(
 	let lineAt = Date.now();
 	try {
 		for (;;) {
-			let step: IteratorResult<Uint8Array>;
-			try {
-				step = await chunks.next();
-			} catch (error) {
-				// n8n aborts the body when the execution is cancelled.
-				if (signal?.aborted) throw options.cancelled();
-				return { error };
-			}
+			const step = await chunks.next().catch((error: unknown) => ({ error }));
+			// n8n aborts the body when the execution is cancelled: a read that failed then is the cancellation.
 			if (signal?.aborted) throw options.cancelled();
+			if ('error' in step) return step;
 			const block = split(source, splitter, step);
 			if (block.count > 0) lineAt = Date.now();
 			else if (!step.done && Date.now() - lineAt >= idleTimeoutMs) {

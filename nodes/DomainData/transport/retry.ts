@@ -4,10 +4,7 @@
  */
 import { sleep, sleepWithAbort } from 'n8n-workflow';
 
-/**
- * The waits between requests: the first one's ceiling doubles each time up to `maxDelayMs`; a longer Retry-After than
- * `maxRetryAfterMs` is cut to it (and the error says so).
- */
+/** Backoff's ceiling doubles from `baseDelayMs` up to `maxDelayMs`; a Retry-After is cut to `maxRetryAfterMs`. */
 export type RetryTiming = Readonly<Record<'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs', number>>;
 export const RETRY_TIMING: RetryTiming = Object.freeze({
 	baseDelayMs: 500,
@@ -23,17 +20,17 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 5
 
 /** The dropped connections that are timeouts (no answer in time). */
 export const TIMEOUT_CODES: ReadonlySet<string | undefined> = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
-const RESET_CODES = [
+
+/** Connections that broke after they were made (timeouts and resets): the request may be tried again at once. */
+const DROPPED_CODES: ReadonlySet<unknown> = new Set([
+	...TIMEOUT_CODES,
 	'ECONNRESET',
 	'EPIPE',
 	'ERR_STREAM_PREMATURE_CLOSE',
 	'UND_ERR_SOCKET',
 	'UND_ERR_CLOSED',
 	'Z_BUF_ERROR',
-];
-
-/** Connections that broke after they were made: the request may be tried again at once. */
-const DROPPED_CODES: ReadonlySet<unknown> = new Set([...TIMEOUT_CODES, ...RESET_CODES]);
+]);
 
 /** Connections that could not be made. */
 const UNREACHABLE_CODES: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
@@ -125,10 +122,7 @@ export function planWait(retry: number, retryAfter: unknown, timing = RETRY_TIMI
 	return { ms: capped ? timing.maxRetryAfterMs : requestedMs, requestedMs, capped };
 }
 
-/**
- * The requests of one read (a JSON request, or a stream with its resumes): whether another one may be made after a
- * failure, and the wait before it. Progress (new lines) starts a new budget.
- */
+/** The requests of one read (a JSON request, or a stream and its resumes); progress (new lines) starts a new run. */
 export class RetryBudget {
 	/** Requests since the last progress. */
 	private attempts = 0;
