@@ -38,6 +38,10 @@ const BASE_URL_EXPRESSION = [
 	'})() }}',
 ].join(' ');
 
+const redirectMessage = (status: number) =>
+	`The Base URL redirects to another address (${status}). The Test does not follow redirects, so that the API key ` +
+	`stays with the address entered: enter the address the service answers at.`;
+
 // n8n's credential test shows no text of the service, so each status gets a message that says what to fix.
 const TEST_MESSAGES: Array<[status: number, message: string]> = [
 	[401, 'The service rejected the API key (401). Check the API Key.'],
@@ -49,11 +53,7 @@ const TEST_MESSAGES: Array<[status: number, message: string]> = [
 			'https://api.domain-data.example.',
 	],
 	[429, 'The service is rate limiting this API key right now (429). Try again in a moment.'],
-	...[301, 302, 303, 307, 308].map((status): [number, string] => [
-		status,
-		`The Base URL redirects to another address (${status}). The Test does not follow redirects, so that the ` +
-			`API key stays with the address entered: enter the address the service answers at.`,
-	]),
+	...[301, 302, 303, 307, 308].map((status): [number, string] => [status, redirectMessage(status)]),
 ];
 
 export class DomainDataApi implements ICredentialType {

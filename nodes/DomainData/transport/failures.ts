@@ -1,7 +1,4 @@
-/**
- * The errors of failed requests, each naming what to do: answers that came but cannot be used (their texts decoded,
- * masked, then cut) and requests that got no whole answer. Which failures are tried again is retry.ts's to say.
- */
+/** The errors of requests that got no usable answer, each naming what to do (which are tried again: retry.ts). */
 import type { INode, NodeApiError } from 'n8n-workflow';
 
 import { buildApiError, clip, decodeHtml, maskServiceText } from '../errors';

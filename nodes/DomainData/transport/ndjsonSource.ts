@@ -1,7 +1,6 @@
 /**
- * One snapshot stream read to the end whatever the network does, in memory bounded by a chunk. After a drop, the
- * same request is sent again and skips the lines handed out, checked by their fingerprint (docs/dataset.md, "Resume
- * after a dropped connection"), under one retry budget for the whole read.
+ * A snapshot stream read to the end whatever the network does, in memory bounded by a chunk: after a drop it is asked
+ * again and skips the lines handed out, checked by fingerprint (docs/dataset.md, "Resume after a dropped connection").
  */
 import { asNodeError, buildApiError, count, redact } from '../errors';
 import { isUndecodable, undecodableBodyError } from './failures';

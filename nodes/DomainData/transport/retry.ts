@@ -1,7 +1,4 @@
-/**
- * The retry policy of every request (docs/operations.md#retries-and-the-base-url): which failures are tried again,
- * how long to wait, how many requests one read may make. Every call is a read, so a retry changes nothing.
- */
+/** The retry policy (docs/operations.md#retries-and-the-base-url); every call is a read, so a retry changes nothing. */
 import { sleep, sleepWithAbort } from 'n8n-workflow';
 
 /** Backoff's ceiling doubles from `baseDelayMs` up to `maxDelayMs`; a Retry-After is cut to `maxRetryAfterMs`. */

@@ -1,7 +1,4 @@
-/**
- * Sends one request under the retry policy (retry.ts) and the timeouts (idle.ts). Every body is asked for as a stream,
- * so that none is read whole before the transport decides how much of it it wants.
- */
+/** One request under retry.ts's policy and idle.ts's timeouts; every body comes as a stream, read only as needed. */
 import type { IHttpRequestOptions, IN8nHttpFullResponse, INode } from 'n8n-workflow';
 
 import { clip, containsSecret, holdsSecret, maskServiceText } from '../errors';
