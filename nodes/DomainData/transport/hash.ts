@@ -1,7 +1,4 @@
-/**
- * The package's 64-bit string hash: cyrb53 with both 32-bit lanes kept (a community node may not use Node's crypto).
- * For a million names the chance that two share a hash is about 3 in 10^8.
- */
+/** The 64-bit hash: cyrb53 with both lanes kept (no Node crypto here); a million names collide with odds 3 in 10^8. */
 
 const imul = Math.imul;
 

@@ -59,9 +59,8 @@ function watchdog(ms: number, expired: () => boolean): () => void {
 const IDLE = Symbol('idle');
 
 /**
- * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms` while a read is pending (the time the
- * caller holds a chunk does not count), and with RequestDeadlineError once `deadline.at` has passed. Call it when the
- * answer's headers came: silence counts from the call.
+ * The chunks of `body`, failing with IdleTimeoutError when none comes for `ms` while a read is pending (not while the
+ * caller holds one), and with RequestDeadlineError after `deadline.at`. Call it on the headers: silence counts from it.
  */
 export async function* withIdleTimeout<T>(body: AsyncIterable<T>, ms: number, deadline?: { at: number; ms: number }) {
 	const chunks = body[Symbol.asyncIterator]();

@@ -1,7 +1,4 @@
-/**
- * The package's requests to the Domain Data service: JSON requests and NDJSON streams under one retry policy, with
- * errors that say what to do and never hold the API key (docs/service-interface.md).
- */
+/** Requests to the Domain Data service (docs/service-interface.md): one retry policy, errors never holding the key. */
 import { send } from './send';
 import type { ApiRequest, DomainDataFunctions } from './request';
 

@@ -1,7 +1,4 @@
-/**
- * JSON as the service writes it, with integers beyond 2^53 kept exact: `JSON.parse` rounds them, so such literals
- * become strings of their digits before parsing; a search cursor that holds one is sent back as the same digits.
- */
+/** JSON with integers beyond 2^53 kept exact (`JSON.parse` rounds them: quoted first); cursors sent back as digits. */
 
 /** Digits in a row that an integer beyond 2^53 needs: without such a run, JSON.parse is exact. */
 const LONG_RUN = 16;
