@@ -1,7 +1,4 @@
-/**
- * Reads one snapshot in memory bounded by a body chunk, one block of lines at a time: what each line is (blank, holds
- * the API key, declined, malformed, a record), whether it is kept (filter, fields), what goes out (records or bytes).
- */
+/** Reads a snapshot a block of lines at a time (memory bounded by a body chunk): judges, filters, hands out lines. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { buildApiError, containsSecret, count, holdsSecret, maskServiceText, operationError } from '../errors';
