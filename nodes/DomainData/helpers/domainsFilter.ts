@@ -65,10 +65,7 @@ export function listedLines(names: ListedNames, then?: LineSelector): LineSelect
 	};
 }
 
-/**
- * What the output tells about a Domains list once read: the entries left out, and (when `whole`, every line read)
- * the names no line held. `missing` ends the hint's sentence: "are not in the dataset "2025-06-30"".
- */
+/** A read list's summary and hints: entries left out; if `whole` (all read), names no line held (`missing`: where). */
 export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string) {
 	if (!list) return { summary: {}, hints: [] };
 	const { names, rejected } = list;
