@@ -15,10 +15,9 @@ type TaskControl = { holdOthers: () => void };
 type PoolOptions = { limit: number; goOnAfter?: (error: unknown) => boolean };
 
 /**
- * Runs `task` over `count` indexes, `limit` at a time. After a failure no new task starts unless `goOnAfter` allows
- * it (each call costs credits, and what failed one, such as used-up credits, fails the next); those under way finish.
- * The outcome tells which tasks failed (`error`: the first failure; `stoppedBy`: the one that stopped the pool) or
- * never ran (`notDone`).
+ * Runs `task` over `count` indexes, `limit` at a time. After a failure no new task starts unless `goOnAfter` allows it
+ * (calls cost credits, and what failed one, e.g. used-up credits, fails the next); those under way finish. Outcome:
+ * `failures`, `error` (the first), `stoppedBy` (what stopped the pool), `notDone` (failed or never ran).
  */
 export async function runPool(
 	count: number,

@@ -1,7 +1,4 @@
-/**
- * Dataset labels: the list of snapshots, and what a user typed (`latest`, `previous`, a date label or a snapshot id)
- * as the concrete date label read, so that a retry or a resume lands on the same snapshot.
- */
+/** The snapshot list, and a typed label (`latest`, a date, an id) as a date label, so that a retry reads the same. */
 import { operationError } from '../errors';
 import { apiRequest, type CallLimits, type DomainDataFunctions, unexpectedAnswerError } from '../transport';
 
@@ -28,11 +25,8 @@ export function datedNewestFirst(listed: readonly Dataset[]): { dated: Dataset[]
 	const byLabel = new Map<string, Dataset>();
 	const undatedLabels: string[] = [];
 	for (const dataset of listed) {
-		if (!isCalendarDate(dataset.label) || typeof dataset.value !== 'string') {
-			undatedLabels.push(String(dataset.label));
-			continue;
-		}
-		if (!byLabel.has(dataset.label)) byLabel.set(dataset.label, { label: dataset.label, value: dataset.value });
+		if (!isCalendarDate(dataset.label) || typeof dataset.value !== 'string') undatedLabels.push(String(dataset.label));
+		else if (!byLabel.has(dataset.label)) byLabel.set(dataset.label, { label: dataset.label, value: dataset.value });
 	}
 	const dated = [...byLabel.values()].sort((a, b) => (a.label < b.label ? 1 : a.label > b.label ? -1 : 0));
 	return { dated, undatedLabels };

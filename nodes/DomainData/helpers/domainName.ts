@@ -1,17 +1,11 @@
-/**
- * A name, URL, email address or Unicode name as the service indexes it: lower-case ASCII, punycode, no final dot; and
- * the name of an NDJSON line read from its raw text, which the line selectors (LineSelector) judge lines by.
- */
+/** Names as the service indexes them (lower-case ASCII, punycode, no final dot); a line's name from its raw text. */
 import type { IDataObject } from 'n8n-workflow';
 
 type NormalizedName = { ok: true; name: string } | { ok: false; reason: string };
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-/**
- * A host the URL parser would give back unchanged (no punycode label, which it checks; the last label starting with a
- * letter, else it may read as an IPv4 number): most names of a long list, spared the parser's microseconds.
- */
+/** A host the URL parser gives back unchanged (no xn-- label; the last starts with a letter, else it may be IPv4). */
 const PLAIN_HOST = /^(?!.*(?:^|\.)xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z][a-z0-9-]*\.?$/;
 
 /**
@@ -67,10 +61,7 @@ const CLOSING: Record<string, string> = { '"': '"', "'": "'", '\u201c': '\u201d'
 /** Enough for `("x.com")`; bounded, so that no value of a million parentheses costs a copy per pair. */
 const MAX_UNWRAPS = 4;
 
-/**
- * The value inside the quotes, parentheses or angle brackets around it (`"x.com"`, `(x.com)`, `<x.com>`), or the
- * address of the `Name <address>` form, as CRM and CSV exports hold them; any other value as it is.
- */
+/** The value inside quotes, parentheses or `<>` (CRM and CSV exports), or the address in `Name <address>`. */
 function unwrapped(text: string): string {
 	for (let unwraps = 0; unwraps < MAX_UNWRAPS && text.length > 1; unwraps++) {
 		const last = text[text.length - 1];
@@ -82,10 +73,7 @@ function unwrapped(text: string): string {
 	return text;
 }
 
-/**
- * Bulk Get's and the Domains filter's names: text (or texts) split at commas, semicolons, white space; non-text
- * entries kept for the error. A text holding `<` is read as an address list (namedEntries).
- */
+/** Names split at commas, semicolons, white space (a text with `<`: an address list); non-text kept for the error. */
 export function splitDomainList(value: unknown): unknown[] {
 	if (value === undefined || value === null) return [];
 	if (Array.isArray(value)) return value.flatMap((entry) => splitDomainList(entry));
@@ -100,9 +88,8 @@ const TOKEN = /"[^"\r\n]*"|<[^<>\r\n]*>|[,;\r\n]|[^\s,;<]+|</g;
 const NAME_LIKE = /[.@:/]./;
 
 /**
- * The entries of a text holding `Name <address>` forms: an address in angle brackets is one entry with the words
- * just before it that cannot be a name (`Jane Doe`, `Acme Inc.`) or a quoted display name (`"Doe, Jane"`); every
- * other word is an entry of its own, so that a list separated by spaces loses no name to a display name.
+ * The entries of a text with `Name <address>` forms: `<address>` is one entry with the words before it that cannot be
+ * a name (`Jane Doe`) or a quoted `"Doe, Jane"`; other words are their own entries (so a spaced list loses no name).
  */
 function namedEntries(text: string): string[] {
 	const entries: string[] = [];
@@ -131,8 +118,6 @@ function namedEntries(text: string): string[] {
 	return entries;
 }
 
-// The name of an NDJSON line read from its raw text, before (or instead of) parsing it.
-
 /**
  * A reader's verdict on the line `text.slice(start, end)`, asked before parsing: true to parse it (also when unsure);
  * false to decline it (neither a record nor malformed); or the record that stands for it, handed out unparsed.
@@ -148,9 +133,8 @@ const NORMAL_RAW_NAME = /[a-z0-9.-]*"/y;
 const RAW_NAME = /[^"\\\u0000-\u001f]*"/y;
 
 /**
- * Where the name of the line `text.slice(start, end)` ends (its closing quote) when the line starts as the service
- * writes it, `{"name":"` and a non-empty name without escapes or control characters, the name JSON.parse gives: the
- * position when the name is in normal form, `~position` (below -1) when it is not, -1 for any other shape.
+ * The closing quote of the line's name when it starts `{"name":"` with a non-empty name free of escapes and control
+ * characters (as JSON.parse reads it): its position in normal form, else `~position` (below -1); -1 for other shapes.
  */
 export function rawName(text: string, start: number, end: number): number {
 	if (!text.startsWith(NAME_FIRST, start)) return -1;

@@ -1,18 +1,14 @@
 /**
- * The package's hash table (HashIndex, which Compare's DomainTable extends too) and the compact set of domain names
- * built on it (DomainSet: a Domains list, and the names Compare remembers beyond its table). Up to millions of names,
- * each stored once as bytes and compared exactly on a hit, so that a hash collision never lets a record through: a
- * name of L characters costs L + 4 bytes, a bit of "seen", and 12 to 24 bytes of index.
+ * HashIndex, the package's hash table (Compare's DomainTable extends it too), and DomainSet, a compact set of names on
+ * it (a Domains list, names Compare remembers). Each name is stored once as bytes and compared exactly on a hit, so a
+ * hash collision never lets a record through: L characters cost L + 4 bytes, a "seen" bit and 12 to 24 bytes of index.
  */
 import { type Hash64, hash64 } from '../transport';
 
 /** What `indexOf` gives for a name the set does not hold (and HashIndex's `entryAt` for an empty slot). */
 export const NOT_LISTED = -1;
 
-/**
- * Open addressing over 64-bit hashes: slot pairs [entry + 1, high half of the hash], the low half picking the first
- * slot. The owner keeps its entries and tells whether one is the entry sought (`isEntry`).
- */
+/** Open addressing: slot pairs [entry + 1, hash's high half], the low half the first slot; the owner keeps entries. */
 export abstract class HashIndex {
 	protected slots = new Uint32Array(2);
 	private mask = 0;

@@ -1,7 +1,4 @@
-/**
- * The Domains filter of Dataset → Stream and Compare (and Enrich Items from a snapshot): its list, the selector that
- * declines the other names' lines before they are parsed, and what the output tells about the list once read.
- */
+/** The Domains filter (Stream, Compare, Enrich Items): its list, a selector declining other names' lines unparsed. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { clip, count, describeValue, quoteFew } from '../errors';
@@ -22,9 +19,8 @@ const EXAMPLES = 5;
 const EXAMPLE_CHARS = 200;
 
 /**
- * A Domains list's names, against which a record's name is read as Domain → Get reads one ("www." kept: another
- * domain). A name in normal form (nearly every line) is looked up as sent; any other (`Example.COM`, `münchen.de`)
- * is normalised first, so that a listed domain the service spells otherwise is kept.
+ * A Domains list; a record's name is read as Domain → Get reads one ("www." kept: another domain). A name in normal
+ * form (nearly every line) is looked up as sent; any other (`Example.COM`, `münchen.de`) is normalised, then looked up.
  */
 class ListedNames extends DomainSet {
 	/** `normal`: the caller already knows whether the name is in normal form (listedLines checks while it reads). */
@@ -39,10 +35,7 @@ class ListedNames extends DomainSet {
 /** A Domains list: its names, and the entries that are no name, URL or email address (left out, counted). */
 export type DomainList = { names: ListedNames; rejected: { count: number; examples: string[] } };
 
-/**
- * Reads a list given as text or as an array (any nesting), split by splitDomainList and normalised as Domain → Get
- * does ("www." removed). The examples of entries left out are clipped (a cell can hold megabytes).
- */
+/** A list (text, or arrays of any nesting) normalised as Domain → Get does; examples clipped (a cell can hold MBs). */
 export function readDomainList(value: unknown): DomainList {
 	const entries = splitDomainList(value);
 	const names = new ListedNames(entries.length);
@@ -50,7 +43,6 @@ export function readDomainList(value: unknown): DomainList {
 	for (const entry of entries) {
 		const normalized = normalizeDomainName(entry);
 		if (normalized.ok) names.add(normalized.name);
-		// Text as typed, any other value as describeValue writes it: both clipped.
 		else if (rejected.count++ < EXAMPLES) {
 			rejected.examples.push(typeof entry === 'string' ? clip(entry, EXAMPLE_CHARS) : describeValue(entry));
 		}
@@ -58,10 +50,7 @@ export function readDomainList(value: unknown): DomainList {
 	return { names: names.trim(), rejected };
 }
 
-/**
- * The lines of the listed names only, judged from the raw line; a listed name's line is marked seen and handed to
- * `then` (the caller's own selector), as is a line whose name cannot be read raw (the record filter judges it).
- */
+/** Declines unlisted names' lines; listed ones (marked seen) and any not read raw (the filter judges) go to `then`. */
 export function listedLines(names: ListedNames, then?: LineSelector): LineSelector {
 	return (text, start, end) => {
 		const found = rawName(text, start, end);
@@ -76,10 +65,7 @@ export function listedLines(names: ListedNames, then?: LineSelector): LineSelect
 	};
 }
 
-/**
- * What the output tells about a Domains list once read: the entries left out, and (when `whole`, every line read)
- * the names no line held. `missing` ends the hint's sentence: "are not in the dataset "2025-06-30"".
- */
+/** A read list's summary and hints: entries left out; if `whole` (all read), names no line held (`missing`: where). */
 export function domainListReport(list: DomainList | undefined, whole: boolean, missing: string) {
 	if (!list) return { summary: {}, hints: [] };
 	const { names, rejected } = list;

@@ -1,7 +1,4 @@
-/**
- * The fields a snapshot record can hold (interface section 2.2) and the names users may type for them. The service
- * accepts the aliases too; mapped here, filters, outputs and error messages speak canonical names only.
- */
+/** A snapshot record's fields (interface section 2.2) and their aliases, mapped here: the rest says canonical names. */
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { quoteFew } from '../errors';
@@ -41,8 +38,6 @@ const FIELD_ALIASES: Readonly<Record<string, SnapshotField>> = {
 
 type FieldNamesResult = { ok: true; fields: SnapshotField[] } | { ok: false; unknown: string[]; message: string };
 
-const CANONICAL = new Set<string>(SNAPSHOT_FIELDS);
-
 /** Field names (an array, or text with commas) as canonical names in the service's order: same choice, same request. */
 export function toCanonicalFields(value: unknown): FieldNamesResult {
 	const raw: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
@@ -52,7 +47,7 @@ export function toCanonicalFields(value: unknown): FieldNamesResult {
 		const name = typeof entry === 'string' ? entry.trim() : String(entry);
 		if (name.length === 0) continue;
 		const lower = name.toLowerCase();
-		if (CANONICAL.has(lower)) chosen.add(lower as SnapshotField);
+		if ((SNAPSHOT_FIELDS as readonly string[]).includes(lower)) chosen.add(lower as SnapshotField);
 		else if (Object.hasOwn(FIELD_ALIASES, lower)) chosen.add(FIELD_ALIASES[lower]);
 		else unknown.push(name);
 	}

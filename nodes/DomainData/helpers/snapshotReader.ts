@@ -1,7 +1,4 @@
-/**
- * Reads one snapshot in memory bounded by a body chunk, one block of lines at a time: what each line is (blank, holds
- * the API key, declined, malformed, a record), whether it is kept (filter, fields), what goes out (records or bytes).
- */
+/** Reads a snapshot a block of lines at a time (memory bounded by a body chunk): judges, filters, hands out lines. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { buildApiError, containsSecret, count, holdsSecret, maskServiceText, operationError } from '../errors';
@@ -184,11 +181,10 @@ function takeLines(read: Read, range: LineRange): ReadBlock | undefined {
 		parse: block.anyText(mayHoldLongInteger) ? parseJsonExact : JSON.parse,
 	};
 	/** Lines of the block left out of the bytes (undefined while none is). */
-	let leftOut: Uint8Array | undefined;
+	let leftOut = from > 0 ? new Uint8Array(count).fill(1, 0, from) : undefined;
 	const leaveOut = (index: number) => {
 		(leftOut ??= new Uint8Array(count))[index] = 1;
 	};
-	for (let index = 0; index < from; index++) leaveOut(index);
 	let taken = from;
 	while (taken < count && !read.limitReached) {
 		const index = taken++;

@@ -1,7 +1,6 @@
 /**
- * Records regrouped into batches, and bytes handed to n8n's binary helpers without Node's `stream` module (community
- * nodes may not import it) and without holding the whole file: n8n's filesystem mode pulls an async iterable chunk by
- * chunk, its other modes listen to 'data', 'end', 'error' and 'close'. PullStream serves both.
+ * Records into batches; bytes to n8n's binary helpers chunk by chunk, without Node's `stream` (community nodes may not
+ * import it): n8n's filesystem mode pulls an async iterable, its other modes listen to 'data', 'end', 'error', 'close'.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -137,10 +136,9 @@ export function toBinaryInput(source: AsyncIterable<Uint8Array>): BinaryInput {
 }
 
 /**
- * Gzips with the global CompressionStream, keeping the source's error and an early stop. The source is fed one chunk
- * at a time (piped, Node 20's compressor takes the whole source before it gives out a byte), and the compressed bytes
- * are counted into `produced` as the compressor makes them: a caller that stops feeding at a size knows what was
- * made, give or take a chunk.
+ * Gzips with the global CompressionStream, keeping the source's error and an early stop. Fed a chunk at a time (piped,
+ * Node 20's compressor takes the whole source before it gives out a byte); `produced` counts bytes as they are made,
+ * so that a caller that stops feeding at a size knows what was made, give or take a chunk.
  */
 export async function* gzipBytes(source: AsyncIterable<Uint8Array>, produced: { bytes: number } = { bytes: 0 }) {
 	const compressor = new CompressionStream('gzip');
