@@ -53,7 +53,6 @@ export class DomainTable extends HashIndex {
 		this.flags[at] = flags;
 	}
 
-	/** The rank of `ordinal` (NaN when the table keeps none). */
 	rankAt(ordinal: number): number {
 		return this.rank ? this.rank[ordinal] : NaN;
 	}
