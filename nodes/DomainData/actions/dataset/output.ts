@@ -9,15 +9,14 @@ export const DEFAULT_MAX_RECORDS_IN_MEMORY = 100_000;
 export const DEFAULT_MAX_FILE_MB = 64;
 /** A gzip part keeps 1 MB for what its compressor holds back (../sink/file.ts): 2 MB leaves room for records. */
 export const MIN_MAX_FILE_MB = 2;
-export const SUB_WORKFLOW_OUTPUT = 'subWorkflow';
-export const OUTPUTS = ['items', 'batches', 'file', SUB_WORKFLOW_OUTPUT] as const;
+export const OUTPUTS = ['items', 'batches', 'file', 'subWorkflow'] as const;
 
 /** How an operation names its items ("record(s)", "change(s)"), a Batches item's JSON and the File's use. */
 export type OutputWording = { one: string; many: string; batchShape: string; fileUse: string };
 
 export const subWorkflowOutputOption = {
 	name: 'Sub-Workflow',
-	value: SUB_WORKFLOW_OUTPUT,
+	value: 'subWorkflow',
 	description:
 		'Run a workflow once per batch of records, one item per record; for whole snapshots, in any binary data mode ' +
 		'and in queue mode',
@@ -58,7 +57,7 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 			hint:
 				'A workflow that starts with "When Executed by Another Workflow" (Input data mode: Accept all data). ' +
 				'It receives each record as one item.',
-			displayOptions: { show: { output: [SUB_WORKFLOW_OUTPUT] } },
+			displayOptions: { show: { output: ['subWorkflow'] } },
 		},
 		{
 			displayName: 'Batch Size',
@@ -67,7 +66,7 @@ export function outputProperties(words: OutputWording): INodeProperties[] {
 			typeOptions: { minValue: 1 },
 			default: DEFAULT_BATCH_SIZE,
 			description: `${many} per output item (Batches) or per run of the sub-workflow (Sub-Workflow)`,
-			displayOptions: { show: { output: ['batches', SUB_WORKFLOW_OUTPUT] } },
+			displayOptions: { show: { output: ['batches', 'subWorkflow'] } },
 		},
 		{
 			displayName: 'Max File Size (MB)',
@@ -155,7 +154,7 @@ export function readOptionsCollection(words: OutputWording, fileExample: string,
 			type: 'number',
 			typeOptions: { minValue: 0 },
 			default: 0,
-			displayOptions: { show: { '/output': [SUB_WORKFLOW_OUTPUT, 'file'] } },
+			displayOptions: { show: { '/output': ['subWorkflow', 'file'] } },
 			description:
 				'Read this many records first without sending or writing them, then go on. To resume a run that ' +
 				'stopped, use the number its error (or its summary item) gives.',
@@ -166,7 +165,7 @@ export function readOptionsCollection(words: OutputWording, fileExample: string,
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. batch',
-			displayOptions: { show: { '/output': [SUB_WORKFLOW_OUTPUT] } },
+			displayOptions: { show: { '/output': ['subWorkflow'] } },
 			description:
 				'Adds { number, progress, firstRecord, lastRecord, records } of the batch to every record under this ' +
 				'field. Empty: the records go as they are, so that a database node maps them onto columns directly.',

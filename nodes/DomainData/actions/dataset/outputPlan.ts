@@ -12,7 +12,6 @@ import {
 	MIN_MAX_FILE_MB,
 	OUTPUTS,
 	type OutputWording,
-	SUB_WORKFLOW_OUTPUT,
 } from './output';
 
 export interface OutputParameters {
@@ -67,7 +66,7 @@ export function readOutputParameters(
 		});
 	}
 	const output = tool ? 'items' : asSet;
-	const batched = output === 'batches' || output === SUB_WORKFLOW_OUTPUT;
+	const batched = output === 'batches' || output === 'subWorkflow';
 	const size = batched ? this.getNodeParameter('batchSize', itemIndex, DEFAULT_BATCH_SIZE) : DEFAULT_BATCH_SIZE;
 	const batchSize = readWholeNumber(node, size, 'parameter "Batch Size"', { itemIndex });
 	const binaryField = output === 'file' ? this.getNodeParameter('binaryPropertyName', itemIndex, 'data') : 'data';
@@ -89,7 +88,7 @@ export function readOutputParameters(
 		}),
 		onMalformed: options.onMalformedLine === 'skip' ? 'skip' : 'error',
 		subWorkflow:
-			output === SUB_WORKFLOW_OUTPUT ? readSubWorkflowTarget.call(this, itemIndex, options, recordKeys) : undefined,
+			output === 'subWorkflow' ? readSubWorkflowTarget.call(this, itemIndex, options, recordKeys) : undefined,
 		file: output === 'file' ? readFileTarget.call(this, itemIndex, options) : undefined,
 	};
 }

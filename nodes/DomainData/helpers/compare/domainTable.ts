@@ -42,8 +42,8 @@ export class DomainTable extends HashIndex {
 		return this.holdsHash(this.lines, ordinal, hash64(text, this.scratch, start, end));
 	}
 
-	/** Appends a domain with the hash of its compared values (and its staged line); returns its ordinal. */
-	add(name: string, values: Hash64, rank: number, flags: number): number {
+	/** Appends a domain with the hash of its compared values (and its staged line). */
+	add(name: string, values: Hash64, rank: number, flags: number): void {
 		if (this.count === this.flags.length) this.grow();
 		const at = this.count++;
 		this.staged = Math.max(this.staged, this.count);
@@ -51,10 +51,8 @@ export class DomainTable extends HashIndex {
 		this.put(this.names, at, hash64(name, this.scratch));
 		if (this.rank) this.rank[at] = rank;
 		this.flags[at] = flags;
-		return at;
 	}
 
-	/** The rank of `ordinal` (NaN when the table keeps none). */
 	rankAt(ordinal: number): number {
 		return this.rank ? this.rank[ordinal] : NaN;
 	}

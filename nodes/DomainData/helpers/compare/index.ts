@@ -52,7 +52,7 @@ async function indexNewer(run: Comparison): Promise<void> {
 		run.leaveOut(name);
 	};
 	/** An error of the indexing, passed on as it is even if the spool's storage wraps it. */
-	let failure: { error: unknown } | undefined;
+	let failure: Error | undefined;
 	async function* indexed(blocks: ReturnType<typeof readSnapshotBlocks>): AsyncGenerator<Uint8Array> {
 		try {
 			for await (const { records, bytes } of blocks) {
@@ -64,8 +64,8 @@ async function indexNewer(run: Comparison): Promise<void> {
 				yield* bytes;
 			}
 		} catch (error) {
-			failure = { error: asNodeError(node, error, spec.itemIndex) };
-			throw failure.error;
+			failure = asNodeError(node, error, spec.itemIndex);
+			throw failure;
 		}
 	}
 	const ndjson = indexed(readSnapshotBlocks.call(run.context, run.readOptions(spec.label, stage, onSkipped)));
@@ -73,7 +73,7 @@ async function indexNewer(run: Comparison): Promise<void> {
 		if (spec.spool) run.spooled = await spec.spool.keep(ndjson);
 		else for await (const _piece of ndjson);
 	} catch (error) {
-		throw asNodeError(node, failure ? failure.error : error, spec.itemIndex);
+		throw failure ?? asNodeError(node, error, spec.itemIndex);
 	}
 	const repeats = table.index();
 	if (repeats > 0) throw duplicateError(node, spec.itemIndex, spec.label, repeats);

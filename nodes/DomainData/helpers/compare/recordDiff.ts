@@ -60,11 +60,8 @@ function hashSet(entries: readonly unknown[], hasher: Hasher64): void {
 		hi = (hi + entryDigest.hi) | 0;
 		lo = (lo + entryDigest.lo) | 0;
 	}
-	hasher
-		.code(SET)
-		.word(digests.length / 2)
-		.word(hi)
-		.word(lo);
+	const distinct = digests.length / 2;
+	hasher.code(SET).word(distinct).word(hi).word(lo);
 }
 
 /** Feeds a JSON value to `hasher` as its canonical JSON reads (object keys sorted; undefined as null), unwritten. */
@@ -90,12 +87,7 @@ function canonicalKey(value: unknown): string {
 	return `${entryDigest.hi}:${entryDigest.lo}`;
 }
 
-export function diffField(
-	field: SnapshotField,
-	before: unknown,
-	after: unknown,
-	minRankMove = 1,
-): FieldChange | undefined {
+export function diffField(field: SnapshotField, before: unknown, after: unknown, minRankMove = 1) {
 	if (field === 'rank') {
 		const from = typeof before === 'number' ? before : null;
 		const to = typeof after === 'number' ? after : null;
