@@ -55,7 +55,6 @@ async function toMemory(
 	}
 	const source = await plan.open();
 	const { label, baseLabel } = source.labels;
-	// How the error starts: what a Stream or a Compare finds.
 	const subject =
 		baseLabel === undefined ? `The dataset "${label}" has` : `The comparison of "${label}" with "${baseLabel}" finds`;
 	const message = `${subject} more ${words.many} for this selection than ${allowed}`;
@@ -89,10 +88,7 @@ async function toMemory(
 	return { items, delivered, source };
 }
 
-/**
- * The execute of an operation that reads datasets, on one dataset list per execution. Items and Batches count their
- * records across all input items: n8n holds the whole output of the node at once.
- */
+/** A dataset operation's execute: Items and Batches count records over all input items (n8n holds them all at once). */
 export function deliverEach(
 	words: OutputWording,
 	planItem: (this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels, tool?: ToolBounds) => ItemPlan,
