@@ -96,9 +96,6 @@ function compactRecord(record: IDataObject): IDataObject {
 
 export type RecordsMode = 'full' | 'compact';
 
-/** The snapshots Stream or Compare read, cleaned, said in the answer also when no record holds them (nothing found). */
-const labelsOf = ({ labels }: ToolRun) => (labels ? (clean(labels, MAX_TEXT) as IDataObject) : {});
-
 const encoder = new TextEncoder();
 export const answerBytes = (answer: IDataObject): number => encoder.encode(JSON.stringify([answer])).length;
 
@@ -249,7 +246,8 @@ export function toolAnswer(operation: string, records: IDataObject[], mode: Reco
 	const paging = takePaging(records);
 	const more = paging?.more ?? records.length > TOOL_MAX_RECORDS;
 	const within = records.slice(0, TOOL_MAX_RECORDS);
-	const shared = { ...labelsOf(run), ...hoistShared(within) };
+	// The snapshots Stream or Compare read, said also when no record holds them (nothing found).
+	const shared = { ...(clean(run.labels ?? {}, MAX_TEXT) as IDataObject), ...hoistShared(within) };
 	const enrich = operation === 'enrich';
 	const compactText = enrich ? compactEnrichText(run.destinationField) : COMPACT_FIELDS_TEXT;
 	const facts = { total: paging?.total, more, run, within, compactText };

@@ -43,23 +43,15 @@ function nameOf(line: Uint8Array): string | undefined {
  * A run that stopped at a part: the parts done, and where to go on. n8n outputs nothing of a failed node unless it
  * continues on fail (`kept`): else the way on is to run it again from where this run started.
  */
-function withPartsNote<E extends Error & { description?: string | null }>(
-	error: E,
-	parts: number,
-	records: number,
-	skipRecords: number,
-	kept: boolean,
-): E {
-	if (parts === 0) return error;
+function partsNote(parts: number, records: number, skipRecords: number, kept: boolean): string {
 	const complete =
 		`${parts === 1 ? 'Part 1 is' : `Parts 1-${parts} are`} complete (${count(records)} records` +
 		`${skipRecords > 0 ? ` after the ${count(skipRecords)} skipped` : ''})`;
-	const note = kept
+	return kept
 		? `${complete}. ${resumeHint(skipRecords + records)}`
 		: `${complete}, but a node that stops on an error outputs nothing, so no part reached the next node. To get ` +
-			`every record, run it again with "Skip Records" left at ${skipRecords}; to keep the complete parts of a ` +
-			'failed run and go on after them, set the node\'s Settings → On Error to "Continue".';
-	return withNote(error, note);
+				`every record, run it again with "Skip Records" left at ${skipRecords}; to keep the complete parts of a ` +
+				'failed run and go on after them, set the node\'s Settings → On Error to "Continue".';
 }
 
 /**
@@ -107,14 +99,20 @@ export async function toFile(
 			} catch (error) {
 				throw withPartialFileNote(asNodeError(this.getNode(), error, itemIndex), written.bytes);
 			}
+			const firstRecord = skipRecords + records + 1;
 			const json: IDataObject = {
 				...source.labels,
 				fileName,
 				recordCount: tally.records,
 				sizeBytes: typeof binary.bytes === 'number' ? binary.bytes : written.bytes,
+				...(gzip ? { uncompressedBytes: tally.plainBytes } : {}),
+				// The part's place: its records' positions in the selection (1-based) and their names.
+				part,
+				firstRecord,
+				lastRecord: firstRecord + tally.records - 1,
+				firstName: tally.firstLine && nameOf(tally.firstLine),
+				lastName: tally.lastLine && nameOf(tally.lastLine),
 			};
-			if (gzip) json.uncompressedBytes = tally.plainBytes;
-			Object.assign(json, partFacts(part, skipRecords + records, tally));
 			records += tally.records;
 			const item = { json, binary: { [output.binaryPropertyName]: binary }, pairedItem: { item: itemIndex } };
 			items.push(item);
@@ -123,8 +121,8 @@ export async function toFile(
 	} catch (error) {
 		await lines.close().catch(() => undefined);
 		const failure = asNodeError(this.getNode(), error, itemIndex);
-		const resume = { ...source.labels, parts: items.length, records, skipRecords: skipRecords + records };
-		throw failedWith(withPartsNote(failure, items.length, records, skipRecords, this.continueOnFail()), resume);
+		if (items.length > 0) withNote(failure, partsNote(items.length, records, skipRecords, this.continueOnFail()));
+		throw failedWith(failure, { ...source.labels, parts: items.length, records, skipRecords: skipRecords + records });
 	}
 	finish(items, source, output, { records, skipped: lines.skipped });
 	addHints.call(this, source, records, skippedAllHint(skipRecords, lines.skipped, source));
@@ -168,17 +166,6 @@ function recordTooLargeError(
 
 function partSuffix(part: number): string {
 	return `.part-${String(part).padStart(4, '0')}`;
-}
-
-/** A part's place: its number, its records' positions in the selection (1-based) and their names. */
-function partFacts(part: number, before: number, tally: PartTally): IDataObject {
-	return {
-		part,
-		firstRecord: before + 1,
-		lastRecord: before + tally.records,
-		firstName: tally.firstLine && nameOf(tally.firstLine),
-		lastName: tally.lastLine && nameOf(tally.lastLine),
-	};
 }
 
 /** Part 1 was stored as if it were the only file: once a second part begins, it is named as a part. */

@@ -35,13 +35,7 @@ const GUARD_DESCRIPTION =
 	'Records in Memory" only if the n8n instance has the memory (about 1-3 KB per record).';
 
 /** Items or Batches: "Max Records in Memory" bounds all items (`held`: earlier ones'); a larger Limit fails early. */
-async function toMemory(
-	this: IExecuteFunctions,
-	plan: ItemPlan,
-	words: OutputWording,
-	held: number,
-	itemIndex: number,
-): Promise<{ items: INodeExecutionData[]; delivered: number; source: DatasetSource }> {
+async function toMemory(this: IExecuteFunctions, plan: ItemPlan, many: string, held: number, itemIndex: number) {
 	const { output, limit } = plan;
 	const room = output.maxRecords - held;
 	const node = this.getNode();
@@ -50,15 +44,14 @@ async function toMemory(
 	if (plan.limitIsCount && limit !== undefined && limit > room) {
 		throw operationError(node, `The Limit (${count(limit)}) is more than ${allowed}`, {
 			itemIndex,
-			description: `At most ${count(room)} more ${words.many} fit. ${GUARD_DESCRIPTION}`,
+			description: `At most ${count(room)} more ${many} fit. ${GUARD_DESCRIPTION}`,
 		});
 	}
 	const source = await plan.open();
 	const { label, baseLabel } = source.labels;
-	// How the error starts: what a Stream or a Compare finds.
 	const subject =
 		baseLabel === undefined ? `The dataset "${label}" has` : `The comparison of "${label}" with "${baseLabel}" finds`;
-	const message = `${subject} more ${words.many} for this selection than ${allowed}`;
+	const message = `${subject} more ${many} for this selection than ${allowed}`;
 	const error = () => operationError(node, message, { itemIndex, description: GUARD_DESCRIPTION });
 	const guard = limit === undefined || limit > room ? { max: room, error } : undefined;
 	const batches = output.output === 'batches';
@@ -89,10 +82,7 @@ async function toMemory(
 	return { items, delivered, source };
 }
 
-/**
- * The execute of an operation that reads datasets, on one dataset list per execution. Items and Batches count their
- * records across all input items: n8n holds the whole output of the node at once.
- */
+/** A dataset operation's execute: Items and Batches count records over all input items (n8n holds them all at once). */
 export function deliverEach(
 	words: OutputWording,
 	planItem: (this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels, tool?: ToolBounds) => ItemPlan,
@@ -113,7 +103,7 @@ export function deliverEach(
 			} else if (parameters.output === 'file') {
 				await toFile.call(this, await plan.open(), parameters, { itemIndex, output });
 			} else {
-				const { items: memory, delivered, source } = await toMemory.call(this, plan, words, held, itemIndex);
+				const { items: memory, delivered, source } = await toMemory.call(this, plan, words.many, held, itemIndex);
 				for (const entry of memory) output.push(entry);
 				held += delivered;
 				facts.labels = source.labels;

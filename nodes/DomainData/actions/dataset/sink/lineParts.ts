@@ -31,7 +31,8 @@ export class LineParts {
 	private readonly iterator: AsyncIterator<Uint8Array>;
 	private carried?: Uint8Array;
 	private ended = false;
-	private toSkip: number;
+	/** Lines skipped so far: fewer than asked once the source ended before them. */
+	skipped = 0;
 
 	constructor(
 		source: AsyncIterable<Uint8Array>,
@@ -39,12 +40,6 @@ export class LineParts {
 		private readonly tooLarge: (line: Uint8Array) => never,
 	) {
 		this.iterator = source[Symbol.asyncIterator]();
-		this.toSkip = skip;
-	}
-
-	/** Lines skipped so far: fewer than asked once the source ended before them. */
-	get skipped(): number {
-		return this.skip - this.toSkip;
 	}
 
 	/** The next piece past the skipped lines, or undefined at the end. */
@@ -52,19 +47,17 @@ export class LineParts {
 		while (true) {
 			let piece = this.carried;
 			this.carried = undefined;
-			if (!piece) {
-				const step = this.ended ? undefined : await this.iterator.next();
-				if (!step || step.done) {
-					this.ended = true;
-					return undefined;
-				}
-				piece = step.value;
+			if (!piece && !this.ended) {
+				const step = await this.iterator.next();
+				if (step.done) this.ended = true;
+				else piece = step.value;
 			}
+			if (!piece) return undefined;
 			let start = 0;
-			while (this.toSkip > 0 && start < piece.byteLength) {
+			while (this.skipped < this.skip && start < piece.byteLength) {
 				const end = piece.indexOf(NEWLINE, start);
 				start = end === -1 ? piece.byteLength : end + 1;
-				this.toSkip--;
+				this.skipped++;
 			}
 			if (start < piece.byteLength) return start === 0 ? piece : piece.subarray(start);
 		}

@@ -64,10 +64,7 @@ class SpoolFiles {
 		});
 	}
 
-	/**
-	 * Writes every file; false when n8n keeps binary data in memory (a file without an id): then it stops, and reads
-	 * the rest of the source without keeping it when `drain`.
-	 */
+	/** Writes every file; false once a file has no id (binary data in memory): it stops, draining the rest if `drain`. */
 	async fill(drain: boolean): Promise<boolean> {
 		try {
 			for (let first = await this.lines.piece(); first; first = await this.lines.piece()) {
@@ -107,10 +104,7 @@ class SpoolFiles {
 	}
 }
 
-/**
- * The pieces (each ending a line) regrouped into files of at most `cap` bytes, cut at line ends; a line longer than
- * the cap cannot be spooled under it: then n8n's `refusal` stands.
- */
+/** Pieces (each ending a line) regrouped at line ends into files of at most `cap` bytes; a longer line: `refusal`. */
 export function* withinCap(pieces: readonly Uint8Array[], cap: number, refusal: unknown): Generator<Uint8Array[]> {
 	let group: Uint8Array[] = [];
 	let bytes = 0;

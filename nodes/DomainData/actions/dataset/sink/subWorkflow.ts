@@ -79,16 +79,13 @@ function batchFailedError(node: INode, progress: Progress, size: number, cause: 
 	const id = (cause as { executionId?: unknown } | undefined)?.executionId;
 	const execution = typeof id === 'string' || typeof id === 'number' ? ` (execution ${id})` : '';
 	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${progress.label}"`;
-	return operationError(
-		node,
-		`The sub-workflow failed at batch ${progress.batches + 1} (${range}); ${count(records)} records were done`,
-		{
-			itemIndex,
-			description:
-				`The sub-workflow${execution} said: ${reason}. ${resumeHint(records)} The records of the failed batch may ` +
-				"be partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
-		},
-	);
+	const failed = `The sub-workflow failed at batch ${progress.batches + 1} (${range})`;
+	return operationError(node, `${failed}; ${count(records)} records were done`, {
+		itemIndex,
+		description:
+			`The sub-workflow${execution} said: ${reason}. ${resumeHint(records)} The records of the failed batch may ` +
+			"be partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
+	});
 }
 
 /**
