@@ -10,7 +10,6 @@ const MAX_PAGES_WITHOUT_TOTAL = 100_000;
 /** Where the search of an item stands: the cursor of the next page (none after the last) and the total announced. */
 export type Paging = { cursor?: unknown[]; total?: number };
 
-/** What one item's search asks. */
 export interface SearchPlan {
 	itemIndex: number;
 	limit: number;
