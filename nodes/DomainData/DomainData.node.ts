@@ -168,10 +168,8 @@ export class DomainData implements INodeType {
 		const operation = this.getNodeParameter('operation', 0) as string;
 		const handler = resources[resource]?.[operation];
 		if (!handler) {
-			throw operationError(
-				this.getNode(),
-				`The operation "${operation}" of the resource "${resource}" is not supported`,
-			);
+			const message = `The operation "${operation}" of the resource "${resource}" is not supported`;
+			throw operationError(this.getNode(), message);
 		}
 		// n8n gives the tool version of a node the type `<package>.<name>Tool`.
 		if (this.getNode().type.endsWith('Tool')) return [await runAsTool.call(this, operation, handler.execute)];

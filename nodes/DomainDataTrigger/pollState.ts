@@ -59,11 +59,9 @@ export type StateStore = { node: IDataObject; global: IDataObject; nodeId: strin
 const copyKey = (nodeId: string) => `domainDataTrigger:${nodeId}`;
 
 /**
- * A state counts when it was written by this node for this service (not another node's under this node's name, nor
- * one read from another service); a state saved by an earlier version of the package names neither, and counts. Of
- * those: under the name the copy was written under, or without a copy, the node's own state, even none (under durable
- * poll cursors it is what n8n commits with the execution; a test poll's is not). Under another name (the node was
- * renamed), the later of the two: the node's own data is then missing or older.
+ * A state counts when this node wrote it for this service (an earlier version's names neither, and counts). Under the
+ * copy's node name, or without a copy: the node's own state, even none (under durable poll cursors n8n commits it with
+ * the execution; a test poll's it does not). After a rename: the later of the two (the node's own is missing or older).
  */
 export function loadStoredState(store: StateStore, now: Date = new Date()): TriggerState | undefined {
 	const owned = (data: IDataObject) =>

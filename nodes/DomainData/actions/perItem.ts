@@ -122,16 +122,15 @@ export function readItems<T>(
 	continueOnFail: boolean,
 ): Array<T | { error: NodeError }> {
 	const node = context.getNode();
-	const requests: Array<T | { error: NodeError }> = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	return items.map((_, itemIndex) => {
 		try {
-			requests.push(readItem(itemIndex));
+			return readItem(itemIndex);
 		} catch (error) {
-			if (!continueOnFail) throw asNodeError(node, error, itemIndex);
-			requests.push({ error: asNodeError(node, error, itemIndex) });
+			const failure = asNodeError(node, error, itemIndex);
+			if (!continueOnFail) throw failure;
+			return { error: failure };
 		}
-	}
-	return requests;
+	});
 }
 
 export function isUnread<T>(request: T | { error: NodeError }): request is { error: NodeError } {

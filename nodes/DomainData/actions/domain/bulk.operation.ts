@@ -55,14 +55,13 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['domain'], operation: ['bulk'] } }, properties);
 
+type BulkOptions = DomainOptions & { ignoreInvalid?: boolean; includeNotFound?: boolean };
+
 /** One item's distinct names in the order given, and how to call; a tool's first within its bound (`namesLeft`). */
 function planItem(this: IExecuteFunctions, itemIndex: number, tool?: ToolBounds) {
 	const node = this.getNode();
 	const entries = splitDomainList(this.getNodeParameter('domains', itemIndex));
-	const options = this.getNodeParameter('options', itemIndex, {}) as DomainOptions & {
-		ignoreInvalid?: boolean;
-		includeNotFound?: boolean;
-	};
+	const options = this.getNodeParameter('options', itemIndex, {}) as BulkOptions;
 	const asked = tool ? entries.slice(0, tool.records) : entries;
 	const names = new Set<string>();
 	const invalid: string[] = [];

@@ -19,7 +19,7 @@ import {
 import { datasetLabelProperty } from '../dataset/sharedParameters';
 import type { CallLimits } from '../../transport';
 import { continuesOnFail, errorJson, isUnread, type NodeError, type OperationExecute, readItems } from '../perItem';
-import { type LookedUp, lookUp, readLookupCalls } from './lookup';
+import { type LookedUp, lookUp, readLookupCalls, spelledAsAsked } from './lookup';
 
 const properties: INodeProperties[] = [
 	{
@@ -176,8 +176,7 @@ async function lookUpInSnapshot(
 			batchSize: 1,
 		});
 		for await (const [record] of records) {
-			const spelled = normalizeDomainName(record.name, { removeWww: false });
-			const name = spelled.ok ? spelled.name : (record.name as string);
+			const name = spelledAsAsked(record.name, false) ?? (record.name as string);
 			// A name listed twice by the snapshot: its first record counts.
 			if (!found.has(name)) found.set(name, withLookupNames(record, label));
 			if (found.size === names.length) break;
@@ -206,7 +205,6 @@ async function groupRequests(
 	const groups = new Map<string, Group>();
 	const keys: Array<string | undefined> = [];
 	for (const [itemIndex, request] of requests.entries()) {
-		keys.push(undefined);
 		if (isUnread(request)) continue;
 		const { where, calls } = request;
 		let label: string | undefined;
@@ -244,21 +242,21 @@ export const execute: OperationExecute = async function (items, tool) {
 				: lookUpInSnapshot(this, [...names], { label, limits: calls.limits, itemIndex, continueOnFail });
 		answers.set(key, await lookedUp);
 	}
-	// On the regular output the row keeps its fields beside the error (n8n merges them back on the error output).
-	const failedItem = (item: INodeExecutionData, message: string) => errorJson(this, message, item.json);
-
-	const output = requests.map((plan, itemIndex) => {
-		const item = items[itemIndex];
-		const pairedItem = { item: itemIndex };
-		const passThrough = item.binary ? { binary: item.binary } : {};
-		if (isUnread(plan)) return { json: failedItem(item, plan.error.message), pairedItem, ...passThrough };
+	const jsonOf = ({ json }: INodeExecutionData, itemIndex: number) => {
+		const plan = requests[itemIndex];
+		// On the regular output the row keeps its fields beside the error (n8n merges them back on the error output).
+		if (isUnread(plan)) return errorJson(this, plan.error.message, json);
 		const { found, failed } = answers.get(keys[itemIndex]!)!;
 		const failure = failed.get(plan.name);
-		if (failure) return { json: failedItem(item, failure.message), pairedItem, ...passThrough };
+		if (failure) return errorJson(this, failure.message, json);
 		const domain = found.get(plan.name);
-		const value: IDataObject = domain ? deepCopy(domain) : { name: plan.name, found: false };
-		return { json: setFieldValue(item.json, plan.destination, value), pairedItem, ...passThrough };
-	});
+		return setFieldValue(json, plan.destination, domain ? deepCopy(domain) : { name: plan.name, found: false });
+	};
+	const output = items.map((item, itemIndex) => ({
+		json: jsonOf(item, itemIndex),
+		pairedItem: { item: itemIndex },
+		...(item.binary ? { binary: item.binary } : {}),
+	}));
 	const first = requests.find((request) => !isUnread(request)) as EnrichRequest | undefined;
 	return { items: output, facts: { destinationField: first?.destination, enrichSource: first?.where.source } };
 };
@@ -274,11 +272,10 @@ function pathParts(path: string): string[] {
 
 /** The value at `path`; a key that holds the dots itself (a CSV column "company.website") wins over the path. */
 export function getFieldValue(json: IDataObject, path: string): unknown {
-	if (Object.prototype.hasOwnProperty.call(json, path)) return json[path];
+	if (Object.hasOwn(json, path)) return json[path];
 	let current: unknown = json;
 	for (const part of pathParts(path)) {
-		if (current === null || typeof current !== 'object') return undefined;
-		if (!Object.prototype.hasOwnProperty.call(current, part)) return undefined;
+		if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
 		current = (current as Record<string, unknown>)[part];
 	}
 	return current;

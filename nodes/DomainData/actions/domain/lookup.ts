@@ -10,7 +10,8 @@ import { type DomainOptions, readCallLimits, readConcurrency } from '../common';
 
 const BULK_MAX_NAMES = 100;
 
-function spelledAsAsked(name: string, removeWww: boolean): string | undefined {
+/** `name` in normal form, or undefined when it is no domain name. */
+export function spelledAsAsked(name: unknown, removeWww: boolean): string | undefined {
 	const normalized = normalizeDomainName(name, { removeWww });
 	return normalized.ok ? normalized.name : undefined;
 }

@@ -14,7 +14,7 @@ import {
 } from '../common';
 import { addHint, failedWith, forEachItem, type OperationExecute, type RunFacts, type ToolBounds } from '../perItem';
 import { readSearchFilters, unappliedFilters } from './searchFilters';
-import { type Paging, type SearchPlan, searchForItem } from './searchPaging';
+import { type Paging, pagingInfo, type SearchPlan, searchForItem } from './searchPaging';
 
 /** Page size when the user sets none: few calls, and small enough for most plans. */
 const DEFAULT_PAGE_SIZE = 100;
@@ -113,9 +113,7 @@ export const execute: OperationExecute = async function (items, tool) {
 				withToolHelp(failure, 'searchFilters', Object.keys(plan.filters));
 			}
 			// With paging info shown, the error item tells where to go on.
-			const { total, cursor } = paging;
-			const at = { _paging: { total: total ?? null, searchAfter: cursor ?? null } };
-			throw plan.includePagingInfo ? failedWith(failure, at) : failure;
+			throw plan.includePagingInfo ? failedWith(failure, { _paging: pagingInfo(paging) }) : failure;
 		}
 		const domains = output.slice(first).map((item) => item.json);
 		facts.unapplied = unappliedFilters(plan.filters, domains);

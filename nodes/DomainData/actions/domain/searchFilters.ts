@@ -116,9 +116,8 @@ export interface UnappliedFilter {
 }
 
 /**
- * The filters the service plainly did not apply: more than half of the domains it returned
- * that can be checked fail it (a service may match more loosely). A filter's name in another case counts as not
- * applied unless every domain that can be checked matches it.
+ * The filters the service plainly did not apply: more than half of the domains it returned that can be checked fail
+ * it (a service may match more loosely); one named in another case, unless every domain that can be checked matches it.
  */
 export function unappliedFilters(filters: IDataObject, domains: IDataObject[]): UnappliedFilter[] {
 	const unapplied: UnappliedFilter[] = [];

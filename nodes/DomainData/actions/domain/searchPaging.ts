@@ -10,7 +10,9 @@ const MAX_PAGES_WITHOUT_TOTAL = 100_000;
 /** Where the search of an item stands: the cursor of the next page (none after the last) and the total announced. */
 export type Paging = { cursor?: unknown[]; total?: number };
 
-/** What one item's search asks. */
+/** Paging as the `_paging` of an item states it (without `hasMore`). */
+export const pagingInfo = ({ total, cursor }: Paging) => ({ total: total ?? null, searchAfter: cursor ?? null });
+
 export interface SearchPlan {
 	itemIndex: number;
 	limit: number;
@@ -119,7 +121,6 @@ export async function searchForItem(
 	}
 	if (plan.includePagingInfo && read > 0) {
 		const last = output[output.length - 1];
-		const hasMore = paging.cursor !== undefined;
-		last.json = { ...last.json, _paging: { total: paging.total ?? null, searchAfter: paging.cursor ?? null, hasMore } };
+		last.json = { ...last.json, _paging: { ...pagingInfo(paging), hasMore: paging.cursor !== undefined } };
 	}
 }
