@@ -47,6 +47,24 @@ function databaseCap(capMb: number) {
 	return { stored, refused: () => refused, restore: () => spy.mockRestore() };
 }
 
+/** Dataset → Stream of every field to a sub-workflow, in batches of 1,000. */
+async function streamToSubWorkflow(label: string, executeWorkflow: (...args: never[]) => Promise<unknown>) {
+	return await runNode({
+		parameters: {
+			resource: 'dataset',
+			operation: 'stream',
+			label,
+			fields: FIELDS,
+			returnAll: true,
+			output: 'subWorkflow',
+			workflowId: { __rl: true, mode: 'id', value: 'wf' },
+			batchSize: 1000,
+		},
+		credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+		executeWorkflow: executeWorkflow as unknown as IWorkflowExecuteAdditionalData['executeWorkflow'],
+	});
+}
+
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (pieces: Uint8Array[]) => pieces.map((piece) => new TextDecoder().decode(piece)).join('');
 
@@ -87,20 +105,7 @@ describe(`the spools under a database cap of ${CAP_MB} MB`, () => {
 			for (const item of options.inputData ?? []) names.push(String(item.json.name));
 			return { executionId: String(names.length), data: [[]] };
 		};
-		const result = await runNode({
-			parameters: {
-				resource: 'dataset',
-				operation: 'stream',
-				label: 'latest',
-				fields: FIELDS,
-				returnAll: true,
-				output: 'subWorkflow',
-				workflowId: { __rl: true, mode: 'id', value: 'wf' },
-				batchSize: 1000,
-			},
-			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
-			executeWorkflow: executeWorkflow as unknown as IWorkflowExecuteAdditionalData['executeWorkflow'],
-		});
+		const result = await streamToSubWorkflow('latest', executeWorkflow);
 		expect(result.error).toBeUndefined();
 		const expected = Array.from(
 			{ length: DOMAINS },
@@ -141,5 +146,42 @@ describe(`the spools under a database cap of ${CAP_MB} MB`, () => {
 		expect(streamRequests(sim())).toEqual({ [NEWEST]: 1, [PREVIOUS]: 1 });
 		expect(cap.refused()).toBe(1);
 		expect(Math.max(...cap.stored)).toBeLessThanOrEqual(CAP_MB * 1024 * 1024);
+	}, 60_000);
+});
+
+describe('a record longer than the cap, after the first spool file', () => {
+	const SMALL_CAP_MB = 0.125;
+	let cap: ReturnType<typeof databaseCap>;
+	beforeAll(async () => {
+		await createExecuteContext({ parameters: {}, credentials: { apiKey: 'unused', baseUrl: 'http://127.0.0.1:9' } });
+		cap = databaseCap(SMALL_CAP_MB);
+	});
+	afterAll(() => cap.restore());
+
+	it("Sub-Workflow: n8n's refusal of that record stands, named as n8n names it", async () => {
+		// A 200 KB title near the end of a new snapshot: every other line fits the cap the first refusal names.
+		const long = (JSON.parse(sim.index.lineAt(DOMAINS - 20, NEWEST, 'name')) as { name: string }).name;
+		const dataset = sim.addSnapshot(undefined, { records: { [long]: { title: 'x'.repeat(200_000) } } });
+		let offset = 0;
+		let position = 0;
+		for (; ; position++) {
+			const line = sim.index.lineAt(position, dataset.label, FIELDS.join(','));
+			if (line.includes(`"name":"${long}"`)) break;
+			offset += Buffer.byteLength(line) + 1;
+		}
+		// Past the first 8 MB spool file (and the piece that may pass it), which the cap refused and split.
+		expect(offset).toBeGreaterThan(9 * 1024 * 1024);
+		const runs: number[] = [];
+		const result = await streamToSubWorkflow(dataset.label, async () => {
+			runs.push(runs.length);
+			return { executionId: String(runs.length), data: [[]] };
+		});
+		sim.removeSnapshot(dataset.label);
+		expect(result.error?.message).toMatch(/exceeds the max size limit of 0\.125 MB set for `database` mode/);
+		expect(cap.refused()).toBe(1);
+		expect(cap.stored.length).toBeGreaterThan(64);
+		// The sub-workflow starts once the whole selection is spooled: no batch ran.
+		expect(runs).toEqual([]);
+		expect(Math.max(...cap.stored)).toBeLessThanOrEqual(SMALL_CAP_MB * 1024 * 1024);
 	}, 60_000);
 });

@@ -87,7 +87,8 @@ class SpoolFiles {
 			return await this.store(this.lines.part(first, room, tally));
 		} catch (error) {
 			const cap = databaseCap(error);
-			if (cap === undefined) throw asNodeError(this.context.getNode(), error, this.itemIndex);
+			// The refusal rethrown for a line over the cap (LineParts' tooLarge) stands: nothing of it to regroup.
+			if (cap === undefined || error === this.refusal) throw asNodeError(this.context.getNode(), error, this.itemIndex);
 			[this.cap, this.refusal] = [cap, error];
 			let last: IBinaryData | undefined;
 			for (const group of withinCap(tally.kept!, cap, error)) last = await this.store(chained(group));
