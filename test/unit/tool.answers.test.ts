@@ -285,13 +285,14 @@ describe('Domain Data as a tool: failures a model can act on', () => {
 		expect(items[0].json.error).toMatch(/failed with .*503.* try again in a few minutes/);
 	});
 
-	test('outside an agent (an MCP client): the same text, thrown', async () => {
+	test('outside an agent (an MCP client): the same text, thrown, without a stack for n8n 2.8 to send after it', async () => {
 		const { items, error } = await asTool(
 			{ resource: 'domain', operation: 'get', domain: 'not a domain' },
 			{ input: [{ json: { domain: 'x' } }] },
 		);
 		expect(items).toHaveLength(0);
 		expect(error?.message).toMatch(/^The domain "not a domain" is not valid: .*Call this tool again/);
+		expect(error?.stack).toBe('');
 	});
 });
 

@@ -126,6 +126,9 @@ export async function runAsTool(
 		const text = toolErrorText(error, secret, operation);
 		// An agent's tool call (run by n8n's engine) carries its id in the input.
 		if (items.some((item) => item.json.toolCallId !== undefined)) return [{ json: { error: text }, pairedItem }];
-		throw operationError(this.getNode(), text);
+		const failure = operationError(this.getNode(), text);
+		// n8n 2.8's MCP Server Trigger sends a thrown error's stack after its message: file paths, the text twice.
+		failure.stack = '';
+		throw failure;
 	}
 }
