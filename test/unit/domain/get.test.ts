@@ -200,4 +200,34 @@ describe('Domain → Get with many input items', () => {
 		expect(items.filter((item) => item.json.error)).toHaveLength(1);
 		expect(sim.calls('get')).toHaveLength(3);
 	});
+
+	test('a name not in the index stops the node: the lookups ahead stop there, not one call per item', async () => {
+		const names = ['not-indexed-zz.com', ...Array.from({ length: 50 }, (_, i) => sim.index.domainAt(i + 1).name)];
+		const { items, error } = await runNode({
+			parameters: { resource: 'domain', operation: 'get', domain: '={{ $json.site }}', options: {} },
+			credentials,
+			input: names.map((site) => ({ json: { site } })),
+		});
+		expect(items).toHaveLength(0);
+		expect(error?.message).toBe('The domain "not-indexed-zz.com" is not in the index');
+		// Concurrency 2: the name not found, and at most the one lookup under way beside it.
+		expect(sim.calls('get').length).toBeLessThanOrEqual(2);
+	});
+
+	test('an error every call would meet (credits used up): no call after it, every item left gets it', async () => {
+		const names = Array.from({ length: 60 }, (_, i) => sim.index.domainAt(i + 1).name);
+		const { items } = await runNode({
+			parameters: { resource: 'domain', operation: 'get', domain: '={{ $json.site }}', options: {} },
+			credentials: { apiKey: KEYS.exhausted, baseUrl: sim.url },
+			input: names.map((site) => ({ json: { site } })),
+			continueOnFail: true,
+		});
+		expect(items).toHaveLength(60);
+		expect(items.map((item) => item.pairedItem)).toEqual(names.map((_, item) => ({ item })));
+		expect(new Set(items.map((item) => item.json.error))).toEqual(
+			new Set([expect.stringMatching(/request credits of this Domain Data account are used up/)]),
+		);
+		// The calls under way when the first answer came (Concurrency 2), none after.
+		expect(sim.calls('get').length).toBeLessThanOrEqual(2);
+	});
 });

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { deepCopy, updateDisplayOptions } from 'n8n-workflow';
 
 import { buildApiError, count, describeValue, operationError } from '../../errors';
@@ -15,7 +15,8 @@ import {
 	removeWwwOption,
 	requestDeadlineOption,
 } from '../common';
-import { addHint, forEachItem, type OperationExecute, type ToolBounds } from '../perItem';
+import { addHint, continuesOnFail, forEachItem, type OperationExecute, type ToolBounds } from '../perItem';
+import { failsEveryCall } from './lookup';
 
 /** From this many input items, a hint points at Bulk Get and Enrich Items (100 names a call). */
 const MANY_ITEMS = 100;
@@ -89,11 +90,18 @@ class Lookups {
 	readonly answers = new Map<string, IDataObject | null>();
 	readonly failures = new Map<string, unknown>();
 
+	/** A failure every further call would meet (key, credits, plan, no connection): names not asked yet fail with it. */
+	private everyCallFails?: unknown;
+
 	constructor(private readonly context: IExecuteFunctions) {}
 
 	async lookUp({ name, limits }: GetPlan, itemIndex: number, onRetry?: () => void): Promise<void> {
+		if (this.everyCallFails !== undefined) throw this.everyCallFails;
 		const request = { method: 'GET' as const, path: ['domain', name], limits, itemIndex, onRetry };
-		const answer = (await apiRequestOrNotFound.call(this.context, request)) as { domain?: unknown } | undefined;
+		const answer = (await apiRequestOrNotFound.call(this.context, request).catch((error: unknown) => {
+			if (failsEveryCall(error)) this.everyCallFails = error;
+			throw error;
+		})) as { domain?: unknown } | undefined;
 		const found = answer?.domain;
 		if (answer && (!found || typeof found !== 'object' || Array.isArray(found))) {
 			throw unexpectedAnswerError(this.context.getNode(), 'the lookup answer has no "domain" object', itemIndex);
@@ -101,8 +109,11 @@ class Lookups {
 		this.answers.set(name, (found as IDataObject | undefined) ?? null);
 	}
 
-	/** With Concurrency above 1, the items' distinct names are looked up ahead, a few at a time, until one fails. */
-	async ahead(count: number, plan: (itemIndex: number) => GetPlan): Promise<GetPlan[]> {
+	/**
+	 * With Concurrency above 1, the items' distinct names are looked up ahead, a few at a time, until one fails; a name
+	 * not in the index fails there too when it will stop the node (`stopsAtNotFound`): no lookup after it is paid for.
+	 */
+	async ahead(count: number, plan: (itemIndex: number) => GetPlan, stopsAtNotFound: boolean): Promise<GetPlan[]> {
 		const read: GetPlan[] = [];
 		const firstAsking = new Map<string, number>();
 		for (let itemIndex = 0; itemIndex < count; itemIndex++) {
@@ -116,9 +127,12 @@ class Lookups {
 		const concurrency = read[0]?.concurrency ?? 1;
 		if (concurrency <= 1) return read;
 		const planned = [...firstAsking.values()];
-		const outcome = await runPool(planned.length, concurrency, (index, control) =>
-			this.lookUp(read[planned[index]], planned[index], () => control.holdOthers()),
-		);
+		const outcome = await runPool(planned.length, concurrency, async (index, control) => {
+			const [request, itemIndex] = [read[planned[index]], planned[index]];
+			await this.lookUp(request, itemIndex, () => control.holdOthers());
+			const stops = stopsAtNotFound && !request.returnNotFound && this.answers.get(request.name) === null;
+			if (stops) throw notFoundError(this.context.getNode(), request, itemIndex);
+		});
 		for (const [index, error] of outcome.failures) this.failures.set(read[planned[index]].name, error);
 		return read;
 	}
@@ -126,12 +140,15 @@ class Lookups {
 
 /** The domain an item asked for, or the not-found error (a 404 of the lookup) unless it returns not-found items. */
 function answerOf(this: IExecuteFunctions, lookups: Lookups, plan: GetPlan, itemIndex: number): IDataObject {
-	const { value, name } = plan;
-	const domain = lookups.answers.get(name);
+	const domain = lookups.answers.get(plan.name);
 	if (domain) return deepCopy(domain);
-	if (plan.returnNotFound) return { name, found: false };
+	if (plan.returnNotFound) return { name: plan.name, found: false };
+	throw notFoundError(this.getNode(), plan, itemIndex);
+}
+
+function notFoundError(node: INode, { value, name }: GetPlan, itemIndex: number) {
 	const asked = typeof value === 'string' && value.trim() !== name ? ` (from ${describeValue(value)})` : '';
-	throw buildApiError(this.getNode(), {
+	return buildApiError(node, {
 		httpCode: '404',
 		itemIndex,
 		message: `The domain "${name}"${asked} is not in the index`,
@@ -144,7 +161,7 @@ function answerOf(this: IExecuteFunctions, lookups: Lookups, plan: GetPlan, item
 export const execute: OperationExecute = async function (items, tool) {
 	const lookups = new Lookups(this);
 	const plan = (itemIndex: number) => planItem.call(this, itemIndex, tool);
-	const read = items.length > 1 ? await lookups.ahead(items.length, plan) : [];
+	const read = items.length > 1 ? await lookups.ahead(items.length, plan, !continuesOnFail(this, tool)) : [];
 	const run = async (itemIndex: number, output: INodeExecutionData[]) => {
 		const request = read[itemIndex] ?? plan(itemIndex);
 		if (lookups.failures.has(request.name)) throw lookups.failures.get(request.name);

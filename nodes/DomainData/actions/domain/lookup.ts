@@ -42,7 +42,7 @@ function fileAnswers(asked: readonly string[], domains: unknown[], found: Map<st
 }
 
 /** Failures every further call would meet (key, credits, plan, no connection): no further call is worth making. */
-function failsEveryCall(error: unknown): boolean {
+export function failsEveryCall(error: unknown): boolean {
 	const { httpCode, context } = (error ?? {}) as { httpCode?: unknown; context?: { networkCode?: unknown } };
 	if (['401', '402', '403'].includes(String(httpCode))) return true;
 	const code = context?.networkCode;
