@@ -55,18 +55,12 @@ export function continuesOnFail(context: IExecuteFunctions, tool: ToolBounds | u
 
 /**
  * The json of a failure's item under Continue On Fail: the message and the facts of what failed. n8n routes an item to
- * the error output only when its json holds nothing but `error`, so there the facts give way to a sentence naming
- * where to go on (`resumeAt`, the Skip Records of the File and Sub-Workflow outputs).
+ * the error output only when its json holds nothing but `error`, so there the facts give way to the sentence naming
+ * where to go on (`resume`: the Skip Records of the File and Sub-Workflow outputs, a search's cursor).
  */
-export function errorJson(
-	context: IExecuteFunctions,
-	message: string,
-	facts?: IDataObject,
-	resumeAt?: number,
-): IDataObject {
+export function errorJson(context: IExecuteFunctions, message: string, facts?: IDataObject, resume?: string) {
 	if (context.getNode().onError !== 'continueErrorOutput') return { ...facts, error: message };
-	if (resumeAt === undefined) return { error: message };
-	return { error: `${message}. ${resumeHint(resumeAt)}` };
+	return { error: resume === undefined ? message : `${message}. ${resume}` };
 }
 
 /** How a File or Sub-Workflow run that stopped goes on: the Skip Records of its next run. */
@@ -74,11 +68,14 @@ export function resumeHint(skipRecords: number): string {
 	return `To go on from there, run it again with the option "Skip Records" set to ${skipRecords}.`;
 }
 
-const errorItemFields = new WeakMap<object, IDataObject>();
+const errorItems = new WeakMap<object, { fields: IDataObject; resume?: string }>();
 
-/** `error`, whose error item (Continue On Fail) carries `fields` beside the message: what was done, where to go on. */
-export function failedWith<E extends object>(error: E, fields: IDataObject): E {
-	errorItemFields.set(error, fields);
+/**
+ * `error`, whose error item (Continue On Fail) carries `fields` beside the message (what was done, where to go on), and
+ * on the error output the `resume` sentence instead of them.
+ */
+export function failedWith<E extends object>(error: E, fields: IDataObject, resume?: string): E {
+	errorItems.set(error, { fields, resume });
 	return error;
 }
 
@@ -100,9 +97,8 @@ export async function forEachItem(
 		} catch (error) {
 			const failure = asNodeError(this.getNode(), error, itemIndex);
 			if (!continues) throw failure;
-			const fields = typeof error === 'object' && error !== null ? errorItemFields.get(error) : undefined;
-			const resumeAt = typeof fields?.skipRecords === 'number' ? fields.skipRecords : undefined;
-			const json = errorJson(this, failure.message, fields, resumeAt);
+			const facts = typeof error === 'object' && error !== null ? errorItems.get(error) : undefined;
+			const json = errorJson(this, failure.message, facts?.fields, facts?.resume);
 			output.push({ json, pairedItem: { item: itemIndex } });
 		}
 	}

@@ -190,6 +190,31 @@ describe('Domain → Search', () => {
 		});
 		expect(items[4].json.error).toContain('Filters must be a JSON object');
 	});
+
+	test('Continue (using error output): the error item says the cursor to go on from, and it goes on exactly there', async () => {
+		sim.setFaults({
+			requests: [
+				{ delayMs: 0, count: 1 },
+				{ status: 500, count: 1 },
+			],
+		});
+		const options = { pageSize: 3, maxAttempts: 1, includePagingInfo: true };
+		const failed = await runNode({
+			parameters: { resource: 'domain', operation: 'search', limit: 6, options },
+			credentials,
+			continueOnFail: true,
+			onError: 'continueErrorOutput',
+		});
+		const error = failed.items[failed.items.length - 1];
+		expect(Object.keys(error.json)).toEqual(['error']);
+		const cursor = JSON.stringify(cursorAfter(3));
+		expect(error.json.error).toBe(
+			'The Domain Data service failed with 500 Internal Server Error. To go on from there, set the option ' +
+				`"Start Cursor" to ${cursor}.`,
+		);
+		const resumed = await search({ limit: 3, options: { pageSize: 3, searchAfter: cursor } });
+		expect(resumed.items.map((item) => item.json.rank)).toEqual([4, 5, 6]);
+	});
 });
 
 describe('guards against endless paging (local server)', () => {

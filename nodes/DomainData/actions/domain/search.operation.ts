@@ -113,7 +113,11 @@ export const execute: OperationExecute = async function (items, tool) {
 				withToolHelp(failure, 'searchFilters', Object.keys(plan.filters));
 			}
 			// With paging info shown, the error item tells where to go on.
-			throw plan.includePagingInfo ? failedWith(failure, { _paging: pagingInfo(paging) }) : failure;
+			if (!plan.includePagingInfo) throw failure;
+			const info = pagingInfo(paging);
+			const resume =
+				paging.cursor && `To go on from there, set the option "Start Cursor" to ${JSON.stringify(info.searchAfter)}.`;
+			throw failedWith(failure, { _paging: info }, resume);
 		}
 		const domains = output.slice(first).map((item) => item.json);
 		facts.unapplied = unappliedFilters(plan.filters, domains);

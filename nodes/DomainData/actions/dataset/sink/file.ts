@@ -122,7 +122,12 @@ export async function toFile(
 		await lines.close().catch(() => undefined);
 		const failure = asNodeError(this.getNode(), error, itemIndex);
 		if (items.length > 0) withNote(failure, partsNote(items.length, records, skipRecords, this.continueOnFail()));
-		throw failedWith(failure, { ...source.labels, parts: items.length, records, skipRecords: skipRecords + records });
+		const resumeAt = skipRecords + records;
+		throw failedWith(
+			failure,
+			{ ...source.labels, parts: items.length, records, skipRecords: resumeAt },
+			resumeHint(resumeAt),
+		);
 	}
 	finish(items, source, output, { records, skipped: lines.skipped });
 	addHints.call(this, source, records, skippedAllHint(skipRecords, lines.skipped, source));

@@ -157,7 +157,7 @@ export async function runSubWorkflow(
 		// Reading stopped (the service, the network): the sent batches are done, say where to resume.
 		const sent = `${count(resumeAt)} records were sent to the sub-workflow before this. ${resumeHint(resumeAt)}`;
 		const failure = isNodeError(error) && resumeAt > 0 ? withNote(error, sent) : (error as object);
-		throw failedWith(failure, { ...summary(true), skipRecords: resumeAt });
+		throw failedWith(failure, { ...summary(true), skipRecords: resumeAt }, resumeHint(resumeAt));
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
