@@ -63,11 +63,6 @@ export function errorJson(context: IExecuteFunctions, message: string, facts?: I
 	return { error: resume === undefined ? message : `${message}. ${resume}` };
 }
 
-/** How a File or Sub-Workflow run that stopped goes on: the Skip Records of its next run. */
-export function resumeHint(skipRecords: number): string {
-	return `To go on from there, run it again with the option "Skip Records" set to ${skipRecords}.`;
-}
-
 const errorItems = new WeakMap<object, { fields: IDataObject; resume?: string }>();
 
 /**

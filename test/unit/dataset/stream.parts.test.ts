@@ -133,6 +133,38 @@ describe('Dataset → Stream, File output in parts', () => {
 		sim.resetFaults();
 	});
 
+	it('Dataset "Latest": the way on names the snapshot read, so that a newer one published meanwhile is not mixed in', async () => {
+		sim.setFaults({ streams: [{ malformedLineAt: 7000 }, { malformedLineAt: 7000 }] });
+		const latest = { operation: 'stream', label: 'latest', fields: FIELDS, maxFileSize: MAX_MB, options: {} };
+		const failed = await run(latest);
+		const description = String((failed.error as { description?: string }).description);
+		expect(description).toContain(
+			`run it again with "Dataset Name or ID" set to "${NEWEST}" and "Skip Records" left at 0`,
+		);
+		const routed = await runNode({
+			parameters: { resource: 'dataset', returnAll: true, output: 'file', ...latest } as INodeParameters,
+			credentials: { apiKey: KEYS.pro, baseUrl: sim.url },
+			continueOnFail: true,
+			onError: 'continueErrorOutput',
+		});
+		const done = routed.items.slice(0, -1).reduce((total, item) => total + (item.json.recordCount as number), 0);
+		expect(String(routed.items[routed.items.length - 1].json.error)).toMatch(
+			new RegExp(
+				`\\. To go on from there, run it again with "Dataset Name or ID" set to "${NEWEST}" and the option "Skip Records" set to ${done}\\.$`,
+			),
+		);
+		sim.resetFaults();
+		// A newer snapshot before the run that goes on: "Latest" is now that one, the named snapshot is the same.
+		const newer = sim.addSnapshot();
+		try {
+			const again = await run({ ...latest, label: NEWEST });
+			expect(await partsOf(again.items, false, NEWEST)).toEqual(snapshotLines());
+			expect((await run({ ...latest, maxFileSize: 1024 })).items[0].json.label).toBe(newer.label);
+		} finally {
+			sim.removeSnapshot(newer.label);
+		}
+	});
+
 	it('without Continue On Fail no part is output: run again as the message says, and every record comes once', async () => {
 		sim.setFaults({ streams: [{ malformedLineAt: 7000 }] });
 		const failed = await stream();

@@ -162,6 +162,23 @@ describe('Dataset → Stream, Sub-Workflow output', () => {
 		expect(result.error?.description).toContain('"Skip Records" set to 1000');
 	});
 
+	it('Compare: names the changes of the comparison, and the way on once, with the snapshots it compared', async () => {
+		const { executeWorkflow } = recorder((run) => run === 2);
+		const parameters = { operation: 'compare', baseLabel: 'previous', fields: ['title', 'rank'], batchSize: 5 };
+		const result = await subWorkflow(parameters, executeWorkflow);
+		const [, previous] = sim().datasets();
+		expect(result.error?.message).toBe(
+			`The sub-workflow failed at batch 2 (changes 6-10 of the comparison of "${NEWEST}" with "${previous.label}"); ` +
+				'5 changes were done',
+		);
+		const description = String(result.error?.description);
+		expect(description.split('To go on from there').length - 1).toBe(1);
+		expect(description).toContain(
+			`run it again with "Dataset Name or ID" set to "${NEWEST}", "Compare With Name or ID" set to ` +
+				`"${previous.label}" and the option "Skip Records" set to 5. The changes of the failed batch may be partly`,
+		);
+	});
+
 	it('resumes with Skip Records: the skipped records are read but not sent, and every record is sent exactly once', async () => {
 		const first = recorder((run) => run === 2);
 		await subWorkflow({ batchSize: 700 }, first.executeWorkflow);

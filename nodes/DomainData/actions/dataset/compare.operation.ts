@@ -164,7 +164,12 @@ async function* withSpoolNote(
 	}
 }
 
-function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?: number): DatasetSource {
+function changesSource(
+	this: IExecuteFunctions,
+	spec: CompareSpec,
+	asked: DatasetSource['asked'],
+	maxFileBytes?: number,
+): DatasetSource {
 	const { label, baseLabel } = spec;
 	const stats = createCompareStats();
 	let spool: SnapshotSpool | undefined;
@@ -174,6 +179,7 @@ function changesSource(this: IExecuteFunctions, spec: CompareSpec, maxFileBytes?
 	const report = domainsReport(spec.filter?.domains, whole, { label, baseLabel });
 	return {
 		labels: { label, baseLabel },
+		asked,
 		fileName: `changes-${baseLabel}-${label}`,
 		// The guard lets the passes refuse early: more changes than fit are certain before they are read.
 		records: ({ guard }) => {
@@ -222,7 +228,8 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels,
 	const open = async () => {
 		const pair = await labels.pair({ label, baseLabel }, limits, itemIndex);
 		const spec = { ...pair, fields, kinds, filter, minRankMove, limit, limits, itemIndex };
-		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed }, output.file?.maxBytes);
+		const asked = { label, baseLabel };
+		return changesSource.call(this, { ...spec, onMalformed: output.onMalformed }, asked, output.file?.maxBytes);
 	};
 	// Rank moves below the threshold are no change only when rank is compared.
 	const compared = { fields, ...(fields.includes('rank') ? { minRankMove } : {}) };

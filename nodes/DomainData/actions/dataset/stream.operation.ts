@@ -64,6 +64,7 @@ function plan(this: IExecuteFunctions, itemIndex: number, labels: DatasetLabels,
 		const report = domainsReport(listed, () => toEnd(stats), { label });
 		return {
 			labels: { label },
+			asked: { label: selection.label },
 			fileName: label,
 			// Under the guard one record more than fits tells "too many" without reading further.
 			records: ({ batchSize, guard }) =>

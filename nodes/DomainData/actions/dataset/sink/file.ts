@@ -7,9 +7,9 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INode, INodeExecution
 import { asNodeError, count, describeValue, operationError, withNote } from '../../../errors';
 import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/streams';
 import type { OutputParameters } from '../outputPlan';
-import { failedWith, resumeHint } from '../../perItem';
+import { failedWith } from '../../perItem';
 import { LineParts, type PartTally } from './lineParts';
-import { addHints, type DatasetSource, factsOfReads, Serialiser } from './source';
+import { addHints, type DatasetSource, factsOfReads, resumeHint, runAgainWith, Serialiser } from './source';
 
 /** What a gzip part keeps free under Max File Size: far more than the compressor holds back of what it was given. */
 const GZIP_HELD_BACK = 1024 * 1024;
@@ -43,15 +43,16 @@ function nameOf(line: Uint8Array): string | undefined {
  * A run that stopped at a part: the parts done, and where to go on. n8n outputs nothing of a failed node unless it
  * continues on fail (`kept`): else the way on is to run it again from where this run started.
  */
-function partsNote(parts: number, records: number, skipRecords: number, kept: boolean): string {
+function partsNote(source: DatasetSource, parts: number, records: number, skipRecords: number, kept: boolean) {
 	const complete =
 		`${parts === 1 ? 'Part 1 is' : `Parts 1-${parts} are`} complete (${count(records)} records` +
 		`${skipRecords > 0 ? ` after the ${count(skipRecords)} skipped` : ''})`;
+	const again = runAgainWith(source, `"Skip Records" left at ${skipRecords}`);
 	return kept
-		? `${complete}. ${resumeHint(skipRecords + records)}`
+		? `${complete}. ${resumeHint(source, skipRecords + records)}`
 		: `${complete}, but a node that stops on an error outputs nothing, so no part reached the next node. To get ` +
-				`every record, run it again with "Skip Records" left at ${skipRecords}; to keep the complete parts of a ` +
-				'failed run and go on after them, set the node\'s Settings → On Error to "Continue".';
+				`every record, ${again}; to keep the complete parts of a failed run and go on after them, set the ` +
+				'node\'s Settings → On Error to "Continue".';
 }
 
 /**
@@ -121,12 +122,13 @@ export async function toFile(
 	} catch (error) {
 		await lines.close().catch(() => undefined);
 		const failure = asNodeError(this.getNode(), error, itemIndex);
-		if (items.length > 0) withNote(failure, partsNote(items.length, records, skipRecords, this.continueOnFail()));
+		const kept = this.continueOnFail();
+		if (items.length > 0) withNote(failure, partsNote(source, items.length, records, skipRecords, kept));
 		const resumeAt = skipRecords + records;
 		throw failedWith(
 			failure,
 			{ ...source.labels, parts: items.length, records, skipRecords: resumeAt },
-			resumeHint(resumeAt),
+			resumeHint(source, resumeAt),
 		);
 	}
 	finish(items, source, output, { records, skipped: lines.skipped });

@@ -11,6 +11,8 @@ import { addHint } from '../../perItem';
 export interface DatasetSource {
 	/** Named first in every Batches, File and summary item: `{ label }` or `{ label, baseLabel }`. */
 	labels: { label: string; baseLabel?: string };
+	/** The labels as the parameters gave them ("latest", "previous", a date label or a snapshot id). */
+	asked: { label: string; baseLabel?: string };
 	/** The File output's name, without `.ndjson`. */
 	fileName: string;
 	/** Arrays of any size (`batchSize` suits the output), each record a fresh object the sink may extend. */
@@ -34,6 +36,28 @@ export function notHeldBy({ label, baseLabel }: DatasetSource['labels']): string
 export function domainsReport(list: DomainList | undefined, whole: () => boolean, labels: DatasetSource['labels']) {
 	let report: ReturnType<typeof domainListReport> | undefined;
 	return () => (report ??= domainListReport(list, whole(), notHeldBy(labels)));
+}
+
+/** What a run reads, as messages name it: `dataset "…"`, `comparison of "…" with "…"`. */
+export function selectionName({ label, baseLabel }: DatasetSource['labels']): string {
+	return baseLabel === undefined ? `dataset "${label}"` : `comparison of "${label}" with "${baseLabel}"`;
+}
+
+/**
+ * `run it again with` `setting`, and with the snapshots this run read where they were asked as "Latest", "Previous" or
+ * an id: Skip Records counts lines of those snapshots, and a newer one may be published before the next run.
+ */
+export function runAgainWith({ labels, asked }: DatasetSource, setting: string): string {
+	const settings: string[] = [];
+	if (asked.label !== labels.label) settings.push(`"Dataset Name or ID" set to "${labels.label}"`);
+	if (asked.baseLabel !== labels.baseLabel) settings.push(`"Compare With Name or ID" set to "${labels.baseLabel}"`);
+	const pinned = settings.length > 0 ? `${settings.join(', ')} and ` : '';
+	return `run it again with ${pinned}${setting}`;
+}
+
+/** How a File or Sub-Workflow run that stopped goes on: the Skip Records of its next run. */
+export function resumeHint(source: DatasetSource, skipRecords: number): string {
+	return `To go on from there, ${runAgainWith(source, `the option "Skip Records" set to ${skipRecords}`)}.`;
 }
 
 export function sum(reads: readonly SnapshotReadStats[], key: 'skippedLines' | 'reconnects'): number {

@@ -4,16 +4,18 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from '
 import { count, isNodeError, operationError, withNote, withoutFinalStops } from '../../../errors';
 import { cancelSignal } from '../../../transport';
 import type { OutputParameters, SubWorkflowTarget } from '../outputPlan';
-import { addHints, type DatasetSource, factsOfReads } from './source';
-import { failedWith, resumeHint } from '../../perItem';
+import { addHints, type DatasetSource, factsOfReads, resumeHint, selectionName } from './source';
+import { failedWith } from '../../perItem';
 import { type SpoolFacts, spooledBatches } from './spool';
 
 /** Sub-workflow calls nested deeper than this are not followed (n8n itself sets no bound). */
 const MAX_CALL_DEPTH = 20;
 
-/** Of dataset `label`: records read (skipped ones too), sent, done; batches `expected` about, `exact` once spooled. */
-function startProgress(label: string, skipRecords: number, expected: number | undefined) {
-	return { label, skipRecords, read: 0, sent: 0, batches: 0, expected, exact: false };
+/** Of `source`: records read (skipped ones too), sent, done; batches `expected` about, `exact` once spooled. */
+function startProgress(source: DatasetSource, many: string, skipRecords: number, expected: number | undefined) {
+	const { label } = source.labels;
+	const of = selectionName(source.labels);
+	return { source, label, of, many, skipRecords, read: 0, sent: 0, batches: 0, expected, exact: false };
 }
 type Progress = ReturnType<typeof startProgress>;
 
@@ -78,13 +80,14 @@ function batchFailedError(node: INode, progress: Progress, size: number, cause: 
 	const reason = withoutFinalStops(cause instanceof Error ? cause.message : String(cause));
 	const id = (cause as { executionId?: unknown } | undefined)?.executionId;
 	const execution = typeof id === 'string' || typeof id === 'number' ? ` (execution ${id})` : '';
-	const range = `records ${count(records + 1)}-${count(records + size)} of the dataset "${progress.label}"`;
+	const { many, of } = progress;
+	const range = `${many} ${count(records + 1)}-${count(records + size)} of the ${of}`;
 	const failed = `The sub-workflow failed at batch ${progress.batches + 1} (${range})`;
-	return operationError(node, `${failed}; ${count(records)} records were done`, {
+	return operationError(node, `${failed}; ${count(records)} ${many} were done`, {
 		itemIndex,
 		description:
-			`The sub-workflow${execution} said: ${reason}. ${resumeHint(records)} The records of the failed batch may ` +
-			"be partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
+			`The sub-workflow${execution} said: ${reason}. ${resumeHint(progress.source, records)} The ${many} of the ` +
+			"failed batch may be partly written: make the sub-workflow's writes idempotent, or remove them before resuming.",
 	});
 }
 
@@ -101,11 +104,10 @@ export async function runSubWorkflow(
 	const { itemIndex, limit } = run;
 	const { workflowId, skipRecords, batchInfoField } = run.target;
 	const { batchSize } = output;
-	const { label } = source.labels;
 	const started = Date.now();
 	const toSend = limit === undefined ? 0 : limit - skipRecords;
 	const expected = toSend > 0 ? Math.ceil(toSend / batchSize) : undefined;
-	const progress = startProgress(label, skipRecords, expected);
+	const progress = startProgress(source, run.many, skipRecords, expected);
 	let spool: SpoolFacts | undefined;
 	const spooled = (facts: SpoolFacts) => {
 		spool = facts;
@@ -114,7 +116,7 @@ export async function runSubWorkflow(
 		if (facts.files === 0) return;
 		const megabytes = (facts.bytes / 1024 / 1024).toFixed(1);
 		const files = `${facts.files} file${facts.files === 1 ? '' : 's'}`;
-		const spooledInto = `dataset "${label}": ${count(facts.records)} records (${megabytes} MB) spooled into ${files}`;
+		const spooledInto = `${progress.of}: ${count(facts.records)} ${run.many} (${megabytes} MB) spooled into ${files}`;
 		this.logger?.info(`Domain Data: ${spooledInto}; feeding ${progress.expected} batches to the sub-workflow`);
 	};
 	const summary = (failed: boolean): IDataObject => {
@@ -131,6 +133,7 @@ export async function runSubWorkflow(
 	const parentExecution = { executionId: this.getExecutionId(), workflowId: this.getWorkflow().id ?? '' };
 	const links = parentExecution.executionId && parentExecution.workflowId ? { parentExecution } : undefined;
 	const cancel = cancelSignal(this);
+	let batchFailure: unknown;
 	try {
 		const records = counted(source.records({ batchSize }), progress);
 		const batches = spooledBatches.call(this, records, { batchSize, skip: skipRecords, itemIndex, spooled });
@@ -146,7 +149,8 @@ export async function runSubWorkflow(
 					);
 				}
 			} catch (error) {
-				throw batchFailedError(this.getNode(), progress, batch.length, error, itemIndex);
+				batchFailure = batchFailedError(this.getNode(), progress, batch.length, error, itemIndex);
+				throw batchFailure;
 			}
 			progress.sent += batch.length;
 			progress.batches++;
@@ -154,10 +158,15 @@ export async function runSubWorkflow(
 		}
 	} catch (error) {
 		const resumeAt = skipRecords + progress.sent;
+		const resume = resumeHint(source, resumeAt);
 		// Reading stopped (the service, the network): the sent batches are done, say where to resume.
-		const sent = `${count(resumeAt)} records were sent to the sub-workflow before this. ${resumeHint(resumeAt)}`;
-		const failure = isNodeError(error) && resumeAt > 0 ? withNote(error, sent) : (error as object);
-		throw failedWith(failure, { ...summary(true), skipRecords: resumeAt }, resumeHint(resumeAt));
+		const sent = `${count(resumeAt)} ${run.many} were sent to the sub-workflow before this. ${resume}`;
+		const noted = isNodeError(error) && resumeAt > 0 && error !== batchFailure;
+		throw failedWith(
+			noted ? withNote(error, sent) : (error as object),
+			{ ...summary(true), skipRecords: resumeAt },
+			resume,
+		);
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
@@ -197,11 +206,9 @@ function toItems(batch: IDataObject[], infoField: string, progress: Progress): I
 
 /** A log line about every 5% of the batches (every 10th when the total is not known), and at the last one. */
 function logProgress(this: IExecuteFunctions, progress: Progress): void {
-	const { label, batches, expected, exact } = progress;
+	const { of, many, batches, expected, exact } = progress;
 	const every = exact && expected ? Math.max(1, Math.ceil(expected / 20)) : 10;
 	if (batches % every !== 0 && !(exact && batches === expected)) return;
 	const text = progressText(batches, expected, exact);
-	this.logger?.info(
-		`Domain Data: dataset "${label}": ${text} done by the sub-workflow (${count(done(progress))} records)`,
-	);
+	this.logger?.info(`Domain Data: ${of}: ${text} done by the sub-workflow (${count(done(progress))} ${many})`);
 }
