@@ -189,8 +189,19 @@ function networkTexts(code: string | undefined, kind: string, context: FailureCo
 				'try again later.',
 		];
 	}
-	if (code && /CERT|SSL|TLS/.test(code)) {
-		return [`The TLS certificate of ${shown} could not be verified (${code})`, BASE_URL_HINT];
+	if (code && /CERT|SSL|TLS|UNABLE_TO_/.test(code)) {
+		return [
+			`The TLS certificate of ${shown} could not be verified (${code})`,
+			'The certificate is expired, self-signed or from an authority n8n does not know (as behind a proxy that ' +
+				`inspects TLS). ${BASE_URL_HINT} Behind such a proxy, give n8n its root certificate (NODE_EXTRA_CA_CERTS).`,
+		];
+	}
+	if (code === 'ERR_INVALID_CHAR') {
+		return [
+			'The API Key of the Domain Data credential holds a character that cannot be sent in a request header',
+			'A line break, a tab or a character outside ASCII came in with the key (often when it is copied, or read by ' +
+				'an expression or from a file). Enter the key again, without it.',
+		];
 	}
 	if (code === 'ERR_CANCELED') {
 		return [

@@ -32,7 +32,8 @@ const DROPPED_CODES: ReadonlySet<unknown> = new Set([
 /** Connections that could not be made. */
 const UNREACHABLE_CODES: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
-const SYSTEM_CODE = /^(?:E[A-Z0-9_]+|ERR_[A-Z0-9_]+|UND_ERR_[A-Z_]+|Z_[A-Z_]+)$/;
+/** Node's system and library codes, and OpenSSL's reasons a certificate was refused (CERT_HAS_EXPIRED, …). */
+const SYSTEM_CODE = /^(?:E[A-Z0-9_]+|ERR_[A-Z0-9_]+|UND_ERR_[A-Z_]+|Z_[A-Z_]+|[A-Z_]*CERT[A-Z_]*|UNABLE_TO_[A-Z_]+)$/;
 
 /** What the HTTP stack says without a code, read as the code it means. */
 const MESSAGE_CODES: ReadonlyArray<[RegExp, string]> = [

@@ -2,8 +2,13 @@
  * The transport over real HTTP through n8n-core's execution context: URL rules, status mapping, retries
  * and their timing (read from the simulator's request log), streams, and that the API key never shows.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -385,6 +390,38 @@ describe('retries and their timing', () => {
 		);
 		expect(error.description).toContain('ECONNREFUSED');
 		expect(error.description).toContain('Check the Base URL');
+	});
+
+	test('a certificate that cannot be verified (self-signed): the TLS message with its code, one try', async () => {
+		const folder = mkdtempSync(join(tmpdir(), 'dd-tls-'));
+		const [key, cert] = [join(folder, 'key.pem'), join(folder, 'cert.pem')];
+		const subject = ['-subj', '/CN=127.0.0.1', '-days', '1', '-nodes'];
+		execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-keyout', key, '-out', cert, ...subject], {
+			stdio: 'ignore',
+		});
+		let handshakes = 0;
+		const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => res.end());
+		server.on('connection', () => handshakes++);
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+		try {
+			const error = await failure(getRequest('example.com', { maxAttempts: 4 }), { baseUrl: url });
+			expect(error.message).toBe(`The TLS certificate of ${url} could not be verified (DEPTH_ZERO_SELF_SIGNED_CERT)`);
+			expect(error.description).toContain('NODE_EXTRA_CA_CERTS');
+			expect(handshakes).toBe(1);
+		} finally {
+			server.close();
+			rmSync(folder, { recursive: true, force: true });
+		}
+	});
+
+	test('an API key with a line break: an error that names the key, not the Base URL, and no call', async () => {
+		const error = await failure(getRequest(sim.index.domainAt(1).name), { apiKey: `${SECRET}\n` });
+		expect(error.message).toBe(
+			'The API Key of the Domain Data credential holds a character that cannot be sent in a request header',
+		);
+		expect(error.description).not.toContain('Base URL');
+		expect(sim.calls()).toHaveLength(0);
 	});
 });
 
