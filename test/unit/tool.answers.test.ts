@@ -73,6 +73,8 @@ describe('Domain Data as a tool: bounded answers', () => {
 		});
 		expect(sim.calls('search').map((call) => (call.body as IDataObject).pageSize)).toEqual([2, 2, 1]);
 		expect(answer.domains).toHaveLength(5);
+		// The bound the model meets is the Limit, not the tool's 20.
+		expect(answer.summary).toMatch(/^5 of 5,000 domains shown\. There are more: this tool shows at most 5 per call\./);
 	});
 
 	test('Bulk Get of 30 names: one call of the first 20, the others named as not looked up', async () => {

@@ -27,6 +27,8 @@ export interface RunFacts {
 	namesLeft?: unknown[];
 	/** Search: the filters of the (last) item that the service plainly did not apply. */
 	unapplied?: UnappliedFilter[];
+	/** Search as a tool: the most domains a call shows (its Limit, within the tool's bound). */
+	shownAtMost?: number;
 	/** Stream, Compare: the snapshots read; what the Domains filter found (names no snapshot held, entries left out). */
 	labels?: { label: string; baseLabel?: string };
 	domainList?: DomainListFacts;

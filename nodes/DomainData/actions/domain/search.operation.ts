@@ -102,6 +102,7 @@ export const execute: OperationExecute = async function (items, tool) {
 	const facts: RunFacts = {};
 	const run = async (itemIndex: number, output: INodeExecutionData[]) => {
 		const plan = planItem.call(this, itemIndex, tool);
+		if (tool) facts.shownAtMost = plan.limit;
 		const paging: Paging = {};
 		const first = output.length;
 		try {

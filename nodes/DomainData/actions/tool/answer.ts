@@ -170,7 +170,8 @@ function summarize(operation: string, shown: IDataObject[], facts: Facts & { com
 	parts.push(...unappliedSentences(facts.run.unapplied));
 	parts.push(...domainListSentences(facts.run));
 	const narrow = narrowText(operation, facts.run.filterInputs);
-	if (facts.more) parts.push(`There are more: this tool shows at most ${TOOL_MAX_RECORDS} per call. ${narrow}.`);
+	const atMost = facts.run.shownAtMost ?? TOOL_MAX_RECORDS;
+	if (facts.more) parts.push(`There are more: this tool shows at most ${atMost} per call. ${narrow}.`);
 	if (facts.left > 0)
 		parts.push(`${count(facts.left)} more were left out to keep the answer under ${TOOL_MAX_BYTES / 1024} KB.`);
 	if (facts.run.namesLeft?.length) parts.push(namesLeftSentence(facts.run.namesLeft));
