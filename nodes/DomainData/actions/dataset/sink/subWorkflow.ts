@@ -113,11 +113,7 @@ export async function runSubWorkflow(
 		spool = facts;
 		progress.expected = Math.ceil(facts.records / batchSize);
 		progress.exact = true;
-		if (facts.files === 0) return;
-		const megabytes = (facts.bytes / 1024 / 1024).toFixed(1);
-		const files = `${facts.files} file${facts.files === 1 ? '' : 's'}`;
-		const spooledInto = `${progress.of}: ${count(facts.records)} ${run.many} (${megabytes} MB) spooled into ${files}`;
-		this.logger?.info(`Domain Data: ${spooledInto}; feeding ${progress.expected} batches to the sub-workflow`);
+		logSpooled.call(this, progress, facts);
 	};
 	const summary = (failed: boolean): IDataObject => {
 		const { sent, batches } = progress;
@@ -162,11 +158,8 @@ export async function runSubWorkflow(
 		// Reading stopped (the service, the network): the sent batches are done, say where to resume.
 		const sent = `${count(resumeAt)} ${run.many} were sent to the sub-workflow before this. ${resume}`;
 		const noted = isNodeError(error) && resumeAt > 0 && error !== batchFailure;
-		throw failedWith(
-			noted ? withNote(error, sent) : (error as object),
-			{ ...summary(true), skipRecords: resumeAt },
-			resume,
-		);
+		const failure = noted ? withNote(error, sent) : (error as object);
+		throw failedWith(failure, { ...summary(true), skipRecords: resumeAt }, resume);
 	} finally {
 		if (typeof this.setMetadata === 'function') this.setMetadata({ subExecutionsCount: progress.batches });
 	}
@@ -202,6 +195,16 @@ function toItems(batch: IDataObject[], infoField: string, progress: Progress): I
 		if (info) record[infoField] = { ...info };
 		return { json: record };
 	});
+}
+
+/** A log line once the selection is spooled (not when nothing was: binary data in memory, or no record). */
+function logSpooled(this: IExecuteFunctions, progress: Progress, facts: SpoolFacts): void {
+	if (facts.files === 0) return;
+	const { of, many } = progress;
+	const megabytes = (facts.bytes / 1024 / 1024).toFixed(1);
+	const files = `${facts.files} file${facts.files === 1 ? '' : 's'}`;
+	const spooledInto = `${of}: ${count(facts.records)} ${many} (${megabytes} MB) spooled into ${files}`;
+	this.logger?.info(`Domain Data: ${spooledInto}; feeding ${progress.expected} batches to the sub-workflow`);
 }
 
 /** A log line about every 5% of the batches (every 10th when the total is not known), and at the last one. */
