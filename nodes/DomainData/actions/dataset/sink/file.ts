@@ -9,7 +9,15 @@ import { countedBytes, gzipBytes, toBinaryInput } from '../../../helpers/streams
 import type { OutputParameters } from '../outputPlan';
 import { failedWith } from '../../perItem';
 import { LineParts, type PartTally } from './lineParts';
-import { addHints, type DatasetSource, factsOfReads, resumeHint, runAgainWith, Serialiser } from './source';
+import {
+	addHints,
+	type DatasetSource,
+	factsOfReads,
+	resumeHint,
+	runAgainWith,
+	selectionName,
+	Serialiser,
+} from './source';
 
 /** What a gzip part keeps free under Max File Size: far more than the compressor holds back of what it was given. */
 const GZIP_HELD_BACK = 1024 * 1024;
@@ -150,13 +158,10 @@ function recordTooLargeError(
 	record: { line: Uint8Array; position: number; output: OutputParameters; itemIndex: number },
 ) {
 	const { line, position, output, itemIndex } = record;
-	const { label, baseLabel } = source.labels;
 	const gzip = output.compression === 'gzip';
 	const name = nameOf(line);
-	const which =
-		baseLabel === undefined
-			? `Record ${count(position)} of the dataset "${label}"`
-			: `Change ${count(position)} of the comparison of "${label}" with "${baseLabel}"`;
+	const kind = source.labels.baseLabel === undefined ? 'Record' : 'Change';
+	const which = `${kind} ${count(position)} of the ${selectionName(source.labels)}`;
 	const maxMb = output.file!.maxBytes / 1024 / 1024;
 	const neededMb = Math.ceil((line.byteLength + 1 + (gzip ? GZIP_HELD_BACK : 0)) / 1024 / 1024);
 	const message =

@@ -14,7 +14,7 @@ import {
 import type { OutputWording } from '../output';
 import type { OutputParameters } from '../outputPlan';
 import { toFile } from './file';
-import { addHints, type DatasetSource, sum } from './source';
+import { addHints, type DatasetSource, selectionName, sum } from './source';
 import { assertCallable, runningWorkflows, runSubWorkflow } from './subWorkflow';
 
 /** One input item, its parameters read and checked before any call. */
@@ -49,9 +49,8 @@ async function toMemory(this: IExecuteFunctions, plan: ItemPlan, many: string, h
 	}
 	const source = await plan.open();
 	const { label, baseLabel } = source.labels;
-	const subject =
-		baseLabel === undefined ? `The dataset "${label}" has` : `The comparison of "${label}" with "${baseLabel}" finds`;
-	const message = `${subject} more ${many} for this selection than ${allowed}`;
+	const finds = baseLabel === undefined ? 'has' : 'finds';
+	const message = `The ${selectionName(source.labels)} ${finds} more ${many} for this selection than ${allowed}`;
 	const error = () => operationError(node, message, { itemIndex, description: GUARD_DESCRIPTION });
 	const guard = limit === undefined || limit > room ? { max: room, error } : undefined;
 	const batches = output.output === 'batches';

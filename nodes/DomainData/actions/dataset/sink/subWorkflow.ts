@@ -13,9 +13,8 @@ const MAX_CALL_DEPTH = 20;
 
 /** Of `source`: records read (skipped ones too), sent, done; batches `expected` about, `exact` once spooled. */
 function startProgress(source: DatasetSource, many: string, skipRecords: number, expected: number | undefined) {
-	const { label } = source.labels;
 	const of = selectionName(source.labels);
-	return { source, label, of, many, skipRecords, read: 0, sent: 0, batches: 0, expected, exact: false };
+	return { source, of, many, skipRecords, read: 0, sent: 0, batches: 0, expected, exact: false };
 }
 type Progress = ReturnType<typeof startProgress>;
 
@@ -191,7 +190,7 @@ function toItems(batch: IDataObject[], infoField: string, progress: Progress): I
 			}
 		: undefined;
 	return batch.map((record) => {
-		record.label = progress.label;
+		record.label = progress.source.labels.label;
 		if (info) record[infoField] = { ...info };
 		return { json: record };
 	});
